@@ -1,0 +1,35 @@
+package io.sluice.cli;
+
+import sun.misc.Signal;
+
+/**
+ * SIGINT and SIGTERM start a graceful stop; the process then exits 0 from main once everything is flushed.
+ * A JVM shutdown hook would also work but makes the exit code 130/143 and races with System.exit.
+ * A second Ctrl-C while stopping exits at once.
+ */
+final class Signals {
+    private static volatile boolean stopping;
+
+    private Signals() {
+    }
+
+    static void onStop(Runnable stop) {
+        for (String name : new String[] {"INT", "TERM"}) {
+            try {
+                Signal.handle(new Signal(name), sig -> {
+                    if (stopping) {
+                        System.err.println("sluice: second " + sig + ", exiting without draining");
+                        Runtime.getRuntime().halt(130);
+                    }
+                    stopping = true;
+                    Thread t = new Thread(stop, "signal-stop");
+                    t.setDaemon(true);
+                    t.start();
+                });
+            } catch (IllegalArgumentException e) {
+                // Signal not available on this platform: fall back to a shutdown hook.
+                Runtime.getRuntime().addShutdownHook(new Thread(stop, "shutdown-hook"));
+            }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+package io.sluice.core.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+
+/**
+ * Reads a Gollum 0.5/0.6 YAML config: plugin id → {@code Type} plus settings, {@code Aggregate} with
+ * {@code Plugins}, modulators as names or name → settings mappings, and {@code ${VAR}} / {@code ${VAR:-default}}
+ * substitution. Every error names the file, line, plugin id and key, and is raised before anything starts.
+ */
+public final class ConfigLoader {
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
+    private static final String TYPE = "Type";
+    private static final String AGGREGATE = "Aggregate";
+    private static final String PLUGINS = "Plugins";
+
+    private final PluginRegistry registry;
+    private final Map<String, String> env;
+    private String file;
+
+    /** A loader over the given plugins, substituting variables from {@code env}. */
+    public ConfigLoader(PluginRegistry registry, Map<String, String> env) {
+        this.registry = registry;
+        this.env = env;
+    }
+
+    /** Loads and validates a config file with the process environment. */
+    public static List<PluginConfig> load(Path path) {
+        return new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv()).loadFile(path);
+    }
+
+    /** Loads and validates a file. */
+    public List<PluginConfig> loadFile(Path path) {
+        String text;
+        try {
+            text = Files.readString(path, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException(path + ": cannot read config: " + e.getMessage());
+        }
+        return loadString(text, path.toString());
+    }
+
+    /** Loads and validates YAML text; {@code name} is used in error messages. */
+    public List<PluginConfig> loadString(String text, String name) {
+        this.file = name;
+        Val root = parseYaml(text);
+        if (root.raw == null) {
+            throw ConfigException.at(file, 0, null, null, "the config is empty: define at least one consumer and one producer");
+        }
+        Map<String, Val> plugins = root.asMap(this, null, null);
+        List<PluginConfig> result = new ArrayList<>();
+        for (Map.Entry<String, Val> e : plugins.entrySet()) {
+            String id = e.getKey();
+            Map<String, Val> settings = e.getValue().asMap(this, id, null);
+            Val type = settings.get(TYPE);
+            if (type == null) {
+                throw ConfigException.at(file, e.getValue().line, id, TYPE, "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
+            }
+            String typeName = type.asString(this, id, TYPE);
+            if (AGGREGATE.equals(typeName)) {
+                expandAggregate(id, settings, result);
+            } else {
+                result.add(build(id, typeName, settings, e.getValue().line, true));
+            }
+        }
+        StreamCheck.check(result);
+        return result;
+    }
+
+    static PluginConfig fromMap(String id, String type, Map<String, Object> settings, PluginRegistry registry) {
+        ConfigLoader loader = new ConfigLoader(registry, Map.of());
+        loader.file = "<code>";
+        Map<String, Val> vals = new LinkedHashMap<>();
+        settings.forEach((k, v) -> vals.put(k, Val.ofJava(v)));
+        return loader.build(id, type, vals, 0, false);
+    }
+
+    private void expandAggregate(String id, Map<String, Val> settings, List<PluginConfig> out) {
+        Val plugins = settings.get(PLUGINS);
+        if (plugins == null) {
+            throw ConfigException.at(file, 0, id, PLUGINS, "missing: an Aggregate lists its plugins under Plugins");
+        }
+        for (Map.Entry<String, Val> sub : plugins.asMap(this, id, PLUGINS).entrySet()) {
+            Map<String, Val> merged = new LinkedHashMap<>(settings);
+            merged.remove(PLUGINS);
+            merged.remove(TYPE);
+            merged.putAll(sub.getValue().asMap(this, sub.getKey(), null));
+            Val type = merged.get(TYPE);
+            if (type == null) {
+                throw ConfigException.at(file, sub.getValue().line, sub.getKey(), TYPE, "missing in Aggregate '" + id + "'");
+            }
+            out.add(build(sub.getKey(), type.asString(this, sub.getKey(), TYPE), merged, sub.getValue().line, true));
+        }
+    }
+
+    private PluginConfig build(String id, String typeName, Map<String, Val> settings, int line, boolean topLevel) {
+        PluginSpec spec = registry.find(typeName);
+        if (spec == null) {
+            Val t = settings.get(TYPE);
+            throw ConfigException.at(file, t == null ? line : t.line, id, TYPE, "unknown plugin type '" + typeName + "'"
+                    + Suggest.didYouMean(typeName, registry.typeNames()) + " (sluice list shows every type)");
+        }
+        if (topLevel && spec.kind() == PluginKind.MODULATOR) {
+            throw ConfigException.at(file, line, id, TYPE, typeName + " is a modulator: list it under a plugin's Modulators");
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        Map<String, Integer> lines = new LinkedHashMap<>();
+        for (Map.Entry<String, Val> s : settings.entrySet()) {
+            String key = s.getKey();
+            if (key.equals(TYPE)) {
+                continue;
+            }
+            Param<?> param = findParam(spec, key);
+            if (param == null) {
+                List<String> names = new ArrayList<>(spec.params().keySet());
+                throw ConfigException.at(file, s.getValue().line, id, key, "unknown key for " + spec.type()
+                        + Suggest.didYouMean(key, names) + " (known keys: " + String.join(", ", names) + ")");
+            }
+            values.put(param.name(), convert(id, param, s.getValue()));
+            lines.put(param.name(), s.getValue().line);
+        }
+        for (Param<?> p : spec.params().values()) {
+            if (p.required() && !values.containsKey(p.name())) {
+                throw ConfigException.at(file, line, id, p.name(), "missing: " + spec.type() + " needs " + p.name()
+                        + " (" + p.doc() + ")");
+            }
+        }
+        return new PluginConfig(id, spec, file, line, values, lines, PluginConfig.newShared());
+    }
+
+    /** Gollum reads keys case-insensitively; the declared spelling wins. */
+    private static Param<?> findParam(PluginSpec spec, String key) {
+        Param<?> exact = spec.params().get(key);
+        if (exact != null) {
+            return exact;
+        }
+        for (Param<?> p : spec.params().values()) {
+            if (p.name().equalsIgnoreCase(key)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private Object convert(String id, Param<?> param, Val v) {
+        String key = param.name();
+        switch (param.type()) {
+            case INT: {
+                long n = parseLong(id, key, v);
+                if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+                    throw ConfigException.at(file, v.line, id, key, "value " + n + " is out of range for an integer");
+                }
+                return (int) n;
+            }
+            case LONG:
+                return parseLong(id, key, v);
+            case DOUBLE: {
+                String s = v.asString(this, id, key);
+                try {
+                    return Double.parseDouble(s.trim());
+                } catch (NumberFormatException e) {
+                    throw wrongType(id, key, v, param);
+                }
+            }
+            case BOOL: {
+                String s = v.asString(this, id, key).trim().toLowerCase(Locale.ROOT);
+                if (s.equals("true") || s.equals("yes") || s.equals("on")) {
+                    return Boolean.TRUE;
+                }
+                if (s.equals("false") || s.equals("no") || s.equals("off")) {
+                    return Boolean.FALSE;
+                }
+                throw wrongType(id, key, v, param);
+            }
+            case STRING:
+                return v.raw == null ? "" : v.asString(this, id, key);
+            case STRING_LIST: {
+                List<String> out = new ArrayList<>();
+                if (v.raw instanceof List) {
+                    for (Val item : v.asList()) {
+                        out.add(item.asString(this, id, key));
+                    }
+                } else if (v.raw != null) {
+                    out.add(v.asString(this, id, key));
+                }
+                return List.copyOf(out);
+            }
+            case STRING_MAP: {
+                Map<String, String> out = new LinkedHashMap<>();
+                if (v.raw != null) {
+                    v.asMap(this, id, key).forEach((k, val) -> out.put(k, val.asString(this, id, key + "." + k)));
+                }
+                return out;
+            }
+            case MODULATORS:
+                return modulators(id, v);
+            default:
+                throw ConfigException.at(file, v.line, id, key, "not allowed here");
+        }
+    }
+
+    private List<PluginConfig> modulators(String id, Val v) {
+        if (v.raw == null) {
+            return List.of();
+        }
+        if (!(v.raw instanceof List)) {
+            throw ConfigException.at(file, v.line, id, "Modulators", "expected " + ParamType.MODULATORS.description());
+        }
+        List<PluginConfig> out = new ArrayList<>();
+        for (Val item : v.asList()) {
+            String type;
+            Map<String, Val> settings;
+            if (item.raw instanceof Map) {
+                Map<String, Val> m = item.asMap(this, id, "Modulators");
+                if (m.size() != 1) {
+                    throw ConfigException.at(file, item.line, id, "Modulators",
+                            "each entry is a name or one name: settings mapping, found " + m.keySet());
+                }
+                Map.Entry<String, Val> only = m.entrySet().iterator().next();
+                type = only.getKey();
+                settings = only.getValue().raw == null ? new LinkedHashMap<>() : only.getValue().asMap(this, id, type);
+            } else {
+                type = item.asString(this, id, "Modulators");
+                settings = new LinkedHashMap<>();
+            }
+            PluginSpec spec = registry.find(type);
+            if (spec != null && spec.kind() != PluginKind.MODULATOR) {
+                throw ConfigException.at(file, item.line, id, "Modulators", type + " is a " + spec.kind().name().toLowerCase(Locale.ROOT) + ", not a modulator");
+            }
+            out.add(build(id + "/" + type, type, settings, item.line, false));
+        }
+        return List.copyOf(out);
+    }
+
+    private long parseLong(String id, String key, Val v) {
+        String s = v.asString(this, id, key).trim().replace("_", "");
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw ConfigException.at(file, v.line, id, key, "expected an integer, found '" + s + "'");
+        }
+    }
+
+    private ConfigException wrongType(String id, String key, Val v, Param<?> param) {
+        return ConfigException.at(file, v.line, id, key, "expected " + param.type().description() + ", found " + v.describe());
+    }
+
+    private Val parseYaml(String text) {
+        LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false).build();
+        try {
+            Optional<Node> node = new Compose(settings).composeString(text);
+            return node.map(this::toVal).orElse(new Val(null, 1));
+        } catch (MarkedYamlEngineException e) {
+            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
+            throw ConfigException.at(file, line, null, null, "invalid YAML: " + e.getProblem());
+        } catch (YamlEngineException e) {
+            throw ConfigException.at(file, 0, null, null, "invalid YAML: " + e.getMessage());
+        }
+    }
+
+    private Val toVal(Node node) {
+        int line = node.getStartMark().map(Mark::getLine).orElse(-1) + 1;
+        if (node instanceof ScalarNode) {
+            ScalarNode s = (ScalarNode) node;
+            String value = s.getValue();
+            boolean plain = s.isPlain();
+            if (plain && (value.isEmpty() || value.equals("~") || value.equals("null"))) {
+                return new Val(null, line);
+            }
+            return new Val(substitute(value, line), line);
+        }
+        if (node instanceof SequenceNode) {
+            List<Val> items = new ArrayList<>();
+            for (Node n : ((SequenceNode) node).getValue()) {
+                items.add(toVal(n));
+            }
+            return new Val(items, line);
+        }
+        MappingNode m = (MappingNode) node;
+        Map<String, Val> map = new LinkedHashMap<>();
+        for (NodeTuple t : m.getValue()) {
+            Node k = t.getKeyNode();
+            if (!(k instanceof ScalarNode)) {
+                throw ConfigException.at(file, line, null, null, "mapping keys must be plain names");
+            }
+            String key = ((ScalarNode) k).getValue();
+            if (map.put(key, toVal(t.getValueNode())) != null) {
+                throw ConfigException.at(file, k.getStartMark().map(Mark::getLine).orElse(-1) + 1, null, key, "duplicate key");
+            }
+        }
+        return new Val(map, line);
+    }
+
+    private String substitute(String value, int line) {
+        if (value.indexOf("${") < 0) {
+            return value;
+        }
+        Matcher m = VARIABLE.matcher(value);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(1);
+            String v = env.get(name);
+            if (v == null || (v.isEmpty() && m.group(2) != null)) {
+                v = m.group(2);
+            }
+            if (v == null) {
+                throw ConfigException.at(file, line, null, null, "environment variable " + name
+                        + " is not set (use ${" + name + ":-default} to give a default)");
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(v));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    String file() {
+        return file;
+    }
+}

@@ -1,0 +1,34 @@
+package io.sluice.core.config;
+
+/** The value types a plugin parameter can declare; each knows how to convert a YAML value. */
+public enum ParamType {
+    /** A 32-bit integer. */
+    INT("an integer"),
+    /** A 64-bit integer. */
+    LONG("an integer"),
+    /** A floating point number. */
+    DOUBLE("a number"),
+    /** true or false. */
+    BOOL("true or false"),
+    /** A single string; numbers and booleans are accepted as their text. */
+    STRING("a string"),
+    /** A list of strings; a single string is accepted as a list of one. */
+    STRING_LIST("a string or a list of strings"),
+    /** A mapping of strings to strings. */
+    STRING_MAP("a mapping of names to strings"),
+    /** A list of modulator names, or of name: settings mappings. */
+    MODULATORS("a list of modulator names or name: settings mappings"),
+    /** A mapping of plugin ids to plugin settings (Aggregate only). */
+    PLUGINS("a mapping of plugin ids to settings");
+
+    private final String description;
+
+    ParamType(String description) {
+        this.description = description;
+    }
+
+    /** Human words for error messages: "expected {description}". */
+    public String description() {
+        return description;
+    }
+}

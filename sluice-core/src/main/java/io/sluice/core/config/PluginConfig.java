@@ -1,0 +1,101 @@
+package io.sluice.core.config;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The validated settings of one plugin instance: values already converted to their declared types,
+ * and where each came from, so that a plugin can still report an error at the right line.
+ */
+public final class PluginConfig {
+    private final String id;
+    private final PluginSpec spec;
+    private final String file;
+    private final int line;
+    private final Map<String, Object> values;
+    private final Map<String, Integer> lines;
+    private final Map<String, Object> shared;
+
+    PluginConfig(String id, PluginSpec spec, String file, int line, Map<String, Object> values,
+                 Map<String, Integer> lines, Map<String, Object> shared) {
+        this.id = id;
+        this.spec = spec;
+        this.file = file;
+        this.line = line;
+        this.values = Collections.unmodifiableMap(values);
+        this.lines = Collections.unmodifiableMap(lines);
+        this.shared = shared;
+    }
+
+    /** Builds a config in code (tests, embedded pipelines) from raw YAML-like values, validated like a file's. */
+    public static PluginConfig of(String id, String type, Map<String, Object> settings) {
+        return ConfigLoader.fromMap(id, type, settings, PluginRegistry.defaultRegistry());
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public PluginSpec spec() {
+        return spec;
+    }
+
+    public String type() {
+        return spec.type();
+    }
+
+    public String file() {
+        return file;
+    }
+
+    public int line() {
+        return line;
+    }
+
+    /** The value of a declared parameter, or its default when not set. */
+    @SuppressWarnings("unchecked")
+    public <T> T get(Param<T> param) {
+        if (!spec.params().containsKey(param.name())) {
+            throw new IllegalArgumentException(spec.type() + " does not declare " + param.name());
+        }
+        Object v = values.get(param.name());
+        return v == null ? param.defaultValue() : (T) v;
+    }
+
+    /** Whether the user set this parameter explicitly. */
+    public boolean isSet(Param<?> param) {
+        return values.containsKey(param.name());
+    }
+
+    /**
+     * State shared by every instance built from this config (one per modulator routine), created once.
+     * A rate filter, for instance, must count across all routines.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T shared(String key, Supplier<T> create) {
+        return (T) shared.computeIfAbsent(key, k -> create.get());
+    }
+
+    /** An error about one of this plugin's keys, for checks a plugin does itself (a bad regex, say). */
+    public ConfigException error(Param<?> param, String what) {
+        Integer at = lines.get(param.name());
+        return ConfigException.at(file, at == null ? line : at, id, param.name(), what);
+    }
+
+    /** The line a key was set on, or the plugin's line. */
+    public int lineOf(String key) {
+        Integer at = lines.get(key);
+        return at == null ? line : at;
+    }
+
+    static Map<String, Object> newShared() {
+        return new ConcurrentHashMap<>();
+    }
+
+    @Override
+    public String toString() {
+        return id + " (" + spec.type() + ")";
+    }
+}

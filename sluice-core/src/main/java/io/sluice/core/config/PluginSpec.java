@@ -1,0 +1,132 @@
+package io.sluice.core.config;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The one declaration of a plugin: its Gollum type name, family, documentation, parameters and factory.
+ * Parsing, validation errors and the generated plugin reference all read from it.
+ */
+public final class PluginSpec {
+    /** The stream that filtered messages go to unless a plugin names another. */
+    public static final String DROPPED_STREAM = "_DROPPED_";
+
+    public static final Param<Boolean> ENABLE = Param.bool("Enable", true, "Switches the plugin on or off.");
+    public static final Param<List<String>> STREAMS = Param.strings("Streams", List.of("*"),
+            "Streams this plugin publishes to (consumer) or reads from (producer). \"*\" means every stream.");
+    public static final Param<List<PluginConfig>> MODULATORS = Param.modulators("Modulators",
+            "Formatters and filters applied, in order, to every message.");
+    public static final Param<Integer> MODULATOR_ROUTINES = Param.integer("ModulatorRoutines", 0,
+            "Threads that run the modulators. 0 runs them on the plugin's own thread.");
+    public static final Param<Integer> MODULATOR_QUEUE_SIZE = Param.integer("ModulatorQueueSize", 1024,
+            "Messages that may wait for a modulator routine.");
+    public static final Param<String> FALLBACK_STREAM = Param.string("FallbackStream", DROPPED_STREAM,
+            "Stream that messages go to when a filter drops them or delivery fails permanently.");
+    public static final Param<Integer> CHANNEL = Param.integer("Channel", 8192,
+            "Messages that may wait in the producer's queue before senders are held back.");
+    public static final Param<Integer> CHANNEL_TIMEOUT_MS = Param.integer("ChannelTimeoutMs", 0,
+            "How long a sender waits for room in a full queue; 0 waits as long as it takes (no loss).");
+    public static final Param<Integer> SHUTDOWN_TIMEOUT_MS = Param.integer("ShutdownTimeoutMs", 10000,
+            "How long shutdown waits for the queue to drain and the producer to flush.");
+    public static final Param<String> STREAM = Param.requiredString("Stream", "The stream this router handles.");
+    public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 0,
+            "How long the router waits for room in a full producer queue; 0 waits as long as it takes.");
+    public static final Param<String> APPLY_TO = Param.string("ApplyTo", "",
+            "Metadata key to work on instead of the payload; empty means the payload.");
+
+    private static final List<Param<?>> CONSUMER_COMMON =
+            List.of(ENABLE, STREAMS, MODULATORS, MODULATOR_ROUTINES, MODULATOR_QUEUE_SIZE, FALLBACK_STREAM);
+    private static final List<Param<?>> PRODUCER_COMMON = List.of(ENABLE, STREAMS, MODULATORS, MODULATOR_ROUTINES,
+            CHANNEL, CHANNEL_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, FALLBACK_STREAM);
+    private static final List<Param<?>> ROUTER_COMMON = List.of(ENABLE, STREAM, MODULATORS, TIMEOUT_MS, FALLBACK_STREAM);
+
+    private final String type;
+    private final PluginKind kind;
+    private final String doc;
+    private final Map<String, Param<?>> params;
+    private final Function<PluginConfig, ?> factory;
+
+    private PluginSpec(String type, PluginKind kind, String doc, List<Param<?>> own, Function<PluginConfig, ?> factory) {
+        this.type = type;
+        this.kind = kind;
+        this.doc = doc;
+        this.factory = factory;
+        Map<String, Param<?>> all = new LinkedHashMap<>();
+        for (Param<?> p : common(kind)) {
+            all.put(p.name(), p);
+        }
+        for (Param<?> p : own) {
+            all.put(p.name(), p);
+        }
+        this.params = Collections.unmodifiableMap(all);
+    }
+
+    private static List<Param<?>> common(PluginKind kind) {
+        switch (kind) {
+            case CONSUMER:
+                return CONSUMER_COMMON;
+            case PRODUCER:
+                return PRODUCER_COMMON;
+            case ROUTER:
+                return ROUTER_COMMON;
+            default:
+                return List.of();
+        }
+    }
+
+    /** Starts a declaration. */
+    public static Builder builder(PluginKind kind, String type, String doc) {
+        return new Builder(kind, type, doc);
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public PluginKind kind() {
+        return kind;
+    }
+
+    public String doc() {
+        return doc;
+    }
+
+    /** Every parameter, common ones first, by name. */
+    public Map<String, Param<?>> params() {
+        return params;
+    }
+
+    /** Creates the plugin from a validated config. */
+    public Object create(PluginConfig config) {
+        return factory.apply(config);
+    }
+
+    /** Collects a plugin's own parameters. */
+    public static final class Builder {
+        private final PluginKind kind;
+        private final String type;
+        private final String doc;
+        private final List<Param<?>> params = new ArrayList<>();
+
+        private Builder(PluginKind kind, String type, String doc) {
+            this.kind = kind;
+            this.type = type;
+            this.doc = doc;
+        }
+
+        /** Declares parameters, in the order docs list them. */
+        public Builder params(Param<?>... more) {
+            params.addAll(List.of(more));
+            return this;
+        }
+
+        /** Finishes the declaration with the factory that builds the plugin. */
+        public PluginSpec factory(Function<PluginConfig, ?> factory) {
+            return new PluginSpec(type, kind, doc, params, factory);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.sluice.core.consumer;
+
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Clock;
+import io.sluice.core.message.Message;
+import io.sluice.core.pipeline.Consumer;
+import io.sluice.core.pipeline.ConsumerContext;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Gollum's load generator: builds {@code TemplateCount} random payloads from the {@code Message} format, then
+ * publishes {@code Batches} × {@code Runs} messages, each a copy of a randomly chosen template.
+ */
+public final class Profiler extends Consumer {
+    public static final Param<Integer> RUNS = Param.integer("Runs", 10000, "Messages per batch.");
+    public static final Param<Integer> BATCHES = Param.integer("Batches", 10, "Number of batches to generate.");
+    public static final Param<Integer> TEMPLATE_COUNT = Param.integer("TemplateCount", 10,
+            "Number of different payloads generated in advance; each message copies one at random.");
+    public static final Param<String> CHARACTERS = Param.string("Characters",
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567890",
+            "Characters random strings are made of.");
+    public static final Param<String> MESSAGE = Param.string("Message", "%256s",
+            "printf-style format of the payload: %Ns is N random characters, %Nd a number below 10^N, %Nf a float.");
+    public static final Param<Integer> DELAY_MS = Param.integer("DelayMs", 0, "Pause between messages, in milliseconds.");
+    public static final Param<Boolean> KEEP_RUNNING = Param.bool("KeepRunning", false,
+            "When false the process shuts down once every generated message was delivered.");
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Profiler",
+            "Generates Runs x Batches messages from random templates, as fast as possible, to profile pipelines.")
+            .params(RUNS, BATCHES, TEMPLATE_COUNT, CHARACTERS, MESSAGE, DELAY_MS, KEEP_RUNNING)
+            .factory(Profiler::new);
+
+    private final byte[][] templates;
+    private final int runs;
+    private final int batches;
+    private final long delayMs;
+    private final boolean keepRunning;
+    private long seed = System.nanoTime() | 1;
+
+    public Profiler(PluginConfig config) {
+        super(config);
+        this.runs = config.get(RUNS);
+        this.batches = config.get(BATCHES);
+        this.delayMs = config.get(DELAY_MS);
+        this.keepRunning = config.get(KEEP_RUNNING);
+        int count = config.get(TEMPLATE_COUNT);
+        String chars = config.get(CHARACTERS);
+        if (count < 1) {
+            throw config.error(TEMPLATE_COUNT, "must be at least 1");
+        }
+        if (chars.isEmpty()) {
+            throw config.error(CHARACTERS, "must not be empty");
+        }
+        this.templates = new byte[count][];
+        ProfilerTemplate template = new ProfilerTemplate(config.get(MESSAGE), chars);
+        for (int i = 0; i < count; i++) {
+            templates[i] = template.generate();
+        }
+    }
+
+    @Override
+    public void consume(ConsumerContext ctx) throws InterruptedException {
+        long start = System.nanoTime();
+        long sent = 0;
+        Batch batch = null;
+        for (int b = 0; b < batches && ctx.isActive(); b++) {
+            for (int r = 0; r < runs && ctx.isActive(); r++) {
+                if (batch == null) {
+                    batch = ctx.newBatch();
+                }
+                Message m = batch.add();
+                byte[] t = templates[nextIndex()];
+                m.setPayload(t, 0, t.length);
+                m.setTimestamp(Clock.epochNanos());
+                sent++;
+                if (batch.isFull() || delayMs > 0) {
+                    ctx.publish(batch);
+                    batch = null;
+                }
+                if (delayMs > 0) {
+                    TimeUnit.MILLISECONDS.sleep(delayMs);
+                }
+            }
+        }
+        if (batch != null) {
+            ctx.publish(batch);
+        }
+        double secs = (System.nanoTime() - start) / 1e9;
+        ctx.log().info(String.format("%s: generated %,d messages in %.3f s (%,.0f msg/s generated)",
+                config.id(), sent, secs, sent / secs));
+    }
+
+    /** xorshift: a template index per message without a shared Random. */
+    private int nextIndex() {
+        long x = seed;
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        seed = x;
+        return (int) ((x >>> 1) % templates.length);
+    }
+
+    @Override
+    public boolean endsPipeline() {
+        return !keepRunning;
+    }
+}

@@ -1,0 +1,22 @@
+package io.sluice.core.pipeline;
+
+import io.sluice.core.message.Batch;
+
+/** What the pipeline offers a running consumer. */
+public interface ConsumerContext {
+    /** An empty batch to fill. */
+    Batch newBatch();
+
+    /**
+     * Hands a batch to the pipeline: messages whose stream is unset get the consumer's Streams, the consumer's
+     * modulators run, and the batch is routed. Blocks while the queues behind are full. The batch is the
+     * pipeline's afterwards.
+     */
+    void publish(Batch batch) throws InterruptedException;
+
+    /** False once shutdown began: the consumer should return. */
+    boolean isActive();
+
+    /** The pipeline's log. */
+    Log log();
+}

@@ -1,0 +1,191 @@
+package io.sluice.core.pipeline;
+
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Streams;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one consumer on its own thread and implements its {@link ConsumerContext}: stream assignment, the
+ * consumer's modulators (inline, or on {@code ModulatorRoutines} threads fed by a bounded queue) and dispatch.
+ */
+final class ConsumerRunner implements ConsumerContext {
+    private final Consumer consumer;
+    private final PluginConfig config;
+    private final Pipeline pipeline;
+    private final PluginStats stats;
+    private final int[] streams;
+    private final int fallbackStream;
+    private final int routines;
+    private final BatchQueue modulatorQueue;
+    private final ModulatorChain inlineChain;
+    private final List<Thread> routineThreads = new ArrayList<>();
+    private Thread thread;
+    private volatile boolean routinesStop;
+    private boolean generatedMarked;
+
+    ConsumerRunner(Consumer consumer, Pipeline pipeline, PluginStats stats) {
+        this.consumer = consumer;
+        this.config = consumer.config();
+        this.pipeline = pipeline;
+        this.stats = stats;
+        this.streams = config.get(PluginSpec.STREAMS).stream().mapToInt(Streams::id).toArray();
+        this.fallbackStream = Streams.id(config.get(PluginSpec.FALLBACK_STREAM));
+        this.routines = config.get(PluginSpec.MODULATOR_ROUTINES);
+        boolean hasModulators = !config.get(PluginSpec.MODULATORS).isEmpty();
+        this.modulatorQueue = routines > 0 && hasModulators ? new BatchQueue(config.get(PluginSpec.MODULATOR_QUEUE_SIZE)) : null;
+        this.inlineChain = modulatorQueue == null ? new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream) : null;
+    }
+
+    void start() {
+        if (modulatorQueue != null) {
+            for (int i = 0; i < routines; i++) {
+                ModulatorChain chain = new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream);
+                Thread t = new Thread(() -> routine(chain), "modulator-" + config.id() + "-" + i);
+                t.setDaemon(true);
+                routineThreads.add(t);
+                t.start();
+            }
+        }
+        thread = new Thread(this::run, "consumer-" + config.id());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        try {
+            consumer.consume(this);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            pipeline.log().error(config.id() + ": consumer failed: " + e);
+        } finally {
+            pipeline.consumerDone(this);
+        }
+    }
+
+    private void routine(ModulatorChain chain) {
+        try {
+            Batch b;
+            while ((b = modulatorQueue.poll(100, TimeUnit.MILLISECONDS)) != null || !routinesStop) {
+                if (b != null) {
+                    modulateAndDispatch(b, chain);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public Batch newBatch() {
+        if (!generatedMarked) {
+            generatedMarked = true;
+            pipeline.markGenerated();
+        }
+        return pipeline.pool().acquire();
+    }
+
+    @Override
+    public void publish(Batch batch) throws InterruptedException {
+        int n = batch.size();
+        if (n == 0) {
+            batch.release();
+            return;
+        }
+        stats.addIn(n);
+        Batch[] copies = copiesForExtraStreams(batch);
+        assignStream(batch, streams[0]);
+        handOff(batch);
+        for (int s = 1; s < streams.length; s++) {
+            assignStream(copies[s], streams[s]);
+            handOff(copies[s]);
+        }
+    }
+
+    /** A consumer writing to several streams sends a copy to each, as Gollum does. */
+    private Batch[] copiesForExtraStreams(Batch batch) {
+        if (streams.length == 1) {
+            return null;
+        }
+        Batch[] copies = new Batch[streams.length];
+        for (int s = 1; s < streams.length; s++) {
+            Batch c = batch.pool().acquire();
+            batch.shareCompletion(c);
+            for (int i = 0; i < batch.size(); i++) {
+                c.addCopy(batch.get(i));
+            }
+            copies[s] = c;
+        }
+        return copies;
+    }
+
+    private static void assignStream(Batch batch, int stream) {
+        for (int i = 0; i < batch.size(); i++) {
+            Message m = batch.get(i);
+            if (m.stream() == Streams.WILDCARD) {
+                m.setStream(stream);
+            }
+        }
+    }
+
+    private void handOff(Batch batch) throws InterruptedException {
+        if (modulatorQueue != null) {
+            if (!modulatorQueue.put(batch, 0)) {
+                batch.release();
+            }
+        } else {
+            modulateAndDispatch(batch, inlineChain);
+        }
+    }
+
+    private void modulateAndDispatch(Batch batch, ModulatorChain chain) throws InterruptedException {
+        chain.apply(batch, pipeline.dispatcher(), stats);
+        stats.addOut(batch.size());
+        pipeline.dispatcher().dispatch(batch);
+    }
+
+    @Override
+    public boolean isActive() {
+        return pipeline.isActive();
+    }
+
+    @Override
+    public Log log() {
+        return pipeline.log();
+    }
+
+    /** Asks the consumer to stop and waits for it and its routines. */
+    void stop(long timeoutMillis) throws InterruptedException {
+        consumer.stop();
+        thread.join(timeoutMillis);
+        if (thread.isAlive()) {
+            pipeline.log().warn(config.id() + ": did not stop within " + timeoutMillis + " ms, interrupting");
+            thread.interrupt();
+            thread.join(timeoutMillis);
+        }
+        routinesStop = true;
+        if (modulatorQueue != null) {
+            modulatorQueue.close();
+        }
+        for (Thread t : routineThreads) {
+            t.join(timeoutMillis);
+        }
+    }
+
+    boolean endsPipeline() {
+        return consumer.endsPipeline();
+    }
+
+    PluginStats stats() {
+        return stats;
+    }
+
+    Consumer consumer() {
+        return consumer;
+    }
+}

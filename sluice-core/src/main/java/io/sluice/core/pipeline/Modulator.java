@@ -1,0 +1,24 @@
+package io.sluice.core.pipeline;
+
+import io.sluice.core.message.Message;
+
+/**
+ * A formatter (changes a message) or filter (decides whether it goes on), as in Gollum. Each modulator
+ * routine gets its own instance, so an instance may keep scratch buffers without locking; state that must
+ * be shared across routines goes through {@link io.sluice.core.config.PluginConfig#shared}.
+ */
+@FunctionalInterface
+public interface Modulator {
+    /** What happens to a message after a modulator saw it. */
+    enum Result {
+        /** Pass it on to the next modulator. */
+        CONTINUE,
+        /** Route it to the plugin's FallbackStream ({@code _DROPPED_} unless configured). */
+        DROP,
+        /** Remove it for good; counted as discarded. */
+        DISCARD
+    }
+
+    /** Changes or judges one message. Runs on a hot path: must not allocate per message. */
+    Result modulate(Message message);
+}

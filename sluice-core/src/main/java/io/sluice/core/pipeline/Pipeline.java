@@ -1,0 +1,249 @@
+package io.sluice.core.pipeline;
+
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginRegistry;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.BatchPool;
+import io.sluice.core.message.Streams;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A running set of consumers, routers and producers built from validated configs.
+ * Lifecycle: {@link #start()}, then {@link #stop()} (or the end of every consumer that ends the pipeline):
+ * stop consumers, drain queues, flush producers, report.
+ */
+public final class Pipeline {
+    private final Log log;
+    private final BatchPool pool;
+    private final Dispatcher dispatcher;
+    private final List<ConsumerRunner> consumers = new ArrayList<>();
+    private final List<ProducerRunner> producers = new ArrayList<>();
+    private final List<PluginStats> routerStats = new ArrayList<>();
+    private final AtomicBoolean active = new AtomicBoolean(false);
+    private final AtomicBoolean stopping = new AtomicBoolean(false);
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final AtomicInteger endingConsumersLeft = new AtomicInteger();
+    private final AtomicLong firstGenerated = new AtomicLong();
+    private volatile long startedNanos;
+    private volatile long stoppedNanos;
+
+    /** Builds (but does not start) a pipeline; plugin constructors may throw ConfigException. */
+    public Pipeline(List<PluginConfig> configs, PluginRegistry registry, Log log) {
+        this.log = log;
+        this.pool = new BatchPool();
+        this.dispatcher = new Dispatcher(Collections.unmodifiableList(producers), registry, log);
+        for (PluginConfig c : configs) {
+            if (c.get(PluginSpec.ENABLE) && c.spec().kind() == PluginKind.PRODUCER) {
+                producers.add(new ProducerRunner((Producer) c.spec().create(c), new PluginStats(c.id(), c.type())));
+            }
+        }
+        for (PluginConfig c : configs) {
+            if (!c.get(PluginSpec.ENABLE)) {
+                continue;
+            }
+            if (c.spec().kind() == PluginKind.ROUTER) {
+                PluginStats s = new PluginStats(c.id(), c.type());
+                routerStats.add(s);
+                dispatcher.addRouter((Router) c.spec().create(c), s);
+            } else if (c.spec().kind() == PluginKind.CONSUMER) {
+                Consumer consumer = (Consumer) c.spec().create(c);
+                consumers.add(new ConsumerRunner(consumer, this, new PluginStats(c.id(), c.type())));
+            }
+        }
+        // Validate each modulator chain once now, so a bad modulator setting fails before anything starts.
+        for (PluginConfig c : configs) {
+            if (c.get(PluginSpec.ENABLE) && c.spec().kind() != PluginKind.MODULATOR) {
+                new ModulatorChain(c.get(PluginSpec.MODULATORS), Streams.DROPPED);
+            }
+        }
+    }
+
+    /** Starts producers first, then consumers. */
+    public void start() throws Exception {
+        active.set(true);
+        startedNanos = System.nanoTime();
+        ProducerContext ctx = new ProducerContext() {
+            @Override
+            public long firstGeneratedNanos() {
+                return firstGenerated.get();
+            }
+
+            @Override
+            public Log log() {
+                return log;
+            }
+        };
+        for (ProducerRunner p : producers) {
+            p.start(dispatcher, log, ctx);
+        }
+        int ending = 0;
+        for (ConsumerRunner c : consumers) {
+            if (c.endsPipeline()) {
+                ending++;
+            }
+        }
+        endingConsumersLeft.set(ending);
+        for (ConsumerRunner c : consumers) {
+            c.start();
+        }
+    }
+
+    void consumerDone(ConsumerRunner c) {
+        if (c.endsPipeline() && endingConsumersLeft.decrementAndGet() == 0) {
+            log.info("every message was generated; shutting down");
+            Thread t = new Thread(this::stop, "shutdown");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /**
+     * Graceful stop: consumers stop, queues drain, producers flush and close. Idempotent; a second caller
+     * waits for the first to finish.
+     */
+    public void stop() {
+        if (!stopping.compareAndSet(false, true)) {
+            awaitQuietly();
+            return;
+        }
+        active.set(false);
+        try {
+            long timeout = maxShutdownTimeout();
+            for (ConsumerRunner c : consumers) {
+                c.stop(timeout);
+            }
+            awaitDrained(timeout);
+            for (ProducerRunner p : producers) {
+                p.stop(p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            stoppedNanos = System.nanoTime();
+            terminated.countDown();
+        }
+    }
+
+    /** Waits until nothing is in flight: every batch went back to the pool. */
+    private void awaitDrained(long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (pool.outstanding() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        if (pool.outstanding() > 0) {
+            log.warn("shutdown: " + pool.outstanding() + " batches still in flight after " + timeoutMillis + " ms");
+        }
+    }
+
+    private long maxShutdownTimeout() {
+        long max = 1000;
+        for (ProducerRunner p : producers) {
+            max = Math.max(max, p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS));
+        }
+        return max;
+    }
+
+    private void awaitQuietly() {
+        try {
+            terminated.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Blocks until the pipeline has stopped. */
+    public void awaitTermination() throws InterruptedException {
+        terminated.await();
+    }
+
+    /** Blocks until stopped or the timeout passes; true if stopped. */
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return terminated.await(timeout, unit);
+    }
+
+    void markGenerated() {
+        firstGenerated.compareAndSet(0, System.nanoTime());
+    }
+
+    public boolean isActive() {
+        return active.get();
+    }
+
+    Log log() {
+        return log;
+    }
+
+    BatchPool pool() {
+        return pool;
+    }
+
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    /** Counters of every consumer, router and producer, in that order. */
+    public List<PluginStats> stats() {
+        List<PluginStats> all = new ArrayList<>();
+        consumers.forEach(c -> all.add(c.stats()));
+        all.addAll(routerStats);
+        producers.forEach(p -> all.add(p.stats()));
+        return all;
+    }
+
+    /** The consumers' counters. */
+    public List<PluginStats> consumerStats() {
+        List<PluginStats> all = new ArrayList<>();
+        consumers.forEach(c -> all.add(c.stats()));
+        return all;
+    }
+
+    /** The running producers, with their queues and counters. */
+    public List<ProducerRunner> producers() {
+        return Collections.unmodifiableList(producers);
+    }
+
+    /** Messages discarded because no producer read their stream. */
+    public long unroutedDiscarded() {
+        return dispatcher.discarded();
+    }
+
+    /** Batches created so far; bounded when queues are. */
+    public int batchesCreated() {
+        return pool.created();
+    }
+
+    /** Nanoseconds from start to the end of stop, or to now if running. */
+    public long runNanos() {
+        long end = stoppedNanos == 0 ? System.nanoTime() : stoppedNanos;
+        return end - startedNanos;
+    }
+
+    /** A multi-line summary of what every plugin counted, printed at shutdown. */
+    public String summary() {
+        StringBuilder b = new StringBuilder("summary after ").append(String.format("%.3f", runNanos() / 1e9)).append(" s:");
+        for (PluginStats s : stats()) {
+            b.append(String.format("%n  %-24s %-22s in %,d  out %,d", s.id(), s.type(), s.in(), s.out()));
+            if (s.dropped() > 0) {
+                b.append(String.format("  dropped %,d", s.dropped()));
+            }
+            if (s.discarded() > 0) {
+                b.append(String.format("  discarded %,d", s.discarded()));
+            }
+            if (s.failed() > 0) {
+                b.append(String.format("  failed %,d", s.failed()));
+            }
+        }
+        if (unroutedDiscarded() > 0) {
+            b.append(String.format("%n  discarded (no reader): %,d", unroutedDiscarded()));
+        }
+        return b.toString();
+    }
+}

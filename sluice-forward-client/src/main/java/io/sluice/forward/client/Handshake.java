@@ -1,0 +1,125 @@
+package io.sluice.forward.client;
+
+import io.sluice.forward.codec.ForwardProtocolException;
+import io.sluice.forward.codec.MsgPackReader;
+import io.sluice.forward.codec.MsgPackWriter;
+import io.sluice.forward.codec.ValueType;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * The client side of the Forward v1 handshake: the server sends
+ * {@code ["HELO", {nonce, auth, keepalive}]}, the client answers
+ * {@code ["PING", self_hostname, shared_key_salt, sha512_hex(salt + self_hostname + nonce +
+ * shared_key), username, sha512_hex(auth_salt + username + password)]}, and the server replies
+ * {@code ["PONG", auth_ok, reason, server_hostname, sha512_hex(salt + server_hostname + nonce +
+ * shared_key)]}, which proves the server knows the key too.
+ */
+final class Handshake {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private Handshake() {
+    }
+
+    static void run(ForwardConfig cfg, ResponseReader in, OutputStream out) throws IOException {
+        Helo helo = readHelo(in.next());
+        byte[] salt = new byte[16];
+        RANDOM.nextBytes(salt);
+        out.write(ping(cfg, helo, salt));
+        out.flush();
+        checkPong(cfg, in.next(), helo.nonce, salt);
+    }
+
+    private record Helo(byte[] nonce, byte[] authSalt) {
+    }
+
+    private static Helo readHelo(MsgPackReader r) throws IOException {
+        int n = r.readArrayHeader();
+        if (n < 2 || !r.readStringEquals("HELO")) {
+            throw new ForwardProtocolException(0, "expected HELO from the server");
+        }
+        byte[] nonce = new byte[0];
+        byte[] auth = new byte[0];
+        int entries = r.readMapHeader();
+        for (int i = 0; i < entries; i++) {
+            String key = r.readString();
+            if (key.equals("nonce") || key.equals("auth")) {
+                byte[] v = readBytes(r);
+                nonce = key.equals("nonce") ? v : nonce;
+                auth = key.equals("auth") ? v : auth;
+            } else {
+                r.skipValue();
+            }
+        }
+        return new Helo(nonce, auth);
+    }
+
+    /** Nonce and salt may come as str or bin; both are used as raw bytes. */
+    private static byte[] readBytes(MsgPackReader r) throws ForwardProtocolException {
+        int len = r.readStrOrBinHeader();
+        byte[] v = new byte[len];
+        System.arraycopy(r.array(), r.position(), v, 0, len);
+        r.position(r.position() + len);
+        return v;
+    }
+
+    private static byte[] ping(ForwardConfig cfg, Helo helo, byte[] salt) {
+        MsgPackWriter w = new MsgPackWriter();
+        w.writeArrayHeader(6);
+        w.writeString("PING");
+        w.writeString(cfg.selfHostname());
+        w.writeBin(salt, 0, salt.length);
+        w.writeString(sharedKeyDigest(salt, cfg.selfHostname(), helo.nonce, cfg.sharedKey()));
+        boolean userAuth = helo.authSalt.length > 0;
+        w.writeString(userAuth ? cfg.username() : "");
+        w.writeString(userAuth ? sha512Hex(helo.authSalt, utf8(cfg.username()), utf8(cfg.password())) : "");
+        return w.toByteArray();
+    }
+
+    private static void checkPong(ForwardConfig cfg, MsgPackReader r, byte[] nonce, byte[] salt)
+            throws IOException {
+        int n = r.readArrayHeader();
+        if (n < 5 || !r.readStringEquals("PONG")) {
+            throw new ForwardProtocolException(0, "expected PONG from the server");
+        }
+        boolean ok = r.nextType() == ValueType.BOOLEAN && r.readBoolean();
+        String reason = r.readString();
+        if (!ok) {
+            throw new ForwardAuthenticationException("server refused the handshake: " + reason);
+        }
+        String serverHost = r.readString();
+        String digest = r.readString();
+        if (!digest.equals(sharedKeyDigest(salt, serverHost, nonce, cfg.sharedKey()))) {
+            throw new ForwardAuthenticationException("server " + serverHost
+                    + " does not know the shared key (PONG digest mismatch)");
+        }
+    }
+
+    /**
+     * @return hex SHA-512 of salt + hostname + nonce + shared key, the digest both sides send
+     */
+    static String sharedKeyDigest(byte[] salt, String hostname, byte[] nonce, String sharedKey) {
+        return sha512Hex(salt, utf8(hostname), nonce, utf8(sharedKey));
+    }
+
+    static String sha512Hex(byte[]... parts) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-512");
+            for (byte[] p : parts) {
+                md.update(p);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-512 is required of every JVM", e);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

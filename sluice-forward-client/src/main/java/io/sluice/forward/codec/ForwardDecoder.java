@@ -1,0 +1,333 @@
+package io.sluice.forward.codec;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Decodes one whole Forward frame of any mode (Message, Forward, PackedForward,
+ * CompressedPackedForward) and hands its options and events to an {@link EventSink}.
+ *
+ * <p>Accepted event times: EventTime as fixext8 or ext8 (type 0, 8 bytes), integer seconds, float
+ * seconds, and the v1.5 form {@code [time, {metadata}]} that Fluent Bit sends. PackedForward
+ * payloads may be bin or str; gzip payloads may hold several concatenated members.
+ *
+ * <p>Records are not decoded unless asked: the sink gets a {@link RecordView} over the record's
+ * msgpack bytes. The decoder reuses its readers and decompression buffer, so decoding allocates
+ * only the tag string and option strings per frame. Use {@link FrameScanner} first to find where
+ * a frame ends in a byte stream. Not thread-safe: one decoder per connection or thread.
+ */
+public final class ForwardDecoder implements AutoCloseable {
+    /** Default limit on a decompressed payload: 64 MiB. */
+    public static final long DEFAULT_MAX_DECOMPRESSED_BYTES = 64L << 20;
+
+    private final MsgPackReader reader = new MsgPackReader();
+    private final MsgPackReader entries = new MsgPackReader();
+    private final RecordView view = new RecordView();
+    private final MsgPackWriter inflated = new MsgPackWriter(4096);
+    private final Gzip gzip = new Gzip();
+    private final long maxDecompressedBytes;
+    private byte[] copy = new byte[0];
+
+    private ForwardMode lastMode;
+    private String chunk;
+    private long size;
+    private String compressed;
+    private long seconds;
+    private int nanos;
+    private int metaOffset;
+    private int metaLength;
+
+    /** Creates a decoder with the default decompression limit. */
+    public ForwardDecoder() {
+        this(DEFAULT_MAX_DECOMPRESSED_BYTES);
+    }
+
+    /** @param maxDecompressedBytes largest gzip payload accepted once inflated */
+    public ForwardDecoder(long maxDecompressedBytes) {
+        this.maxDecompressedBytes = maxDecompressedBytes;
+    }
+
+    /** @return the mode of the last frame decoded, or null */
+    public ForwardMode lastMode() {
+        return lastMode;
+    }
+
+    /**
+     * Decodes the frame in the buffer's remaining bytes, which must be exactly one frame. The
+     * buffer's position is not changed. A direct buffer is copied into a reused array first.
+     *
+     * @param frame the frame
+     * @param sink  receives options and events
+     * @return the number of events
+     * @throws ForwardProtocolException when the frame is malformed
+     */
+    public int decode(ByteBuffer frame, EventSink sink) throws ForwardProtocolException {
+        int len = frame.remaining();
+        if (frame.hasArray()) {
+            return decode(frame.array(), frame.arrayOffset() + frame.position(), len, sink);
+        }
+        if (copy.length < len) {
+            copy = new byte[Math.max(len, copy.length * 2)];
+        }
+        frame.duplicate().get(copy, 0, len);
+        return decode(copy, 0, len, sink);
+    }
+
+    /**
+     * Decodes the frame in {@code buf[off, off+len)}, which must be exactly one frame. Error
+     * offsets count from {@code off}.
+     *
+     * @param buf  the bytes
+     * @param off  frame start
+     * @param len  frame length
+     * @param sink receives options and events
+     * @return the number of events
+     * @throws ForwardProtocolException when the frame is malformed
+     */
+    public int decode(byte[] buf, int off, int len, EventSink sink) throws ForwardProtocolException {
+        MsgPackReader r = reader.reset(buf, off, len, 0);
+        int elements = r.readArrayHeader();
+        if (elements < 2 || elements > 4) {
+            throw new ForwardProtocolException(0, "a Forward frame is an array of 2 to 4 elements, found "
+                    + elements);
+        }
+        String tag = readTag(r);
+        int bodyStart = r.position();
+        ForwardMode mode = skipBody(r, elements);
+        readOptions(r, elements - (mode == ForwardMode.MESSAGE ? 3 : 2));
+        if (r.hasRemaining()) {
+            throw r.error("trailing bytes after the frame");
+        }
+        mode = checkCompression(mode, r, bodyStart);
+        lastMode = mode;
+        sink.onOptions(chunk, size, compressed);
+        r.position(bodyStart);
+        return switch (mode) {
+            case MESSAGE -> decodeMessage(r, tag, sink);
+            case FORWARD -> decodeForward(r, tag, sink);
+            case PACKED_FORWARD -> decodePacked(r, tag, sink);
+            case COMPRESSED_PACKED_FORWARD -> decodeCompressed(r, tag, sink);
+        };
+    }
+
+    private static String readTag(MsgPackReader r) throws ForwardProtocolException {
+        if (r.nextType() != ValueType.STRING) {
+            throw r.error("tag must be a str, found " + ValueType.describe(r.peek()));
+        }
+        return r.readString();
+    }
+
+    /** Skips the events part, so the options (which come last) can be read before decoding it. */
+    private static ForwardMode skipBody(MsgPackReader r, int elements) throws ForwardProtocolException {
+        ValueType t = r.nextType();
+        ForwardMode mode = switch (t) {
+            case ARRAY -> ForwardMode.FORWARD;
+            case STRING, BINARY -> ForwardMode.PACKED_FORWARD;
+            default -> ForwardMode.MESSAGE;
+        };
+        if (mode == ForwardMode.MESSAGE && elements < 3 || mode != ForwardMode.MESSAGE && elements > 3) {
+            throw new ForwardProtocolException(0, "a " + mode + " frame cannot have " + elements
+                    + " elements");
+        }
+        r.skipValue();
+        if (mode == ForwardMode.MESSAGE) {
+            r.skipValue(); // the record
+        }
+        return mode;
+    }
+
+    private void readOptions(MsgPackReader r, int present) throws ForwardProtocolException {
+        chunk = null;
+        size = -1;
+        compressed = null;
+        if (present == 0 || r.nextType() == ValueType.NIL && r.readValue() == null) {
+            return;
+        }
+        if (r.nextType() != ValueType.MAP) {
+            throw r.error("options must be a map, found " + ValueType.describe(r.peek()));
+        }
+        int n = r.readMapHeader();
+        for (int i = 0; i < n; i++) {
+            readOption(r);
+        }
+    }
+
+    private void readOption(MsgPackReader r) throws ForwardProtocolException {
+        if (r.nextType() != ValueType.STRING) {
+            r.skipValue();
+            r.skipValue();
+            return;
+        }
+        String key = r.readString();
+        switch (key) {
+            case "chunk" -> chunk = readOptionString(r, key);
+            case "compressed" -> compressed = readOptionString(r, key);
+            case "size" -> size = readOptionSize(r);
+            default -> r.skipValue();
+        }
+    }
+
+    private static String readOptionString(MsgPackReader r, String key) throws ForwardProtocolException {
+        if (r.nextType() != ValueType.STRING && r.nextType() != ValueType.BINARY) {
+            throw r.error("option " + key + " must be a str, found " + ValueType.describe(r.peek()));
+        }
+        return r.readString();
+    }
+
+    private static long readOptionSize(MsgPackReader r) throws ForwardProtocolException {
+        if (r.nextType() != ValueType.INTEGER) {
+            throw r.error("option size must be an integer, found " + ValueType.describe(r.peek()));
+        }
+        return r.readLong();
+    }
+
+    private ForwardMode checkCompression(ForwardMode mode, MsgPackReader r, int bodyStart)
+            throws ForwardProtocolException {
+        if (compressed == null) {
+            return mode;
+        }
+        long at = bodyStart - (r.position() - r.offset());
+        if (!compressed.equals("gzip")) {
+            throw new ForwardProtocolException(at, "unsupported compression \"" + compressed + "\"");
+        }
+        if (mode != ForwardMode.PACKED_FORWARD) {
+            throw new ForwardProtocolException(at, "compressed option on a " + mode + " frame");
+        }
+        return ForwardMode.COMPRESSED_PACKED_FORWARD;
+    }
+
+    private int decodeMessage(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
+        readTime(r, true);
+        emit(r, tag, sink);
+        return 1;
+    }
+
+    private int decodeForward(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
+        int n = r.readArrayHeader();
+        for (int i = 0; i < n; i++) {
+            decodeEntry(r, tag, sink);
+        }
+        return n;
+    }
+
+    private int decodePacked(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
+        long payloadAt = r.offset();
+        int len = r.readStrOrBinHeader();
+        long base = payloadAt + (r.offset() - payloadAt);
+        return decodeStream(entries.reset(r.array(), r.position(), len, base), tag, sink);
+    }
+
+    private int decodeCompressed(MsgPackReader r, String tag, EventSink sink)
+            throws ForwardProtocolException {
+        long payloadAt = r.offset();
+        int len = r.readStrOrBinHeader();
+        gzip.decompress(r.array(), r.position(), len, inflated, maxDecompressedBytes, r.offset());
+        entries.reset(inflated.array(), 0, inflated.size(), 0);
+        try {
+            return decodeStream(entries, tag, sink);
+        } catch (ForwardProtocolException e) {
+            throw new ForwardProtocolException(payloadAt, "in the gzip payload, at decompressed offset "
+                    + e.offset() + ": " + e.reason(), e);
+        }
+    }
+
+    private int decodeStream(MsgPackReader in, String tag, EventSink sink) throws ForwardProtocolException {
+        int n = 0;
+        while (in.hasRemaining()) {
+            decodeEntry(in, tag, sink);
+            n++;
+        }
+        return n;
+    }
+
+    private void decodeEntry(MsgPackReader in, String tag, EventSink sink) throws ForwardProtocolException {
+        long at = in.offset();
+        int n = in.readArrayHeader();
+        if (n != 2) {
+            throw new ForwardProtocolException(at, "an entry is [time, record], found an array of " + n);
+        }
+        readTime(in, true);
+        emit(in, tag, sink);
+    }
+
+    private void emit(MsgPackReader in, String tag, EventSink sink) throws ForwardProtocolException {
+        if (in.nextType() != ValueType.MAP) {
+            throw in.error("record must be a map, found " + ValueType.describe(in.peek()));
+        }
+        int start = in.position();
+        in.skipValue();
+        view.set(in.array(), start, in.position() - start, metaOffset, metaLength);
+        sink.onEvent(tag, seconds, nanos, view);
+    }
+
+    /** Reads any accepted time form into {@code seconds}, {@code nanos} and the metadata fields. */
+    private void readTime(MsgPackReader in, boolean allowMetadata) throws ForwardProtocolException {
+        metaOffset = -1;
+        metaLength = 0;
+        int b = in.peek();
+        switch (ValueType.of(b)) {
+            case EXTENSION -> readEventTime(in);
+            case INTEGER -> {
+                seconds = in.readLong();
+                nanos = 0;
+            }
+            case FLOAT -> readFloatTime(in.readDouble());
+            case ARRAY -> {
+                if (!allowMetadata) {
+                    throw in.error("time must be EventTime, integer or float, found a nested array");
+                }
+                readTimeWithMetadata(in);
+            }
+            default -> throw in.error("time must be EventTime, integer or float, found "
+                    + ValueType.describe(b));
+        }
+    }
+
+    private void readEventTime(MsgPackReader in) throws ForwardProtocolException {
+        long at = in.offset();
+        long header = in.readExtHeader();
+        int type = (int) (header >> 32);
+        int len = (int) header;
+        if (type != EventTime.EXT_TYPE || len != 8) {
+            throw new ForwardProtocolException(at, "time ext must be type 0 with 8 bytes, found type "
+                    + type + " with " + len);
+        }
+        seconds = in.readUint32Raw();
+        long ns = in.readUint32Raw();
+        if (ns > 999_999_999L) {
+            throw new ForwardProtocolException(at, "EventTime nanoseconds out of range: " + ns);
+        }
+        nanos = (int) ns;
+    }
+
+    private void readFloatTime(double t) {
+        double floor = Math.floor(t);
+        seconds = (long) floor;
+        nanos = (int) Math.min(999_999_999L, Math.round((t - floor) * 1e9));
+    }
+
+    /** v1.5 / Fluent Bit: the time slot holds {@code [time, {metadata}]}. */
+    private void readTimeWithMetadata(MsgPackReader in) throws ForwardProtocolException {
+        long at = in.offset();
+        int n = in.readArrayHeader();
+        if (n < 1) {
+            throw new ForwardProtocolException(at, "empty [time, metadata] array");
+        }
+        readTime(in, false);
+        for (int i = 1; i < n; i++) {
+            int start = in.position();
+            if (i == 1 && in.nextType() == ValueType.MAP) {
+                in.skipValue();
+                metaOffset = start;
+                metaLength = in.position() - start;
+            } else {
+                in.skipValue();
+            }
+        }
+    }
+
+    /** Frees zlib's native memory now rather than when collected. */
+    @Override
+    public void close() {
+        gzip.close();
+    }
+}

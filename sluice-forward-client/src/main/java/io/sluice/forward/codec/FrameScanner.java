@@ -1,0 +1,119 @@
+package io.sluice.forward.codec;
+
+/**
+ * Finds where a frame (one top-level msgpack array or map) ends, without decoding it into objects:
+ * it only walks headers and skips payloads.
+ *
+ * <p>Resumable: when the bytes seen so far hold no whole frame, {@link #scan} returns -1 and
+ * remembers how far it got, so the next call with more bytes continues from there instead of
+ * starting over (a large frame arriving in small reads costs linear, not quadratic, time). Between
+ * calls the bytes from the frame start may move in memory (a compacted buffer) but must not change.
+ *
+ * <p>Refuses a frame larger than {@code maxFrameBytes} as soon as a header implies it: a str/bin/ext
+ * length, or an array/map count (each element needs at least one byte). A server can therefore drop
+ * the connection before buffering an oversized frame. Not thread-safe: one scanner per connection.
+ */
+public final class FrameScanner {
+    private final long maxFrameBytes;
+    private boolean started;
+    private long scanned;
+    private long pending;
+
+    /** @param maxFrameBytes largest frame accepted, in bytes */
+    public FrameScanner(long maxFrameBytes) {
+        if (maxFrameBytes < 1) {
+            throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
+        }
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /**
+     * One-shot form: the length of the frame at {@code off}, or -1 if {@code len} bytes do not hold
+     * all of it.
+     *
+     * @param buf           the bytes
+     * @param off           where the frame starts
+     * @param len           bytes available from {@code off}
+     * @param maxFrameBytes largest frame accepted
+     * @return frame length, or -1 when incomplete
+     * @throws ForwardProtocolException when the bytes cannot start a frame or it is too large
+     */
+    public static int frameLength(byte[] buf, int off, int len, long maxFrameBytes)
+            throws ForwardProtocolException {
+        return new FrameScanner(maxFrameBytes).scan(buf, off, len);
+    }
+
+    /** @return the configured limit */
+    public long maxFrameBytes() {
+        return maxFrameBytes;
+    }
+
+    /** Forgets a partly scanned frame, e.g. after the connection it came from was reset. */
+    public void reset() {
+        started = false;
+        scanned = 0;
+        pending = 0;
+    }
+
+    /**
+     * Continues scanning the frame that starts at {@code frameStart}.
+     *
+     * @param buf        the bytes
+     * @param frameStart where the frame starts
+     * @param available  bytes available from {@code frameStart}
+     * @return the frame length once complete (the scanner is then ready for the next frame), or -1
+     * @throws ForwardProtocolException when the frame is malformed or too large
+     */
+    public int scan(byte[] buf, int frameStart, int available) throws ForwardProtocolException {
+        if (!started) {
+            if (available < 1) {
+                return -1;
+            }
+            checkFirstByte(buf[frameStart] & 0xff);
+            started = true;
+            pending = 1;
+        }
+        while (pending > 0) {
+            if (scanned >= available || !step(buf, frameStart, available)) {
+                return -1;
+            }
+        }
+        if (scanned > available) {
+            return -1; // the last payload is still arriving
+        }
+        int length = (int) scanned;
+        reset();
+        return length;
+    }
+
+    private static void checkFirstByte(int b) throws ForwardProtocolException {
+        ValueType t = ValueType.of(b);
+        if (t != ValueType.ARRAY && t != ValueType.MAP) {
+            throw new ForwardProtocolException(0, "a frame must be a msgpack array or map, found "
+                    + ValueType.describe(b));
+        }
+    }
+
+    /** Consumes one header; returns false (consuming nothing) when the header is incomplete. */
+    private boolean step(byte[] buf, int frameStart, int available) throws ForwardProtocolException {
+        int at = frameStart + (int) scanned;
+        int b = buf[at] & 0xff;
+        int headerSize = ValueType.headerSize(b);
+        if (headerSize < 0) {
+            throw new ForwardProtocolException(scanned, "invalid msgpack format byte 0xc1");
+        }
+        if (scanned + headerSize > available) {
+            return false;
+        }
+        long end = scanned + headerSize + ValueType.payloadLength(buf, at, b);
+        long children = ValueType.childCount(buf, at, b);
+        // Every child and every value still pending needs at least one more byte.
+        long minFrameEnd = end + children + (pending - 1);
+        if (minFrameEnd > maxFrameBytes) {
+            throw new FrameTooLargeException(scanned, minFrameEnd, maxFrameBytes);
+        }
+        scanned = end;
+        pending += children - 1;
+        return true;
+    }
+}

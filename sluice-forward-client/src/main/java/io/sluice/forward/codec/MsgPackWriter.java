@@ -1,0 +1,565 @@
+package io.sluice.forward.codec;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * A growable byte buffer that msgpack values are written into directly.
+ *
+ * <p>Meant to be reused: {@link #clear()} keeps the array, so a writer that has grown to its
+ * working size no longer allocates. Strings are UTF-8 encoded straight into the array (no
+ * intermediate {@code byte[]}), and map keys can come pre-encoded from a {@link KeyCache}.
+ *
+ * <p>Not thread-safe.
+ */
+public final class MsgPackWriter {
+    private byte[] buf;
+    private int pos;
+
+    /** Creates a writer with a 256-byte initial array. */
+    public MsgPackWriter() {
+        this(256);
+    }
+
+    /** @param initialCapacity initial array size in bytes */
+    public MsgPackWriter(int initialCapacity) {
+        buf = new byte[Math.max(16, initialCapacity)];
+    }
+
+    /** @return the number of bytes written */
+    public int size() {
+        return pos;
+    }
+
+    /** @return the backing array; valid bytes are {@code [0, size())}. Changes as the writer grows. */
+    public byte[] array() {
+        return buf;
+    }
+
+    /** @return the capacity of the backing array */
+    public int capacity() {
+        return buf.length;
+    }
+
+    /** Forgets the content but keeps the array for reuse. */
+    public void clear() {
+        pos = 0;
+    }
+
+    /**
+     * Cuts the content back to {@code size} bytes, e.g. to undo a partly written value.
+     *
+     * @param size new size, not more than the current size
+     */
+    public void truncate(int size) {
+        if (size < 0 || size > pos) {
+            throw new IllegalArgumentException("size " + size + " outside [0, " + pos + "]");
+        }
+        pos = size;
+    }
+
+    /** @return a copy of the written bytes */
+    public byte[] toByteArray() {
+        return Arrays.copyOf(buf, pos);
+    }
+
+    /** @return a read-only view of the written bytes, sharing the array */
+    public ByteBuffer asByteBuffer() {
+        return ByteBuffer.wrap(buf, 0, pos).asReadOnlyBuffer();
+    }
+
+    /**
+     * Makes room for {@code n} more bytes, doubling the array when it must grow.
+     *
+     * @param n bytes about to be written
+     */
+    public void ensure(int n) {
+        int need = pos + n;
+        if (need < 0) {
+            throw new IllegalStateException("msgpack buffer would exceed 2 GiB");
+        }
+        if (need > buf.length) {
+            int cap = buf.length;
+            while (cap < need) {
+                cap = cap > (Integer.MAX_VALUE >> 1) ? Integer.MAX_VALUE - 8 : cap << 1;
+            }
+            buf = Arrays.copyOf(buf, cap);
+        }
+    }
+
+    /**
+     * Reserves {@code n} bytes to fill in later with {@link #putByte}, e.g. a length known only
+     * after its content is written.
+     *
+     * @param n bytes to reserve
+     * @return the offset of the reserved bytes
+     */
+    public int skip(int n) {
+        ensure(n);
+        int at = pos;
+        pos += n;
+        return at;
+    }
+
+    /**
+     * Overwrites a byte already written.
+     *
+     * @param at offset
+     * @param b  the byte
+     */
+    public void putByte(int at, int b) {
+        buf[at] = (byte) b;
+    }
+
+    /**
+     * Copies bytes in as they are (already msgpack-encoded data).
+     *
+     * @param src source array
+     * @param off start in source
+     * @param len byte count
+     */
+    public void writeRaw(byte[] src, int off, int len) {
+        ensure(len);
+        System.arraycopy(src, off, buf, pos, len);
+        pos += len;
+    }
+
+    /** @param src already msgpack-encoded bytes to copy in whole */
+    public void writeRaw(byte[] src) {
+        writeRaw(src, 0, src.length);
+    }
+
+    /** Writes nil. */
+    public void writeNil() {
+        put1(0xc0);
+    }
+
+    /** @param v the boolean to write */
+    public void writeBoolean(boolean v) {
+        put1(v ? 0xc3 : 0xc2);
+    }
+
+    /**
+     * Writes an integer in the shortest msgpack form.
+     *
+     * @param v the value
+     */
+    public void writeLong(long v) {
+        if (v >= 0) {
+            writeUnsigned(v);
+        } else if (v >= -32) {
+            put1((int) v & 0xff);
+        } else if (v >= Byte.MIN_VALUE) {
+            put2(0xd0, (int) v);
+        } else if (v >= Short.MIN_VALUE) {
+            ensure(3);
+            buf[pos++] = (byte) 0xd1;
+            putShort((int) v);
+        } else if (v >= Integer.MIN_VALUE) {
+            ensure(5);
+            buf[pos++] = (byte) 0xd2;
+            putInt((int) v);
+        } else {
+            ensure(9);
+            buf[pos++] = (byte) 0xd3;
+            putLong(v);
+        }
+    }
+
+    private void writeUnsigned(long v) {
+        if (v < 128) {
+            put1((int) v);
+        } else if (v < 256) {
+            put2(0xcc, (int) v);
+        } else if (v < 65536) {
+            ensure(3);
+            buf[pos++] = (byte) 0xcd;
+            putShort((int) v);
+        } else if (v < (1L << 32)) {
+            ensure(5);
+            buf[pos++] = (byte) 0xce;
+            putInt((int) v);
+        } else {
+            ensure(9);
+            buf[pos++] = (byte) 0xcf;
+            putLong(v);
+        }
+    }
+
+    /** @param v written as float 32 */
+    public void writeFloat(float v) {
+        ensure(5);
+        buf[pos++] = (byte) 0xca;
+        putInt(Float.floatToRawIntBits(v));
+    }
+
+    /** @param v written as float 64 */
+    public void writeDouble(double v) {
+        ensure(9);
+        buf[pos++] = (byte) 0xcb;
+        putLong(Double.doubleToRawLongBits(v));
+    }
+
+    /** @param n element count of the array that follows */
+    public void writeArrayHeader(int n) {
+        if (n < 16) {
+            put1(0x90 | n);
+        } else if (n < 65536) {
+            ensure(3);
+            buf[pos++] = (byte) 0xdc;
+            putShort(n);
+        } else {
+            ensure(5);
+            buf[pos++] = (byte) 0xdd;
+            putInt(n);
+        }
+    }
+
+    /** @param n entry (key/value pair) count of the map that follows */
+    public void writeMapHeader(int n) {
+        if (n < 16) {
+            put1(0x80 | n);
+        } else if (n < 65536) {
+            ensure(3);
+            buf[pos++] = (byte) 0xde;
+            putShort(n);
+        } else {
+            ensure(5);
+            buf[pos++] = (byte) 0xdf;
+            putInt(n);
+        }
+    }
+
+    /** @param len UTF-8 byte length of the str that follows */
+    public void writeStringHeader(int len) {
+        if (len < 32) {
+            put1(0xa0 | len);
+        } else if (len < 256) {
+            put2(0xd9, len);
+        } else if (len < 65536) {
+            ensure(3);
+            buf[pos++] = (byte) 0xda;
+            putShort(len);
+        } else {
+            ensure(5);
+            buf[pos++] = (byte) 0xdb;
+            putInt(len);
+        }
+    }
+
+    /** @param len byte length of the bin that follows */
+    public void writeBinHeader(int len) {
+        if (len < 256) {
+            put2(0xc4, len);
+        } else if (len < 65536) {
+            ensure(3);
+            buf[pos++] = (byte) 0xc5;
+            putShort(len);
+        } else {
+            ensure(5);
+            buf[pos++] = (byte) 0xc6;
+            putInt(len);
+        }
+    }
+
+    /**
+     * Writes a bin value.
+     *
+     * @param src bytes
+     * @param off start
+     * @param len count
+     */
+    public void writeBin(byte[] src, int off, int len) {
+        writeBinHeader(len);
+        writeRaw(src, off, len);
+    }
+
+    /**
+     * Writes an ext header in the shortest form (fixext when the length allows).
+     *
+     * @param type ext type
+     * @param len  payload length
+     */
+    public void writeExtHeader(int type, int len) {
+        int fix = switch (len) {
+            case 1 -> 0xd4;
+            case 2 -> 0xd5;
+            case 4 -> 0xd6;
+            case 8 -> 0xd7;
+            case 16 -> 0xd8;
+            default -> 0;
+        };
+        if (fix != 0) {
+            put2(fix, type);
+        } else if (len < 256) {
+            ensure(3);
+            buf[pos++] = (byte) 0xc7;
+            buf[pos++] = (byte) len;
+            buf[pos++] = (byte) type;
+        } else if (len < 65536) {
+            ensure(4);
+            buf[pos++] = (byte) 0xc8;
+            putShort(len);
+            buf[pos++] = (byte) type;
+        } else {
+            ensure(6);
+            buf[pos++] = (byte) 0xc9;
+            putInt(len);
+            buf[pos++] = (byte) type;
+        }
+    }
+
+    /**
+     * Writes an EventTime: fixext8, type 0, 32-bit seconds then 32-bit nanoseconds, big-endian.
+     *
+     * @param epochSeconds seconds since the epoch
+     * @param nanos        nanoseconds within the second
+     */
+    public void writeEventTime(long epochSeconds, int nanos) {
+        ensure(10);
+        buf[pos++] = (byte) 0xd7;
+        buf[pos++] = EventTime.EXT_TYPE;
+        putInt((int) epochSeconds);
+        putInt(nanos);
+    }
+
+    /**
+     * Writes a string as msgpack str. Unpaired surrogates become '?', as in
+     * {@link String#getBytes(java.nio.charset.Charset)}, so cached and direct encodings agree.
+     *
+     * @param s the string
+     */
+    public void writeString(String s) {
+        int n = s.length();
+        int len = utf8Length(s, n);
+        writeStringHeader(len);
+        ensure(len);
+        if (len == n) {
+            writeAscii(s, n);
+        } else {
+            writeUtf8(s, n);
+        }
+    }
+
+    /**
+     * Writes a string through a cache of encodings; meant for map keys and tags.
+     *
+     * @param s     the string
+     * @param cache encodings of strings that repeat
+     */
+    public void writeString(String s, KeyCache cache) {
+        byte[] enc = cache.lookup(s);
+        if (enc != null) {
+            writeRaw(enc, 0, enc.length);
+        } else {
+            writeString(s);
+        }
+    }
+
+    private void writeAscii(String s, int n) {
+        byte[] b = buf;
+        int p = pos;
+        for (int i = 0; i < n; i++) {
+            b[p++] = (byte) s.charAt(i);
+        }
+        pos = p;
+    }
+
+    private void writeUtf8(String s, int n) {
+        byte[] b = buf;
+        int p = pos;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b[p++] = (byte) c;
+            } else if (c < 0x800) {
+                b[p++] = (byte) (0xc0 | (c >> 6));
+                b[p++] = (byte) (0x80 | (c & 0x3f));
+            } else if (Character.isSurrogate(c)) {
+                if (isPair(s, i, n)) {
+                    int cp = Character.toCodePoint(c, s.charAt(++i));
+                    b[p++] = (byte) (0xf0 | (cp >> 18));
+                    b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
+                    b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
+                    b[p++] = (byte) (0x80 | (cp & 0x3f));
+                } else {
+                    b[p++] = '?';
+                }
+            } else {
+                b[p++] = (byte) (0xe0 | (c >> 12));
+                b[p++] = (byte) (0x80 | ((c >> 6) & 0x3f));
+                b[p++] = (byte) (0x80 | (c & 0x3f));
+            }
+        }
+        pos = p;
+    }
+
+    private static boolean isPair(String s, int i, int n) {
+        return Character.isHighSurrogate(s.charAt(i)) && i + 1 < n
+                && Character.isLowSurrogate(s.charAt(i + 1));
+    }
+
+    /** Counts UTF-8 bytes first so the header can be written before the bytes, with no copy. */
+    private static int utf8Length(String s, int n) {
+        int len = n;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                if (c < 0x800) {
+                    len += 1;
+                } else if (Character.isSurrogate(c)) {
+                    if (isPair(s, i, n)) {
+                        len += 2; // 4 bytes for 2 chars
+                        i++;
+                    }
+                } else {
+                    len += 2;
+                }
+            }
+        }
+        return len;
+    }
+
+    /**
+     * Writes a record: a map with string keys encoded through the cache.
+     *
+     * @param record the record
+     * @param keys   cache for key encodings
+     */
+    public void writeRecord(Map<String, ?> record, KeyCache keys) {
+        writeMapHeader(record.size());
+        for (Map.Entry<String, ?> e : record.entrySet()) {
+            writeString(e.getKey(), keys);
+            writeValue(e.getValue(), keys);
+        }
+    }
+
+    /**
+     * Writes any supported Java value: null, String, Boolean, integral Number (Byte, Short, Integer,
+     * Long, BigInteger within 64 bits), Float, Double and other Numbers (as float 64), byte[] (bin),
+     * Map (keys written as values; String keys through the cache), Collection and Object[] (array),
+     * {@link EventTime} and {@link Instant} (EventTime ext), {@link ExtValue}, Character (str).
+     * Anything else is written as its {@code toString()}.
+     *
+     * @param v    the value
+     * @param keys cache for map key encodings
+     */
+    public void writeValue(Object v, KeyCache keys) {
+        if (v == null) {
+            writeNil();
+        } else if (v instanceof String s) {
+            writeString(s);
+        } else if (v instanceof Number n) {
+            writeNumber(n);
+        } else if (v instanceof Boolean b) {
+            writeBoolean(b);
+        } else if (v instanceof Map<?, ?> m) {
+            writeMap(m, keys);
+        } else if (v instanceof Collection<?> c) {
+            writeCollection(c, keys);
+        } else {
+            writeOther(v, keys);
+        }
+    }
+
+    private void writeOther(Object v, KeyCache keys) {
+        if (v instanceof byte[] b) {
+            writeBin(b, 0, b.length);
+        } else if (v instanceof Object[] a) {
+            writeArrayHeader(a.length);
+            for (Object o : a) {
+                writeValue(o, keys);
+            }
+        } else if (v instanceof EventTime t) {
+            writeEventTime(t.seconds(), t.nanos());
+        } else if (v instanceof Instant t) {
+            writeEventTime(t.getEpochSecond(), t.getNano());
+        } else if (v instanceof ExtValue x) {
+            writeExtHeader(x.type(), x.data().length);
+            writeRaw(x.data());
+        } else {
+            writeString(v.toString());
+        }
+    }
+
+    private void writeNumber(Number n) {
+        if (n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte) {
+            writeLong(n.longValue());
+        } else if (n instanceof Double d) {
+            writeDouble(d);
+        } else if (n instanceof Float f) {
+            writeFloat(f);
+        } else if (n instanceof BigInteger b && b.bitLength() <= 64) {
+            writeBigInteger(b);
+        } else if (n instanceof BigDecimal || n instanceof BigInteger) {
+            writeDouble(n.doubleValue());
+        } else {
+            writeLong(n.longValue()); // AtomicLong, LongAdder and other integral counters
+        }
+    }
+
+    private void writeBigInteger(BigInteger b) {
+        if (b.bitLength() < 64) {
+            writeLong(b.longValue());
+        } else if (b.signum() > 0) {
+            ensure(9);
+            buf[pos++] = (byte) 0xcf;
+            putLong(b.longValue());
+        } else {
+            writeDouble(b.doubleValue());
+        }
+    }
+
+    private void writeMap(Map<?, ?> m, KeyCache keys) {
+        writeMapHeader(m.size());
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+            Object k = e.getKey();
+            if (k instanceof String s) {
+                writeString(s, keys);
+            } else {
+                writeValue(k, keys);
+            }
+            writeValue(e.getValue(), keys);
+        }
+    }
+
+    private void writeCollection(Collection<?> c, KeyCache keys) {
+        writeArrayHeader(c.size());
+        for (Object o : c) {
+            writeValue(o, keys);
+        }
+    }
+
+    private void put1(int b) {
+        ensure(1);
+        buf[pos++] = (byte) b;
+    }
+
+    private void put2(int b0, int b1) {
+        ensure(2);
+        buf[pos++] = (byte) b0;
+        buf[pos++] = (byte) b1;
+    }
+
+    private void putShort(int v) {
+        buf[pos++] = (byte) (v >>> 8);
+        buf[pos++] = (byte) v;
+    }
+
+    private void putInt(int v) {
+        buf[pos++] = (byte) (v >>> 24);
+        buf[pos++] = (byte) (v >>> 16);
+        buf[pos++] = (byte) (v >>> 8);
+        buf[pos++] = (byte) v;
+    }
+
+    private void putLong(long v) {
+        putInt((int) (v >>> 32));
+        putInt((int) v);
+    }
+}
