@@ -2,7 +2,10 @@ package io.sluice.core.pipeline;
 
 import io.sluice.core.message.Batch;
 
-/** What the pipeline offers a running consumer. */
+/**
+ * What the pipeline offers a running consumer. Every method is safe to call from several threads at once
+ * (a network consumer publishes from each connection's thread).
+ */
 public interface ConsumerContext {
     /** An empty batch to fill. */
     Batch newBatch();

@@ -22,7 +22,8 @@ final class ConsumerRunner implements ConsumerContext {
     private final int fallbackStream;
     private final int routines;
     private final BatchQueue modulatorQueue;
-    private final ModulatorChain inlineChain;
+    /** Consumers may publish from several threads (one per connection): each thread gets its own modulators. */
+    private final ThreadLocal<ModulatorChain> inlineChain;
     private final List<Thread> routineThreads = new ArrayList<>();
     private Thread thread;
     private volatile boolean routinesStop;
@@ -38,7 +39,7 @@ final class ConsumerRunner implements ConsumerContext {
         this.routines = config.get(PluginSpec.MODULATOR_ROUTINES);
         boolean hasModulators = !config.get(PluginSpec.MODULATORS).isEmpty();
         this.modulatorQueue = routines > 0 && hasModulators ? new BatchQueue(config.get(PluginSpec.MODULATOR_QUEUE_SIZE)) : null;
-        this.inlineChain = modulatorQueue == null ? new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream) : null;
+        this.inlineChain = ThreadLocal.withInitial(() -> new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream));
     }
 
     void start() {
@@ -139,7 +140,7 @@ final class ConsumerRunner implements ConsumerContext {
                 batch.release();
             }
         } else {
-            modulateAndDispatch(batch, inlineChain);
+            modulateAndDispatch(batch, inlineChain.get());
         }
     }
 
