@@ -1,0 +1,79 @@
+package io.sluice.core.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.TestPlugins;
+import io.sluice.core.TestPlugins.Collect;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.pipeline.Pipeline;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ConsumerTest {
+    @Test
+    void profilerTemplatesHaveTheWidthsOfTheFormat() {
+        ProfilerTemplate t = new ProfilerTemplate("{\"a\":\"%8s\",\"n\":%3d,\"p\":\"%%\"}", "xy");
+        String s = new String(t.generate(), StandardCharsets.UTF_8);
+        assertThat(s).matches("\\{\"a\":\"[xy]{8}\",\"n\":[ 0-9]{3},\"p\":\"%\"}");
+        assertThat(new ProfilerTemplate("%256s", "abc").generate()).hasSize(256);
+    }
+
+    @Test
+    void profilerChoosesAmongTemplates() throws Exception {
+        Pipeline p = TestPlugins.pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 500\n  Batches: 2\n  TemplateCount: 3\n"
+                + "  Message: \"%16s\"\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
+        p.start();
+        assertThat(p.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        Collect out = TestPlugins.producer(p, "Out");
+        Set<String> distinct = new HashSet<>(out.payloads);
+        assertThat(out.payloads).hasSize(1000).allMatch(s -> s.length() == 16);
+        assertThat(distinct).hasSizeBetween(2, 3);
+    }
+
+    @Test
+    void profilerRefusesEmptyCharacters() {
+        assertThatThrownBy(() -> new Profiler(PluginConfig.of("g", "consumer.Profiler", Map.of("Characters", "", "Streams", "s"))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("key 'Characters'");
+    }
+
+    @Test
+    void consoleReadsLinesStrippingCrLfAndKeepsALastUnterminatedLine() throws Exception {
+        String input = "one\r\ntwo\n\nthree";
+        Pipeline p = pipelineWithConsole(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)));
+        p.start();
+        assertThat(p.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        Collect out = TestPlugins.producer(p, "Out");
+        assertThat(out.payloads).containsExactly("one", "two", "", "three");
+    }
+
+    @Test
+    void consoleProducerWritesOneLinePerMessage() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        io.sluice.core.producer.Console console = new io.sluice.core.producer.Console(
+                PluginConfig.of("c", "producer.Console", Map.of("Streams", "s")), bytes);
+        io.sluice.core.message.Batch b = new io.sluice.core.message.BatchPool(4).acquire();
+        b.add().setPayload("a");
+        b.add().setPayload("b\n");
+        console.deliver(b);
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).isEqualTo("a\nb\n");
+    }
+
+    private static Pipeline pipelineWithConsole(java.io.InputStream in) {
+        io.sluice.core.config.PluginSpec spec = io.sluice.core.config.PluginSpec.builder(
+                io.sluice.core.config.PluginKind.CONSUMER, "test.Stdin", "console on a test stream")
+                .params(Console.PIPE, Console.EXIT_ON_EOF, Console.MAX_MESSAGE_SIZE).factory(c -> new Console(c, in));
+        java.util.List<io.sluice.core.config.PluginSpec> all = new java.util.ArrayList<>(TestPlugins.registry().all());
+        all.add(spec);
+        io.sluice.core.config.PluginRegistry r = new io.sluice.core.config.PluginRegistry(all);
+        return new Pipeline(new io.sluice.core.config.ConfigLoader(r, Map.of()).loadString(
+                "In:\n  Type: test.Stdin\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n", "t.yaml"), r, TestPlugins.quietLog());
+    }
+}
