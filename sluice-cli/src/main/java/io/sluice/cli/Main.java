@@ -30,6 +30,9 @@ import picocli.CommandLine.Parameters;
 public final class Main implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
     static final String QUICKSTART = "examples/quickstart.yaml";
+    /** Where commands print; main() uses the process streams, tests their own. */
+    private static PrintStream stdout = System.out;
+    private static PrintStream stderr = System.err;
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Run the pipeline in FILE.")
     Path config;
@@ -59,6 +62,8 @@ public final class Main implements Callable<Integer> {
 
     /** Runs the command line and returns the exit code (tests call this). */
     public static int execute(String[] args, PrintStream out, PrintStream err) {
+        stdout = out;
+        stderr = err;
         CommandLine cl = new CommandLine(new Main());
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
@@ -76,7 +81,7 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (version) {
-            System.out.println("sluice " + version());
+            stdout.println("sluice " + version());
             return 0;
         }
         if (list) {
@@ -110,7 +115,7 @@ public final class Main implements Callable<Integer> {
             }
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        System.err.println("sluice: no config given, running the embedded " + QUICKSTART
+        stderr.println("sluice: no config given, running the embedded " + QUICKSTART
                 + " (Ctrl-C stops; sluice --help for more)");
         List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
                 .loadString(text, QUICKSTART);
@@ -118,7 +123,7 @@ public final class Main implements Callable<Integer> {
     }
 
     static int run(List<PluginConfig> configs, int logLevel, boolean stats) throws Exception {
-        Log log = new Log(System.err, logLevel);
+        Log log = new Log(stderr, logLevel);
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log);
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
@@ -165,8 +170,8 @@ public final class Main implements Callable<Integer> {
         public Integer call() {
             List<PluginConfig> configs = ConfigLoader.load(file);
             // Building the pipeline runs each plugin's own checks (regexes, formats) without starting it.
-            new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(System.err, Log.WARNING));
-            System.out.println(file + ": ok, " + configs.size() + " plugins");
+            new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(stderr, Log.WARNING));
+            stdout.println(file + ": ok, " + configs.size() + " plugins");
             return 0;
         }
     }
@@ -185,7 +190,7 @@ public final class Main implements Callable<Integer> {
                 }
                 b.append('\n');
             }
-            System.out.print(b);
+            stdout.print(b);
             return 0;
         }
     }

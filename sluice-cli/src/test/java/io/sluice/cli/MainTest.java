@@ -1,0 +1,84 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        PrintStream oldOut = System.out;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            return Main.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+        }
+    }
+
+    @Test
+    void validateAcceptsEveryShippedExample() {
+        for (String f : new String[] {"../examples/quickstart.yaml", "../examples/gollum/profile_raw.conf",
+            "../examples/gollum/profile_format.conf", "../examples/gollum/profile_multi.conf"}) {
+            assertThat(run("validate", f)).as(f + ": " + err).isZero();
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("quickstart.yaml: ok");
+    }
+
+    @Test
+    void configErrorsExitWithCode2AndNameTheSpot(@TempDir Path dir) throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.yaml"),
+                "Gen:\n  Type: consumer.Profiler\n  Streams: s\n  Runz: 3\nOut:\n  Type: producer.Null\n  Streams: s\n");
+        assertThat(run("validate", bad.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("bad.yaml:4").contains("plugin 'Gen', key 'Runz'").contains("did you mean 'Runs'");
+        err.reset();
+        assertThat(run("-c", bad.toString())).isEqualTo(2);
+        assertThat(run("-tc", bad.toString())).isEqualTo(2);
+        assertThat(run("run", dir.resolve("missing.yaml").toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot read config");
+    }
+
+    @Test
+    void pluginCheckFailuresAreConfigErrorsToo(@TempDir Path dir) throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.yaml"),
+                "Gen:\n  Type: consumer.Profiler\n  Streams: s\n  TemplateCount: 0\nOut:\n  Type: producer.Null\n  Streams: s\n");
+        assertThat(run("validate", bad.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("bad.yaml:4").contains("key 'TemplateCount'");
+    }
+
+    @Test
+    void listShowsEveryPluginWithParametersAndDefaults() {
+        assertThat(run("list")).isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("consumer.Profiler", "producer.Benchmark", "router.RoundRobin", "format.Timestamp");
+        assertThat(text).containsPattern("Runs\\s+10000\\s+Messages per batch");
+        assertThat(text).containsPattern("Timestamp\\s+\"2006-01-02 15:04:05 MST \\| \"");
+        out.reset();
+        assertThat(run("-l")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("consumer.Profiler");
+    }
+
+    @Test
+    void runsAFilePipelineToCompletion(@TempDir Path dir) throws Exception {
+        Path conf = Files.writeString(dir.resolve("p.yaml"),
+                "Gen:\n  Type: consumer.Profiler\n  Runs: 1000\n  Batches: 3\n  Streams: s\nOut:\n  Type: producer.Benchmark\n  Streams: s\n");
+        assertThat(run("-c", conf.toString(), "--no-stats")).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Out: delivered 3,000 messages");
+    }
+
+    @Test
+    void versionPrints() {
+        assertThat(run("-v")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("sluice ");
+    }
+}
