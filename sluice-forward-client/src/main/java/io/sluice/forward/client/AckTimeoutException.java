@@ -4,8 +4,10 @@ import java.io.IOException;
 
 /** The server did not acknowledge a chunk within the ack timeout. Retryable. */
 public final class AckTimeoutException extends IOException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The chunk id that was not acknowledged. */
     private final String chunk;
 
     /**

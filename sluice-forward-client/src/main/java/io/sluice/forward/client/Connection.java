@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 
 /**
@@ -58,6 +59,12 @@ final class Connection implements Closeable {
             return plain;
         }
         SSLSocket tls = (SSLSocket) cfg.sslSocketFactory().createSocket(plain, cfg.host(), cfg.port(), true);
+        if (cfg.verifyHostname()) {
+            // SSLSocket checks only the chain by default; without this any trusted cert would do.
+            SSLParameters params = tls.getSSLParameters();
+            params.setEndpointIdentificationAlgorithm("HTTPS");
+            tls.setSSLParameters(params);
+        }
         tls.setSoTimeout((int) cfg.ackTimeout().toMillis());
         tls.startHandshake();
         tls.setSoTimeout(0);

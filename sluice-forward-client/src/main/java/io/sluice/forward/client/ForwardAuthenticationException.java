@@ -7,6 +7,7 @@ import java.io.IOException;
  * knows the shared key. Not retried, since retrying cannot fix configuration.
  */
 public final class ForwardAuthenticationException extends IOException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
     /** @param message why */

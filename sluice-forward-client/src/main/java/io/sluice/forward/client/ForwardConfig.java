@@ -12,7 +12,8 @@ import javax.net.ssl.SSLSocketFactory;
  * {@link ForwardClient} and {@link ForwardEmitter}.
  *
  * <p>Defaults: {@code 127.0.0.1:24224}, connect timeout 5 s, no ack, ack timeout 10 s, EventTime,
- * 3 retries with backoff from 100 ms doubling to at most 5 s, plain TCP, no handshake.
+ * 3 retries with backoff from 100 ms doubling to at most 5 s, plain TCP (TLS, when enabled,
+ * verifies the server certificate and host name), no handshake.
  */
 public final class ForwardConfig {
     private final String host;
@@ -25,6 +26,7 @@ public final class ForwardConfig {
     private final Duration retryBackoff;
     private final Duration maxRetryBackoff;
     private final SSLSocketFactory sslSocketFactory;
+    private final boolean verifyHostname;
     private final String sharedKey;
     private final String selfHostname;
     private final String username;
@@ -42,6 +44,7 @@ public final class ForwardConfig {
         retryBackoff = b.retryBackoff;
         maxRetryBackoff = b.maxRetryBackoff;
         sslSocketFactory = b.sslSocketFactory;
+        verifyHostname = b.verifyHostname;
         sharedKey = b.sharedKey;
         selfHostname = b.selfHostname;
         username = b.username;
@@ -104,6 +107,11 @@ public final class ForwardConfig {
         return sslSocketFactory;
     }
 
+    /** @return whether TLS checks that the server certificate names {@link #host()} */
+    public boolean verifyHostname() {
+        return verifyHostname;
+    }
+
     /** @return shared key for the HELO/PING/PONG handshake, or null for none */
     public String sharedKey() {
         return sharedKey;
@@ -141,6 +149,7 @@ public final class ForwardConfig {
         private Duration retryBackoff = Duration.ofMillis(100);
         private Duration maxRetryBackoff = Duration.ofSeconds(5);
         private SSLSocketFactory sslSocketFactory;
+        private boolean verifyHostname = true;
         private String sharedKey;
         private String selfHostname = defaultHostname();
         private String username = "";
@@ -155,13 +164,19 @@ public final class ForwardConfig {
             return h == null || h.isEmpty() ? "localhost" : h;
         }
 
-        /** @param host server host; @return this */
+        /**
+         * @param host server host
+         * @return this
+         */
         public Builder host(String host) {
             this.host = Objects.requireNonNull(host);
             return this;
         }
 
-        /** @param port server port; @return this */
+        /**
+         * @param port server port
+         * @return this
+         */
         public Builder port(int port) {
             if (port < 1 || port > 65535) {
                 throw new IllegalArgumentException("port out of range: " + port);
@@ -170,31 +185,46 @@ public final class ForwardConfig {
             return this;
         }
 
-        /** @param timeout TCP connect timeout; @return this */
+        /**
+         * @param timeout TCP connect timeout
+         * @return this
+         */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeout = positive(timeout, "connectTimeout");
             return this;
         }
 
-        /** @param requireAck send a chunk id with each frame and wait for its ack; @return this */
+        /**
+         * @param requireAck send a chunk id with each frame and wait for its ack
+         * @return this
+         */
         public Builder requireAck(boolean requireAck) {
             this.requireAck = requireAck;
             return this;
         }
 
-        /** @param timeout how long to wait for an ack; @return this */
+        /**
+         * @param timeout how long to wait for an ack
+         * @return this
+         */
         public Builder ackTimeout(Duration timeout) {
             this.ackTimeout = positive(timeout, "ackTimeout");
             return this;
         }
 
-        /** @param format EventTime (default) or integer seconds for v0 peers; @return this */
+        /**
+         * @param format EventTime (default) or integer seconds for v0 peers
+         * @return this
+         */
         public Builder timeFormat(TimeFormat format) {
             this.timeFormat = Objects.requireNonNull(format);
             return this;
         }
 
-        /** @param retries resend attempts after a failure, 0 for none; @return this */
+        /**
+         * @param retries resend attempts after a failure, 0 for none
+         * @return this
+         */
         public Builder maxRetries(int retries) {
             if (retries < 0) {
                 throw new IllegalArgumentException("maxRetries must be >= 0");
@@ -214,19 +244,41 @@ public final class ForwardConfig {
             return this;
         }
 
-        /** Uses TLS with the JVM's default SSL context. @return this */
+        /**
+         * Uses TLS with the JVM's default SSL context.
+         *
+         * @return this
+         */
         public Builder tls() {
             return tls((SSLSocketFactory) SSLSocketFactory.getDefault());
         }
 
-        /** @param context TLS context (trust store, client keys); @return this */
+        /**
+         * @param context TLS context (trust store, client keys)
+         * @return this
+         */
         public Builder tls(SSLContext context) {
             return tls(context.getSocketFactory());
         }
 
-        /** @param factory TLS socket factory, or null for plain TCP; @return this */
+        /**
+         * @param factory TLS socket factory, or null for plain TCP
+         * @return this
+         */
         public Builder tls(SSLSocketFactory factory) {
             this.sslSocketFactory = factory;
+            return this;
+        }
+
+        /**
+         * Turns TLS host name verification off (it is on by default): only for test setups whose
+         * certificate does not name the host; the certificate chain is still verified.
+         *
+         * @param verify whether the server certificate must name the host
+         * @return this
+         */
+        public Builder verifyHostname(boolean verify) {
+            this.verifyHostname = verify;
             return this;
         }
 
@@ -256,7 +308,10 @@ public final class ForwardConfig {
             return this;
         }
 
-        /** @param bytes largest server reply accepted; @return this */
+        /**
+         * @param bytes largest server reply accepted
+         * @return this
+         */
         public Builder maxResponseBytes(int bytes) {
             this.maxResponseBytes = bytes;
             return this;

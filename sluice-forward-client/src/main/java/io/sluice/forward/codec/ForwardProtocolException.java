@@ -10,9 +10,12 @@ import java.io.IOException;
  * problem was found; the message reads {@code "at offset N: reason"}.
  */
 public class ForwardProtocolException extends IOException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** Offset from the start of the frame. */
     private final long offset;
+    /** The reason without the offset. */
     private final String reason;
 
     /**

@@ -19,12 +19,13 @@ public final class FrameScanner {
     private long scanned;
     private long pending;
 
-    /** @param maxFrameBytes largest frame accepted, in bytes */
+    /** @param maxFrameBytes largest frame accepted, in bytes (at most about 2 GiB: a Java array) */
     public FrameScanner(long maxFrameBytes) {
         if (maxFrameBytes < 1) {
             throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
         }
-        this.maxFrameBytes = maxFrameBytes;
+        // Frames live in byte arrays, so no frame can be longer than an array anyway.
+        this.maxFrameBytes = Math.min(maxFrameBytes, Integer.MAX_VALUE - 8);
     }
 
     /**

@@ -5,8 +5,10 @@ package io.sluice.forward.codec;
  * header is seen, so the frame never has to be buffered whole.
  */
 public final class FrameTooLargeException extends ForwardProtocolException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The configured limit. */
     private final long maxFrameBytes;
 
     /**

@@ -90,18 +90,27 @@ public final class MsgPackReader {
         return new ForwardProtocolException(offset(), reason);
     }
 
-    /** @return the format byte of the next value, without consuming it */
+    /**
+     * @return the format byte of the next value, without consuming it
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public int peek() throws ForwardProtocolException {
         need(1);
         return buf[pos] & 0xff;
     }
 
-    /** @return the kind of the next value */
+    /**
+     * @return the kind of the next value
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public ValueType nextType() throws ForwardProtocolException {
         return ValueType.of(peek());
     }
 
-    /** @return element count of an array header */
+    /**
+     * @return element count of an array header
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public int readArrayHeader() throws ForwardProtocolException {
         int b = peek();
         if ((b & 0xf0) == 0x90) {
@@ -115,7 +124,10 @@ public final class MsgPackReader {
         throw error("expected array, found " + ValueType.describe(b));
     }
 
-    /** @return entry count of a map header */
+    /**
+     * @return entry count of a map header
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public int readMapHeader() throws ForwardProtocolException {
         int b = peek();
         if ((b & 0xf0) == 0x80) {
@@ -133,6 +145,7 @@ public final class MsgPackReader {
      * Reads a str or bin header (the two forms a PackedForward payload may take).
      *
      * @return payload length; the payload starts at {@link #position()} and is bounds-checked
+     * @throws ForwardProtocolException when the input is malformed or truncated
      */
     public int readStrOrBinHeader() throws ForwardProtocolException {
         int b = peek();
@@ -153,7 +166,10 @@ public final class MsgPackReader {
         return len;
     }
 
-    /** @return a str value (bin is accepted too and read as UTF-8, as some peers send keys so) */
+    /**
+     * @return a str value (bin is accepted too and read as UTF-8, as some peers send keys so)
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public String readString() throws ForwardProtocolException {
         int len = readStrOrBinHeader();
         String s = new String(buf, pos, len, StandardCharsets.UTF_8);
@@ -166,6 +182,7 @@ public final class MsgPackReader {
      *
      * @param ascii expected content
      * @return true if the next value is a str equal to {@code ascii}; consumed either way
+     * @throws ForwardProtocolException when the input is malformed or truncated
      */
     public boolean readStringEquals(String ascii) throws ForwardProtocolException {
         int len = readStrOrBinHeader();
@@ -177,7 +194,10 @@ public final class MsgPackReader {
         return eq;
     }
 
-    /** @return an integer value */
+    /**
+     * @return an integer value
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public long readLong() throws ForwardProtocolException {
         int b = peek();
         if (b <= 0x7f) {
@@ -212,7 +232,10 @@ public final class MsgPackReader {
         return v;
     }
 
-    /** @return a float 32 or float 64 value */
+    /**
+     * @return a float 32 or float 64 value
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public double readDouble() throws ForwardProtocolException {
         int b = peek();
         if (b == 0xca) {
@@ -228,7 +251,10 @@ public final class MsgPackReader {
         throw error("expected float, found " + ValueType.describe(b));
     }
 
-    /** @return a boolean value */
+    /**
+     * @return a boolean value
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public boolean readBoolean() throws ForwardProtocolException {
         int b = peek();
         if (b == 0xc2 || b == 0xc3) {
@@ -242,6 +268,7 @@ public final class MsgPackReader {
      * Reads an ext header.
      *
      * @return {@code (type << 32) | length}; the payload starts at {@link #position()}
+     * @throws ForwardProtocolException when the input is malformed or truncated
      */
     public long readExtHeader() throws ForwardProtocolException {
         int b = peek();
@@ -261,13 +288,19 @@ public final class MsgPackReader {
         return ((long) type << 32) | len;
     }
 
-    /** @return the 4-byte big-endian unsigned integer at the position, consumed */
+    /**
+     * @return the 4-byte big-endian unsigned integer at the position, consumed
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public long readUint32Raw() throws ForwardProtocolException {
         need(4);
         return raw32();
     }
 
-    /** Skips one whole value of any kind. Iterative, so deep nesting costs no stack. */
+    /**
+     * Skips one whole value of any kind. Iterative, so deep nesting costs no stack.
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public void skipValue() throws ForwardProtocolException {
         long pending = 1;
         while (pending > 0) {
@@ -303,12 +336,16 @@ public final class MsgPackReader {
      * Decodes the next value to Java objects (see the class comment for the mapping).
      *
      * @return the value
+     * @throws ForwardProtocolException when the input is malformed or truncated
      */
     public Object readValue() throws ForwardProtocolException {
         return readValue(0);
     }
 
-    /** @return the next value, which must be a map, decoded */
+    /**
+     * @return the next value, which must be a map, decoded
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
     public Map<String, Object> readMap() throws ForwardProtocolException {
         int n = readMapHeader();
         return readMapBody(n, 1);

@@ -336,12 +336,14 @@ public final class MsgPackWriter {
      */
     public void writeString(String s) {
         int n = s.length();
-        int len = utf8Length(s, n);
-        writeStringHeader(len);
-        ensure(len);
-        if (len == n) {
+        if (isAscii(s, n)) {
+            writeStringHeader(n);
+            ensure(n);
             writeAscii(s, n);
         } else {
+            int len = utf8Length(s, n);
+            writeStringHeader(len);
+            ensure(len);
             writeUtf8(s, n);
         }
     }
@@ -359,6 +361,15 @@ public final class MsgPackWriter {
         } else {
             writeString(s);
         }
+    }
+
+    private static boolean isAscii(String s, int n) {
+        for (int i = 0; i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void writeAscii(String s, int n) {
