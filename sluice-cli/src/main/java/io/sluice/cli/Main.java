@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.admin.AdminServer;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.Param;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "sluice", mixinStandardHelpOptions = false, sortOptions = false,
         description = "A telemetry pipeline for logs and metrics. Runs Gollum configs unchanged.",
-        subcommands = {Main.Run.class, Main.Validate.class, Main.ListPlugins.class, CommandLine.HelpCommand.class})
+        subcommands = {Main.Run.class, Main.Validate.class, Main.ListPlugins.class, Main.GraphCommand.class, Main.TopCommand.class,
+            Main.TapCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
     static final String QUICKSTART = "examples/quickstart.yaml";
@@ -54,6 +56,22 @@ public final class Main implements Callable<Integer> {
 
     @Option(names = "--no-stats", description = "Do not print the live stats line every second.")
     boolean noStats;
+
+    @CommandLine.Mixin
+    RunOptions runOptions = new RunOptions();
+
+    /** Options shared by {@code sluice -c} and {@code sluice run}. */
+    static final class RunOptions {
+        @Option(names = {"--admin", "-m"}, paramLabel = "HOST:PORT",
+                description = "Admin endpoint (/metrics /health /ready /api/plugins /api/tap); default 127.0.0.1:9696, port 0 picks one.")
+        String admin = "127.0.0.1:" + AdminServer.DEFAULT_PORT;
+
+        @Option(names = "--no-admin", description = "Do not start the admin endpoint.")
+        boolean noAdmin;
+
+        @Option(names = "--log-format", paramLabel = "plain|json", description = "Log line format (default plain).")
+        String logFormat = "plain";
+    }
 
     /** Entry point. */
     public static void main(String[] args) {
@@ -93,9 +111,9 @@ public final class Main implements Callable<Integer> {
             return v.call();
         }
         if (config != null) {
-            return runFile(config, logLevel, !noStats);
+            return runFile(config, logLevel, !noStats, runOptions);
         }
-        return runQuickstart(logLevel, !noStats);
+        return runQuickstart(logLevel, !noStats, runOptions);
     }
 
     static String version() {
@@ -103,11 +121,11 @@ public final class Main implements Callable<Integer> {
         return v == null ? "0.1.0-SNAPSHOT" : v;
     }
 
-    static int runFile(Path file, int logLevel, boolean stats) throws Exception {
-        return run(ConfigLoader.load(file), logLevel, stats);
+    static int runFile(Path file, int logLevel, boolean stats, RunOptions options) throws Exception {
+        return run(ConfigLoader.load(file), logLevel, stats, options);
     }
 
-    static int runQuickstart(int logLevel, boolean stats) throws Exception {
+    static int runQuickstart(int logLevel, boolean stats, RunOptions options) throws Exception {
         String text;
         try (InputStream in = Main.class.getClassLoader().getResourceAsStream(QUICKSTART)) {
             if (in == null) {
@@ -119,12 +137,13 @@ public final class Main implements Callable<Integer> {
                 + " (Ctrl-C stops; sluice --help for more)");
         List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
                 .loadString(text, QUICKSTART);
-        return run(configs, logLevel, stats);
+        return run(configs, logLevel, stats, options);
     }
 
-    static int run(List<PluginConfig> configs, int logLevel, boolean stats) throws Exception {
-        Log log = new Log(stderr, logLevel);
+    static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options) throws Exception {
+        Log log = new Log(stderr, logLevel, options.logFormat.equalsIgnoreCase("json"));
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log);
+        AdminServer admin = options.noAdmin ? null : startAdmin(pipeline, options.admin, log);
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
             pipeline.stop();
@@ -138,8 +157,32 @@ public final class Main implements Callable<Integer> {
         if (line != null) {
             line.stop();
         }
+        if (admin != null) {
+            admin.close();
+        }
         log.info(pipeline.summary());
         return 0;
+    }
+
+    /** A busy admin port is not worth refusing to run the pipeline for: warn and go on without it. */
+    private static AdminServer startAdmin(Pipeline pipeline, String address, Log log) {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            throw new ConfigException("--admin: expected HOST:PORT, found '" + address + "'");
+        }
+        String host = address.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new ConfigException("--admin: port must be a number, found '" + address.substring(colon + 1) + "'");
+        }
+        try {
+            return AdminServer.start(pipeline, host, port, log);
+        } catch (IOException e) {
+            log.warn("admin endpoint " + address + " not started: " + e.getMessage() + " (use --admin HOST:PORT or --no-admin)");
+            return null;
+        }
     }
 
     /** {@code sluice run FILE}. */
@@ -154,9 +197,12 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--no-stats", description = "Do not print the live stats line.")
         boolean noStats;
 
+        @CommandLine.Mixin
+        RunOptions runOptions = new RunOptions();
+
         @Override
         public Integer call() throws Exception {
-            return runFile(file, logLevel, !noStats);
+            return runFile(file, logLevel, !noStats, runOptions);
         }
     }
 
@@ -172,6 +218,85 @@ public final class Main implements Callable<Integer> {
             // Building the pipeline runs each plugin's own checks (regexes, formats) without starting it.
             new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(stderr, Log.WARNING));
             stdout.println(file + ": ok, " + configs.size() + " plugins");
+            return 0;
+        }
+    }
+
+    /** {@code sluice graph FILE}: the pipeline as DOT or Mermaid. */
+    @Command(name = "graph", description = "Print the pipeline in FILE as a DOT (Graphviz) or Mermaid graph.")
+    static final class GraphCommand implements Callable<Integer> {
+        @Parameters(paramLabel = "FILE")
+        Path file;
+
+        @Option(names = "--format", paramLabel = "dot|mermaid", description = "Output format (default dot).")
+        String format = "dot";
+
+        @Override
+        public Integer call() {
+            Graph g = Graph.of(ConfigLoader.load(file));
+            if (format.equalsIgnoreCase("mermaid")) {
+                stdout.print(g.mermaid());
+            } else if (format.equalsIgnoreCase("dot")) {
+                stdout.print(g.dot());
+            } else {
+                stderr.println("sluice graph: --format must be dot or mermaid");
+                return EXIT_CONFIG;
+            }
+            return 0;
+        }
+    }
+
+    /** {@code sluice top}. */
+    @Command(name = "top", description = "Live view of a running sluice: rates, queues, errors per plugin.")
+    static final class TopCommand implements Callable<Integer> {
+        @Option(names = "--url", description = "Admin endpoint of the running sluice (default http://127.0.0.1:9696).")
+        String url = "http://127.0.0.1:" + AdminServer.DEFAULT_PORT;
+
+        @Option(names = "--interval", paramLabel = "MS", description = "Refresh interval in ms (default 1000).")
+        long interval = 1000;
+
+        @Option(names = {"-n", "--iterations"}, description = "Stop after N refreshes (default: until q or Ctrl-C).")
+        int iterations;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean terminal = System.console() != null && stdout == System.out;
+            return new Top(url, stdout, terminal).run(interval, iterations);
+        }
+    }
+
+    /** {@code sluice tap PLUGIN}. */
+    @Command(name = "tap", description = "Print sample messages (payload and metadata) passing a consumer or producer.")
+    static final class TapCommand implements Callable<Integer> {
+        @Parameters(paramLabel = "PLUGIN", description = "Id of a consumer or producer.")
+        String plugin;
+
+        @Option(names = "--limit", description = "How many messages (default 10).")
+        int limit = 10;
+
+        @Option(names = "--url", description = "Admin endpoint of the running sluice (default http://127.0.0.1:9696).")
+        String url = "http://127.0.0.1:" + AdminServer.DEFAULT_PORT;
+
+        @Override
+        public Integer call() throws Exception {
+            java.net.URI uri = java.net.URI.create(url.replaceAll("/+$", "") + "/api/tap?limit=" + limit + "&plugin="
+                    + java.net.URLEncoder.encode(plugin, StandardCharsets.UTF_8));
+            java.net.http.HttpResponse<java.util.stream.Stream<String>> r;
+            try {
+                r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(uri).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofLines());
+            } catch (IOException e) {
+                stderr.println("sluice tap: cannot reach " + uri + ": " + e.getMessage());
+                return 1;
+            }
+            if (r.statusCode() != 200) {
+                r.body().forEach(stderr::println);
+                return 1;
+            }
+            r.body().forEach(line -> {
+                stdout.println(line);
+                stdout.flush();
+            });
             return 0;
         }
     }

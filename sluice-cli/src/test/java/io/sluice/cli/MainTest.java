@@ -72,7 +72,7 @@ class MainTest {
     void runsAFilePipelineToCompletion(@TempDir Path dir) throws Exception {
         Path conf = Files.writeString(dir.resolve("p.yaml"),
                 "Gen:\n  Type: consumer.Profiler\n  Runs: 1000\n  Batches: 3\n  Streams: s\nOut:\n  Type: producer.Benchmark\n  Streams: s\n");
-        assertThat(run("-c", conf.toString(), "--no-stats")).isZero();
+        assertThat(run("-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:0")).isZero();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("Out: delivered 3,000 messages");
     }
 

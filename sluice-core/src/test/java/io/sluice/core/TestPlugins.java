@@ -71,9 +71,16 @@ public final class TestPlugins {
         public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Collect", "collects")
                 .factory(Collect::new);
         public final ConcurrentLinkedQueue<String> payloads = new ConcurrentLinkedQueue<>();
+        /** What {@link #isReady()} answers: tests switch it to see /ready flip. */
+        public volatile boolean ready = true;
 
         Collect(PluginConfig c) {
             super(c);
+        }
+
+        @Override
+        public boolean isReady() {
+            return ready;
         }
 
         @Override

@@ -26,6 +26,11 @@ public abstract class Consumer {
         return false;
     }
 
+    /** Whether the consumer is accepting input (listening, connected); {@code /ready} reports it. */
+    public boolean isReady() {
+        return true;
+    }
+
     public PluginConfig config() {
         return config;
     }

@@ -22,4 +22,7 @@ public interface ConsumerContext {
 
     /** The pipeline's log. */
     Log log();
+
+    /** This consumer's counters: network consumers report connections here. */
+    PluginStats stats();
 }

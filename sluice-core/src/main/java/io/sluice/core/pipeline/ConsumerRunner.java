@@ -26,6 +26,7 @@ final class ConsumerRunner implements ConsumerContext {
     private final ThreadLocal<ModulatorChain> inlineChain;
     private final List<Thread> routineThreads = new ArrayList<>();
     private Thread thread;
+    private volatile Tap tap;
     private volatile boolean routinesStop;
     private boolean generatedMarked;
 
@@ -146,6 +147,10 @@ final class ConsumerRunner implements ConsumerContext {
 
     private void modulateAndDispatch(Batch batch, ModulatorChain chain) throws InterruptedException {
         chain.apply(batch, pipeline.dispatcher(), stats);
+        Tap t = tap;
+        if (t != null && !t.offer(batch)) {
+            tap = null;
+        }
         stats.addOut(batch.size());
         pipeline.dispatcher().dispatch(batch);
     }
@@ -178,11 +183,17 @@ final class ConsumerRunner implements ConsumerContext {
         }
     }
 
+    /** Samples the next messages this consumer publishes (after its modulators). */
+    void tap(Tap t) {
+        this.tap = t;
+    }
+
     boolean endsPipeline() {
         return consumer.endsPipeline();
     }
 
-    PluginStats stats() {
+    @Override
+    public PluginStats stats() {
         return stats;
     }
 

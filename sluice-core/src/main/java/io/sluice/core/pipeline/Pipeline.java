@@ -70,19 +70,8 @@ public final class Pipeline {
     public void start() throws Exception {
         active.set(true);
         startedNanos = System.nanoTime();
-        ProducerContext ctx = new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return firstGenerated.get();
-            }
-
-            @Override
-            public Log log() {
-                return log;
-            }
-        };
         for (ProducerRunner p : producers) {
-            p.start(dispatcher, log, ctx);
+            p.start(dispatcher, log, producerContext(p.stats()));
         }
         int ending = 0;
         for (ConsumerRunner c : consumers) {
@@ -94,6 +83,25 @@ public final class Pipeline {
         for (ConsumerRunner c : consumers) {
             c.start();
         }
+    }
+
+    private ProducerContext producerContext(PluginStats stats) {
+        return new ProducerContext() {
+            @Override
+            public long firstGeneratedNanos() {
+                return firstGenerated.get();
+            }
+
+            @Override
+            public Log log() {
+                return log;
+            }
+
+            @Override
+            public PluginStats stats() {
+                return stats;
+            }
+        };
     }
 
     void consumerDone(ConsumerRunner c) {
@@ -127,6 +135,7 @@ public final class Pipeline {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            log.flushSuppressed();
             stoppedNanos = System.nanoTime();
             terminated.countDown();
         }
@@ -203,6 +212,52 @@ public final class Pipeline {
         List<PluginStats> all = new ArrayList<>();
         consumers.forEach(c -> all.add(c.stats()));
         return all;
+    }
+
+    /** Every consumer and producer with its counters, for the admin API and graphs. */
+    public List<PluginInfo> plugins() {
+        List<PluginInfo> all = new ArrayList<>();
+        for (ConsumerRunner c : consumers) {
+            all.add(new PluginInfo(c.consumer().config(), c.stats(), null, c.consumer()::isReady));
+        }
+        for (ProducerRunner p : producers) {
+            all.add(new PluginInfo(p.producer().config(), p.stats(), p.queue(), p.producer()::isReady));
+        }
+        return all;
+    }
+
+    /** Whether every consumer accepts input and every producer can deliver. */
+    public boolean isReady() {
+        if (!active.get()) {
+            return false;
+        }
+        for (PluginInfo p : plugins()) {
+            if (!p.ready()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Starts sampling the messages passing plugin {@code id}.
+     *
+     * @return false when no consumer or producer has that id
+     */
+    public boolean tap(String id, Tap tap) {
+        for (ConsumerRunner c : consumers) {
+            if (c.consumer().config().id().equals(id)) {
+                c.tap(tap);
+                return true;
+            }
+        }
+        for (ProducerRunner p : producers) {
+            if (p.producer().config().id().equals(id)) {
+                p.tap(tap);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The running producers, with their queues and counters. */

@@ -2,15 +2,24 @@ package io.sluice.core.pipeline;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Counters of one plugin, updated once per batch. */
+/**
+ * Counters of one plugin, updated once per batch (never per message), read by the stats line, the summary and
+ * the metrics endpoint. Producers report their own retries, connections and buffer sizes through
+ * {@link ProducerContext#stats()}.
+ */
 public final class PluginStats {
     private final String id;
     private final String type;
     private final AtomicLong in = new AtomicLong();
     private final AtomicLong out = new AtomicLong();
+    private final AtomicLong bytesOut = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong retried = new AtomicLong();
+    private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong bufferedBytes = new AtomicLong();
+    private final LatencyHistogram sendLatency = new LatencyHistogram();
 
     PluginStats(String id, String type) {
         this.id = id;
@@ -35,6 +44,11 @@ public final class PluginStats {
         return out.get();
     }
 
+    /** Payload bytes delivered (producers). */
+    public long bytesOut() {
+        return bytesOut.get();
+    }
+
     /** Messages sent to a fallback stream by a filter. */
     public long dropped() {
         return dropped.get();
@@ -50,12 +64,51 @@ public final class PluginStats {
         return failed.get();
     }
 
+    /** Messages a producer sent again after a retryable failure. */
+    public long retried() {
+        return retried.get();
+    }
+
+    /** Open connections (network plugins). */
+    public long connections() {
+        return connections.get();
+    }
+
+    /** Bytes held in a producer's buffer (disk or memory) beyond its queue. */
+    public long bufferedBytes() {
+        return bufferedBytes.get();
+    }
+
+    /** Time each batch spent in the producer's deliver call. */
+    public LatencyHistogram sendLatency() {
+        return sendLatency;
+    }
+
+    /** A producer counts messages it sends again. */
+    public void addRetried(long n) {
+        retried.addAndGet(n);
+    }
+
+    /** A network plugin counts connections opened (+1) and closed (-1). */
+    public void addConnections(long delta) {
+        connections.addAndGet(delta);
+    }
+
+    /** A producer reports the bytes its buffer holds now. */
+    public void setBufferedBytes(long bytes) {
+        bufferedBytes.set(bytes);
+    }
+
     void addIn(long n) {
         in.addAndGet(n);
     }
 
     void addOut(long n) {
         out.addAndGet(n);
+    }
+
+    void addBytesOut(long n) {
+        bytesOut.addAndGet(n);
     }
 
     void addDropped(long n) {

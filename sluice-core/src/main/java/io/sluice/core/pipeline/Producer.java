@@ -26,9 +26,22 @@ public abstract class Producer {
     public void close() throws Exception {
     }
 
+    /** Whether the producer can deliver now (its server is reachable); {@code /ready} reports it. */
+    public boolean isReady() {
+        return true;
+    }
+
     /** Whether {@link #deliver} may run on several threads at once. */
     public boolean concurrent() {
         return false;
+    }
+
+    /**
+     * How many worker threads a {@link #concurrent()} producer wants at least (a network producer: one per
+     * connection it may keep busy); the runner starts {@code max(1, ModulatorRoutines, workers())}.
+     */
+    public int workers() {
+        return 1;
     }
 
     public PluginConfig config() {

@@ -7,4 +7,7 @@ public interface ProducerContext {
 
     /** The pipeline's log. */
     Log log();
+
+    /** This producer's counters: report retries, connections and buffered bytes here. */
+    PluginStats stats();
 }

@@ -26,6 +26,7 @@ public final class ProducerRunner {
     private final List<Thread> workers = new ArrayList<>();
     private Dispatcher dispatcher;
     private Log log;
+    private volatile Tap tap;
 
     ProducerRunner(Producer producer, PluginStats stats) {
         this.producer = producer;
@@ -74,7 +75,7 @@ public final class ProducerRunner {
         this.dispatcher = d;
         this.log = log;
         producer.start(ctx);
-        int n = Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES));
+        int n = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), producer.concurrent() ? producer.workers() : 1);
         for (int i = 0; i < n; i++) {
             ModulatorChain chain = new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream);
             Thread t = new Thread(() -> work(chain), "producer-" + config.id() + "-" + i);
@@ -107,6 +108,15 @@ public final class ProducerRunner {
             return;
         }
         int n = b.size();
+        long bytes = 0;
+        for (int i = 0; i < n; i++) {
+            bytes += b.get(i).length();
+        }
+        Tap t = tap;
+        if (t != null && !t.offer(b)) {
+            tap = null;
+        }
+        long start = System.nanoTime();
         try {
             if (producer.concurrent()) {
                 producer.deliver(b);
@@ -118,14 +128,16 @@ public final class ProducerRunner {
                     deliverLock.unlock();
                 }
             }
+            stats.sendLatency().record(System.nanoTime() - start);
             stats.addOut(n);
+            stats.addBytesOut(bytes);
             b.release();
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
             stats.addFailed(n);
-            log.error(config.id() + ": delivery of " + n + " messages failed, sending them to stream "
-                    + Streams.name(fallbackStream) + ": " + e);
+            log.limited(Log.ERROR, config.id() + ": delivery failed", config.id() + ": delivery of " + n
+                    + " messages failed, sending them to stream " + Streams.name(fallbackStream) + ": " + e);
             for (int i = 0; i < n; i++) {
                 b.get(i).addHop();
                 b.get(i).setStream(fallbackStream);
@@ -152,6 +164,11 @@ public final class ProducerRunner {
         } catch (Exception e) {
             log.error(config.id() + ": close failed: " + e);
         }
+    }
+
+    /** Samples the next messages this producer delivers (after its modulators). */
+    public void tap(Tap t) {
+        this.tap = t;
     }
 
     public Producer producer() {

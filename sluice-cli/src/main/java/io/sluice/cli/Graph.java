@@ -1,0 +1,171 @@
+package io.sluice.cli;
+
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A pipeline as a graph: consumers → streams (with their routers) → producers, modulators in the plugin labels,
+ * fallback streams as dashed edges. Rendered as DOT or Mermaid.
+ */
+final class Graph {
+    /** A node: a plugin or a stream. */
+    static final class Node {
+        final String id;
+        final String label;
+        final String shape;
+
+        Node(String id, String label, String shape) {
+            this.id = id;
+            this.label = label;
+            this.shape = shape;
+        }
+    }
+
+    /** An edge; dashed for fallback routes. */
+    static final class Edge {
+        final String from;
+        final String to;
+        final boolean dashed;
+
+        Edge(String from, String to, boolean dashed) {
+            this.from = from;
+            this.to = to;
+            this.dashed = dashed;
+        }
+    }
+
+    final List<Node> nodes = new ArrayList<>();
+    final Set<String> nodeIds = new LinkedHashSet<>();
+    final List<Edge> edges = new ArrayList<>();
+
+    static Graph of(List<PluginConfig> configs) {
+        Graph g = new Graph();
+        Set<String> readers = new LinkedHashSet<>();
+        boolean wildcard = false;
+        for (PluginConfig c : configs) {
+            if (c.spec().kind() == PluginKind.PRODUCER) {
+                readers.addAll(c.get(PluginSpec.STREAMS));
+                wildcard |= c.get(PluginSpec.STREAMS).contains("*");
+            }
+        }
+        for (PluginConfig c : configs) {
+            if (!c.get(PluginSpec.ENABLE)) {
+                continue;
+            }
+            switch (c.spec().kind()) {
+                case CONSUMER:
+                    g.plugin(c, "box");
+                    for (String s : c.get(PluginSpec.STREAMS)) {
+                        g.edge(c.id(), g.stream(s), false);
+                    }
+                    break;
+                case PRODUCER:
+                    g.plugin(c, "box");
+                    for (String s : c.get(PluginSpec.STREAMS)) {
+                        if (!s.equals("*")) {
+                            g.edge(g.stream(s), c.id(), false);
+                        }
+                    }
+                    break;
+                case ROUTER:
+                    String stream = c.get(PluginSpec.STREAM);
+                    g.plugin(c, "diamond");
+                    g.edge(g.stream(stream), c.id(), false);
+                    if (c.spec().params().containsKey("TargetStreams")) {
+                        @SuppressWarnings("unchecked")
+                        List<String> targets = c.get((io.sluice.core.config.Param<List<String>>) c.spec().params().get("TargetStreams"));
+                        for (String t : targets) {
+                            g.edge(c.id(), g.stream(t), false);
+                        }
+                    }
+                    break;
+                default:
+                    break;
+            }
+            String fallback = c.spec().params().containsKey(PluginSpec.FALLBACK_STREAM.name()) ? c.get(PluginSpec.FALLBACK_STREAM) : null;
+            if (fallback != null && readers.contains(fallback)) {
+                g.edge(c.id(), g.stream(fallback), true);
+            }
+        }
+        if (wildcard) {
+            for (PluginConfig c : configs) {
+                if (c.spec().kind() == PluginKind.PRODUCER && c.get(PluginSpec.STREAMS).contains("*")) {
+                    for (Node n : new ArrayList<>(g.nodes)) {
+                        if (n.shape.equals("ellipse") && !n.label.startsWith("_")) {
+                            g.edge(n.id, c.id(), false);
+                        }
+                    }
+                }
+            }
+        }
+        return g;
+    }
+
+    private void plugin(PluginConfig c, String shape) {
+        StringBuilder label = new StringBuilder(c.id()).append("\\n").append(c.type());
+        for (PluginConfig m : c.get(PluginSpec.MODULATORS)) {
+            label.append("\\n+ ").append(m.type());
+        }
+        add(new Node(c.id(), label.toString(), shape));
+    }
+
+    private String stream(String name) {
+        String id = "stream:" + name;
+        add(new Node(id, name, "ellipse"));
+        return id;
+    }
+
+    private void add(Node n) {
+        if (nodeIds.add(n.id)) {
+            nodes.add(n);
+        }
+    }
+
+    private void edge(String from, String to, boolean dashed) {
+        edges.add(new Edge(from, to, dashed));
+    }
+
+    String dot() {
+        StringBuilder b = new StringBuilder("digraph sluice {\n  rankdir=LR;\n");
+        for (Node n : nodes) {
+            b.append("  \"").append(esc(n.id)).append("\" [label=\"").append(esc(n.label)).append("\", shape=").append(n.shape).append("];\n");
+        }
+        for (Edge e : edges) {
+            b.append("  \"").append(esc(e.from)).append("\" -> \"").append(esc(e.to)).append('"')
+                    .append(e.dashed ? " [style=dashed, label=\"fallback\"]" : "").append(";\n");
+        }
+        return b.append("}\n").toString();
+    }
+
+    String mermaid() {
+        StringBuilder b = new StringBuilder("flowchart LR\n");
+        for (Node n : nodes) {
+            String label = n.label.replace("\\n", "<br/>").replace("\"", "#quot;");
+            String open = n.shape.equals("ellipse") ? "([\"" : n.shape.equals("diamond") ? "{\"" : "[\"";
+            String close = n.shape.equals("ellipse") ? "\"])" : n.shape.equals("diamond") ? "\"}" : "\"]";
+            b.append("  ").append(mid(n.id)).append(open).append(label).append(close).append('\n');
+        }
+        for (Edge e : edges) {
+            b.append("  ").append(mid(e.from)).append(e.dashed ? " -. fallback .-> " : " --> ").append(mid(e.to)).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** Mermaid ids allow letters, digits and underscores only. */
+    static String mid(String id) {
+        StringBuilder b = new StringBuilder("n_");
+        for (char c : id.toCharArray()) {
+            b.append(Character.isLetterOrDigit(c) ? String.valueOf(c) : "_" + Integer.toHexString(c) + "_");
+        }
+        return b.toString();
+    }
+
+    private static String esc(String s) {
+        return s.replace("\"", "\\\"");
+    }
+}

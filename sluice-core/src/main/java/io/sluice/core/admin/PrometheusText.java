@@ -1,0 +1,125 @@
+package io.sluice.core.admin;
+
+import io.sluice.core.pipeline.BatchQueue;
+import io.sluice.core.pipeline.LatencyHistogram;
+import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.PluginInfo;
+import io.sluice.core.pipeline.PluginStats;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToLongFunction;
+
+/** Renders a pipeline's counters, and the JVM's memory and GC, in the Prometheus text format (0.0.4). */
+final class PrometheusText {
+    private PrometheusText() {
+    }
+
+    static String render(Pipeline pipeline) {
+        StringBuilder b = new StringBuilder(4096);
+        List<PluginInfo> plugins = pipeline.plugins();
+        counter(b, plugins, "sluice_messages_in_total", "Messages that entered a plugin (generated or dequeued).", PluginStats::in);
+        counter(b, plugins, "sluice_messages_out_total", "Messages a plugin published (consumer) or delivered (producer).", PluginStats::out);
+        counter(b, plugins, "sluice_messages_dropped_total", "Messages a filter sent to the fallback stream.", PluginStats::dropped);
+        counter(b, plugins, "sluice_messages_discarded_total", "Messages removed for good (counted, with a logged reason).", PluginStats::discarded);
+        counter(b, plugins, "sluice_messages_failed_total", "Messages whose delivery failed.", PluginStats::failed);
+        counter(b, plugins, "sluice_messages_retried_total", "Messages sent again after a retryable failure.", PluginStats::retried);
+        counter(b, plugins, "sluice_bytes_out_total", "Payload bytes delivered.", PluginStats::bytesOut);
+        gauge(b, plugins, "sluice_connections", "Open connections.", PluginStats::connections);
+        gauge(b, plugins, "sluice_buffer_bytes", "Bytes held in a producer's buffer.", PluginStats::bufferedBytes);
+        queues(b, plugins);
+        latency(b, plugins);
+        header(b, "sluice_unrouted_discarded_total", "counter", "Messages discarded because no producer read their stream.");
+        b.append("sluice_unrouted_discarded_total ").append(pipeline.unroutedDiscarded()).append('\n');
+        header(b, "sluice_ready", "gauge", "1 when every consumer accepts input and every producer can deliver.");
+        b.append("sluice_ready ").append(pipeline.isReady() ? 1 : 0).append('\n');
+        jvm(b);
+        return b.toString();
+    }
+
+    private static void counter(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {
+        header(b, name, "counter", help);
+        for (PluginInfo p : plugins) {
+            b.append(name).append(labels(p)).append(' ').append(f.applyAsLong(p.stats())).append('\n');
+        }
+    }
+
+    private static void gauge(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {
+        header(b, name, "gauge", help);
+        for (PluginInfo p : plugins) {
+            b.append(name).append(labels(p)).append(' ').append(f.applyAsLong(p.stats())).append('\n');
+        }
+    }
+
+    private static void queues(StringBuilder b, List<PluginInfo> plugins) {
+        header(b, "sluice_queue_depth", "gauge", "Messages waiting in a producer's queue.");
+        for (PluginInfo p : plugins) {
+            if (p.queue() != null) {
+                b.append("sluice_queue_depth").append(labels(p)).append(' ').append(p.queue().depth()).append('\n');
+            }
+        }
+        header(b, "sluice_queue_capacity", "gauge", "Bound of a producer's queue in messages.");
+        for (PluginInfo p : plugins) {
+            BatchQueue q = p.queue();
+            if (q != null) {
+                b.append("sluice_queue_capacity").append(labels(p)).append(' ').append(q.capacity()).append('\n');
+            }
+        }
+    }
+
+    private static void latency(StringBuilder b, List<PluginInfo> plugins) {
+        String name = "sluice_send_latency_seconds";
+        header(b, name, "histogram", "Time a producer took to deliver one batch.");
+        for (PluginInfo p : plugins) {
+            if (p.queue() == null) {
+                continue;
+            }
+            LatencyHistogram h = p.stats().sendLatency();
+            String base = "plugin=\"" + p.id() + "\",type=\"" + p.type() + "\"";
+            long cumulative = 0;
+            for (int i = 0; i <= LatencyHistogram.BOUNDS.length; i++) {
+                cumulative += h.bucket(i);
+                String le = i < LatencyHistogram.BOUNDS.length ? Double.toString(LatencyHistogram.BOUNDS[i]) : "+Inf";
+                b.append(name).append("_bucket{").append(base).append(",le=\"").append(le).append("\"} ").append(cumulative).append('\n');
+            }
+            b.append(name).append("_sum{").append(base).append("} ").append(String.format(Locale.ROOT, "%.6f", h.sumSeconds())).append('\n');
+            b.append(name).append("_count{").append(base).append("} ").append(cumulative).append('\n');
+        }
+    }
+
+    private static void jvm(StringBuilder b) {
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        MemoryUsage nonHeap = ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage();
+        header(b, "jvm_memory_used_bytes", "gauge", "Used JVM memory.");
+        b.append("jvm_memory_used_bytes{area=\"heap\"} ").append(heap.getUsed()).append('\n');
+        b.append("jvm_memory_used_bytes{area=\"nonheap\"} ").append(nonHeap.getUsed()).append('\n');
+        header(b, "jvm_memory_committed_bytes", "gauge", "Committed JVM memory.");
+        b.append("jvm_memory_committed_bytes{area=\"heap\"} ").append(heap.getCommitted()).append('\n');
+        b.append("jvm_memory_committed_bytes{area=\"nonheap\"} ").append(nonHeap.getCommitted()).append('\n');
+        header(b, "jvm_memory_max_bytes", "gauge", "Maximum JVM heap.");
+        b.append("jvm_memory_max_bytes{area=\"heap\"} ").append(heap.getMax()).append('\n');
+        header(b, "jvm_gc_collections_total", "counter", "Garbage collections.");
+        List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
+        for (GarbageCollectorMXBean gc : gcs) {
+            b.append("jvm_gc_collections_total{gc=\"").append(gc.getName()).append("\"} ").append(gc.getCollectionCount()).append('\n');
+        }
+        header(b, "jvm_gc_collection_seconds_total", "counter", "Time spent in garbage collection.");
+        for (GarbageCollectorMXBean gc : gcs) {
+            b.append("jvm_gc_collection_seconds_total{gc=\"").append(gc.getName()).append("\"} ")
+                    .append(String.format(Locale.ROOT, "%.3f", gc.getCollectionTime() / 1000.0)).append('\n');
+        }
+        header(b, "jvm_threads_live", "gauge", "Live JVM threads.");
+        b.append("jvm_threads_live ").append(ManagementFactory.getThreadMXBean().getThreadCount()).append('\n');
+    }
+
+    private static void header(StringBuilder b, String name, String type, String help) {
+        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static String labels(PluginInfo p) {
+        return "{plugin=\"" + p.id() + "\",type=\"" + p.type() + "\",kind=\"" + p.kind() + "\"}";
+    }
+}

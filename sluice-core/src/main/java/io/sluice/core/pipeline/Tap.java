@@ -1,0 +1,79 @@
+package io.sluice.core.pipeline;
+
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Metadata;
+import io.sluice.core.message.Streams;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A sample of the messages passing a plugin, for {@code sluice tap}. A plugin checks one volatile field per
+ * batch; only when someone taps does it copy messages, and never more than the tap asked for, into a small
+ * queue that never blocks the pipeline (a full queue skips messages).
+ */
+public final class Tap {
+    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(1024);
+    private final int limit;
+    private int taken;
+    private boolean closed;
+
+    /** A tap that wants at most {@code limit} messages. */
+    public Tap(int limit) {
+        this.limit = limit;
+    }
+
+    /** Copies messages of a batch as JSON lines; returns false once the tap has had enough. */
+    synchronized boolean offer(Batch batch) {
+        for (int i = 0; i < batch.size() && taken < limit && !closed && lines.remainingCapacity() > 0; i++) {
+            if (lines.offer(toJson(batch.get(i)))) {
+                taken++;
+            }
+        }
+        return taken < limit && !closed;
+    }
+
+    /** The reader went away: the plugin drops the tap at its next batch. */
+    public synchronized void close() {
+        closed = true;
+    }
+
+    /** The next sampled message as a JSON line, or null after the timeout. */
+    public String poll(long timeout, TimeUnit unit) throws InterruptedException {
+        return lines.poll(timeout, unit);
+    }
+
+    /** Whether every wanted message was sampled. */
+    public synchronized boolean full() {
+        return taken >= limit;
+    }
+
+    static String toJson(Message m) {
+        StringBuilder b = new StringBuilder(64 + m.length());
+        b.append("{\"stream\":");
+        JsonText.string(b, Streams.name(m.stream()));
+        b.append(",\"timestamp\":").append(m.timestamp());
+        if (m.tag() != null) {
+            b.append(",\"tag\":");
+            JsonText.string(b, m.tag());
+        }
+        b.append(",\"payload\":");
+        JsonText.string(b, new String(m.payload(), 0, m.length(), StandardCharsets.UTF_8));
+        if (m.hasMetadata()) {
+            Metadata md = m.metadata();
+            b.append(",\"metadata\":{");
+            for (int i = 0; i < md.size(); i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                JsonText.string(b, md.key(i));
+                b.append(':');
+                JsonText.string(b, md.value(i));
+            }
+            b.append('}');
+        }
+        return b.append('}').toString();
+    }
+}
