@@ -60,7 +60,7 @@ final class StatsLine {
                 ProducerRunner p = producers.get(i);
                 long out = p.stats().out();
                 b.append(" | ").append(p.stats().id()).append(' ').append(rate((out - lastOut[i]) / secs)).append("/s")
-                        .append(" q ").append(p.queue().depth() * 100 / p.queue().capacity()).append('%');
+                        .append(" q ").append(p.buffer().depth() * 100 / Math.max(1, p.buffer().capacity())).append('%');
                 if (p.stats().failed() > 0) {
                     b.append(" failed ").append(p.stats().failed());
                 }

@@ -1,6 +1,6 @@
 package io.sluice.core.admin;
 
-import io.sluice.core.pipeline.BatchQueue;
+import io.sluice.core.buffer.ProducerBuffer;
 import io.sluice.core.pipeline.LatencyHistogram;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginInfo;
@@ -54,7 +54,7 @@ final class PrometheusText {
     }
 
     private static void queues(StringBuilder b, List<PluginInfo> plugins) {
-        header(b, "sluice_queue_depth", "gauge", "Messages waiting in a producer's queue.");
+        header(b, "sluice_queue_depth", "gauge", "Messages waiting in a producer's queue (bytes for a disk buffer).");
         for (PluginInfo p : plugins) {
             if (p.queue() != null) {
                 b.append("sluice_queue_depth").append(labels(p)).append(' ').append(p.queue().depth()).append('\n');
@@ -62,7 +62,7 @@ final class PrometheusText {
         }
         header(b, "sluice_queue_capacity", "gauge", "Bound of a producer's queue in messages.");
         for (PluginInfo p : plugins) {
-            BatchQueue q = p.queue();
+            ProducerBuffer q = p.queue();
             if (q != null) {
                 b.append("sluice_queue_capacity").append(labels(p)).append(' ').append(q.capacity()).append('\n');
             }

@@ -32,6 +32,26 @@ public final class PluginSpec {
             "How long a sender waits for room in a full queue; 0 waits as long as it takes (no loss).");
     public static final Param<Integer> SHUTDOWN_TIMEOUT_MS = Param.integer("ShutdownTimeoutMs", 10000,
             "How long shutdown waits for the queue to drain and the producer to flush.");
+    public static final Param<String> BUFFER_TYPE = Param.string("Buffer/Type", "memory",
+            "memory (the queue above, acknowledged on delivery) or disk (segment files; acknowledged once written).");
+    public static final Param<String> BUFFER_PATH = Param.string("Buffer/Path", "",
+            "Directory of a disk buffer (one per producer).");
+    public static final Param<Long> BUFFER_MAX_SIZE = Param.longValue("Buffer/MaxSize", 1L << 30,
+            "Bytes a disk buffer may hold before Buffer/WhenFull applies.");
+    public static final Param<Long> BUFFER_SEGMENT_SIZE = Param.longValue("Buffer/SegmentSize", 64L << 20,
+            "Bytes per disk buffer segment file; delivered segments are deleted whole.");
+    public static final Param<String> BUFFER_WHEN_FULL = Param.string("Buffer/WhenFull", "block",
+            "block (hold senders back) or drop_newest (drop new messages, counted).");
+    public static final Param<String> BUFFER_FSYNC = Param.string("Buffer/Fsync", "interval",
+            "always (fsync before acknowledging), interval (every Buffer/FsyncIntervalMs) or never.");
+    public static final Param<Integer> BUFFER_FSYNC_INTERVAL_MS = Param.integer("Buffer/FsyncIntervalMs", 1000,
+            "Fsync period of a disk buffer with Buffer/Fsync: interval.");
+    public static final Param<Integer> RETRY_MAX = Param.integer("Retry/Max", -1,
+            "Delivery attempts after a retryable failure before the batch goes to FallbackStream; -1 retries forever.");
+    public static final Param<Integer> RETRY_BACKOFF_MS = Param.integer("Retry/BackoffMs", 100,
+            "First pause between retries; it doubles (with jitter) up to Retry/MaxBackoffMs.");
+    public static final Param<Integer> RETRY_MAX_BACKOFF_MS = Param.integer("Retry/MaxBackoffMs", 30000,
+            "Longest pause between retries.");
     public static final Param<String> STREAM = Param.requiredString("Stream", "The stream this router handles.");
     public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 0,
             "How long the router waits for room in a full producer queue; 0 waits as long as it takes.");
@@ -41,7 +61,9 @@ public final class PluginSpec {
     private static final List<Param<?>> CONSUMER_COMMON =
             List.of(ENABLE, STREAMS, MODULATORS, MODULATOR_ROUTINES, MODULATOR_QUEUE_SIZE, FALLBACK_STREAM);
     private static final List<Param<?>> PRODUCER_COMMON = List.of(ENABLE, STREAMS, MODULATORS, MODULATOR_ROUTINES,
-            CHANNEL, CHANNEL_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, FALLBACK_STREAM);
+            CHANNEL, CHANNEL_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, FALLBACK_STREAM, BUFFER_TYPE, BUFFER_PATH, BUFFER_MAX_SIZE,
+            BUFFER_SEGMENT_SIZE, BUFFER_WHEN_FULL, BUFFER_FSYNC, BUFFER_FSYNC_INTERVAL_MS, RETRY_MAX, RETRY_BACKOFF_MS,
+            RETRY_MAX_BACKOFF_MS);
     private static final List<Param<?>> ROUTER_COMMON = List.of(ENABLE, STREAM, MODULATORS, TIMEOUT_MS, FALLBACK_STREAM);
 
     private final String type;

@@ -71,7 +71,7 @@ public final class Pipeline {
         active.set(true);
         startedNanos = System.nanoTime();
         for (ProducerRunner p : producers) {
-            p.start(dispatcher, log, producerContext(p.stats()));
+            p.start(dispatcher, log, producerContext(p.stats()), pool);
         }
         int ending = 0;
         for (ConsumerRunner c : consumers) {
@@ -221,7 +221,7 @@ public final class Pipeline {
             all.add(new PluginInfo(c.consumer().config(), c.stats(), null, c.consumer()::isReady));
         }
         for (ProducerRunner p : producers) {
-            all.add(new PluginInfo(p.producer().config(), p.stats(), p.queue(), p.producer()::isReady));
+            all.add(new PluginInfo(p.producer().config(), p.stats(), p.buffer(), p.producer()::isReady));
         }
         return all;
     }

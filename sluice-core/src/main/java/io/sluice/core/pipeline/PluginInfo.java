@@ -10,10 +10,10 @@ import java.util.stream.Collectors;
 public final class PluginInfo {
     private final PluginConfig config;
     private final PluginStats stats;
-    private final BatchQueue queue;
+    private final io.sluice.core.buffer.ProducerBuffer queue;
     private final BooleanSupplier ready;
 
-    PluginInfo(PluginConfig config, PluginStats stats, BatchQueue queue, BooleanSupplier ready) {
+    PluginInfo(PluginConfig config, PluginStats stats, io.sluice.core.buffer.ProducerBuffer queue, BooleanSupplier ready) {
         this.config = config;
         this.stats = stats;
         this.queue = queue;
@@ -46,8 +46,8 @@ public final class PluginInfo {
         return stats;
     }
 
-    /** The producer's queue, or null for a consumer. */
-    public BatchQueue queue() {
+    /** The producer's buffer (queue depth in messages, or disk bytes), or null for a consumer. */
+    public io.sluice.core.buffer.ProducerBuffer queue() {
         return queue;
     }
 

@@ -115,11 +115,13 @@ public final class PluginStats {
         dropped.addAndGet(n);
     }
 
-    void addDiscarded(long n) {
+    /** Counts messages removed for good (the caller logs the reason). */
+    public void addDiscarded(long n) {
         discarded.addAndGet(n);
     }
 
-    void addFailed(long n) {
+    /** Counts messages whose delivery failed. */
+    public void addFailed(long n) {
         failed.addAndGet(n);
     }
 }

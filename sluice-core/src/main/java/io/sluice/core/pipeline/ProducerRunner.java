@@ -1,17 +1,27 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.buffer.DiskBuffer;
+import io.sluice.core.buffer.MemoryBuffer;
+import io.sluice.core.buffer.ProducerBuffer;
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
+import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Streams;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Runs one producer: its bounded queue, and {@code max(1, ModulatorRoutines)} worker threads that take
- * batches, apply the producer's modulators (each worker its own instances) and deliver.
+ * Runs one producer: its buffer (the bounded queue, or a disk buffer), and {@code max(1, ModulatorRoutines)}
+ * worker threads that take batches, apply the producer's modulators (each worker its own instances) and deliver,
+ * retrying retryable failures with backoff ({@code Retry/*}) before the batch goes to the fallback stream.
  */
 public final class ProducerRunner {
     private final Producer producer;
@@ -22,11 +32,16 @@ public final class ProducerRunner {
     private final boolean wildcard;
     private final int fallbackStream;
     private final long enqueueTimeoutNanos;
+    private final int retryMax;
+    private final long backoffMillis;
+    private final long maxBackoffMillis;
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final List<Thread> workers = new ArrayList<>();
+    private ProducerBuffer buffer;
     private Dispatcher dispatcher;
     private Log log;
     private volatile Tap tap;
+    private volatile boolean stopping;
 
     ProducerRunner(Producer producer, PluginStats stats) {
         this.producer = producer;
@@ -38,6 +53,53 @@ public final class ProducerRunner {
         this.wildcard = names.contains("*");
         this.fallbackStream = Streams.id(config.get(PluginSpec.FALLBACK_STREAM));
         this.enqueueTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(PluginSpec.CHANNEL_TIMEOUT_MS));
+        this.retryMax = config.get(PluginSpec.RETRY_MAX);
+        this.backoffMillis = Math.max(1, config.get(PluginSpec.RETRY_BACKOFF_MS));
+        this.maxBackoffMillis = Math.max(backoffMillis, config.get(PluginSpec.RETRY_MAX_BACKOFF_MS));
+        checkBufferConfig();
+    }
+
+    private void checkBufferConfig() {
+        String type = config.get(PluginSpec.BUFFER_TYPE).toLowerCase(Locale.ROOT);
+        if (!type.equals("memory") && !type.equals("disk")) {
+            throw config.error(PluginSpec.BUFFER_TYPE, "expected memory or disk, found '" + type + "'");
+        }
+        if (type.equals("disk") && config.get(PluginSpec.BUFFER_PATH).isEmpty()) {
+            throw config.error(PluginSpec.BUFFER_PATH, "a disk buffer needs a directory");
+        }
+        whenFull();
+        fsync();
+    }
+
+    private DiskBuffer.WhenFull whenFull() {
+        String v = config.get(PluginSpec.BUFFER_WHEN_FULL).toUpperCase(Locale.ROOT);
+        try {
+            return DiskBuffer.WhenFull.valueOf(v);
+        } catch (IllegalArgumentException e) {
+            throw config.error(PluginSpec.BUFFER_WHEN_FULL, "expected block or drop_newest, found '" + v.toLowerCase(Locale.ROOT) + "'");
+        }
+    }
+
+    private DiskBuffer.Fsync fsync() {
+        String v = config.get(PluginSpec.BUFFER_FSYNC).toUpperCase(Locale.ROOT);
+        try {
+            return DiskBuffer.Fsync.valueOf(v);
+        } catch (IllegalArgumentException e) {
+            throw config.error(PluginSpec.BUFFER_FSYNC, "expected always, interval or never, found '" + v.toLowerCase(Locale.ROOT) + "'");
+        }
+    }
+
+    private ProducerBuffer openBuffer(BatchPool pool) {
+        if (!config.get(PluginSpec.BUFFER_TYPE).equalsIgnoreCase("disk")) {
+            return new MemoryBuffer(queue);
+        }
+        Path dir = Path.of(config.get(PluginSpec.BUFFER_PATH));
+        try {
+            return new DiskBuffer(dir, config.get(PluginSpec.BUFFER_MAX_SIZE), config.get(PluginSpec.BUFFER_SEGMENT_SIZE),
+                    whenFull(), fsync(), config.get(PluginSpec.BUFFER_FSYNC_INTERVAL_MS), pool, stats, log, config.id());
+        } catch (IOException e) {
+            throw config.error(PluginSpec.BUFFER_PATH, "cannot open disk buffer " + dir + ": " + e.getMessage());
+        }
     }
 
     boolean reads(int stream) {
@@ -53,29 +115,34 @@ public final class ProducerRunner {
         return wildcard;
     }
 
-    /** Queues a batch for this producer, blocking while the queue is full (or up to ChannelTimeoutMs). */
+    /** Hands a batch to this producer's buffer, blocking while it is full (or up to ChannelTimeoutMs). */
     void enqueue(Batch batch) throws InterruptedException {
-        if (queue.put(batch, enqueueTimeoutNanos)) {
+        if (buffer.put(batch, enqueueTimeoutNanos)) {
             return;
         }
         // Timed out or shutting down: the batch goes to the fallback stream rather than vanishing.
         stats.addFailed(batch.size());
+        toFallback(batch, "queue full");
+    }
+
+    private void toFallback(Batch batch, String reason) throws InterruptedException {
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).addHop();
             batch.get(i).setStream(fallbackStream);
         }
         if (batch.get(0).hops() > ModulatorChain.MAX_HOPS || fallbackStream == batch.get(0).origStream()) {
-            dispatcher.discard(batch, config.id() + ": queue full and fallback stream loops");
+            dispatcher.discard(batch, config.id() + ": " + reason + " and the fallback stream loops");
         } else {
             dispatcher.dispatch(batch);
         }
     }
 
-    void start(Dispatcher d, Log log, ProducerContext ctx) throws Exception {
+    void start(Dispatcher d, Log log, ProducerContext ctx, BatchPool pool) throws Exception {
         this.dispatcher = d;
         this.log = log;
+        this.buffer = openBuffer(pool);
         producer.start(ctx);
-        int n = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), producer.concurrent() ? producer.workers() : 1);
+        int n = Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES));
         for (int i = 0; i < n; i++) {
             ModulatorChain chain = new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream);
             Thread t = new Thread(() -> work(chain), "producer-" + config.id() + "-" + i);
@@ -88,7 +155,7 @@ public final class ProducerRunner {
     private void work(ModulatorChain chain) {
         try {
             Batch b;
-            while ((b = queue.poll(1, TimeUnit.SECONDS)) != null || !queueClosed) {
+            while ((b = buffer.poll(1, TimeUnit.SECONDS)) != null || !stopping) {
                 if (b != null) {
                     process(b, chain);
                 }
@@ -98,12 +165,11 @@ public final class ProducerRunner {
         }
     }
 
-    private volatile boolean queueClosed;
-
     private void process(Batch b, ModulatorChain chain) throws InterruptedException {
         stats.addIn(b.size());
         chain.apply(b, dispatcher, stats);
         if (b.isEmpty()) {
+            buffer.delivered(b);
             b.release();
             return;
         }
@@ -116,59 +182,89 @@ public final class ProducerRunner {
         if (t != null && !t.offer(b)) {
             tap = null;
         }
-        long start = System.nanoTime();
-        try {
-            if (producer.concurrent()) {
-                producer.deliver(b);
-            } else {
-                deliverLock.lock();
-                try {
-                    producer.deliver(b);
-                } finally {
-                    deliverLock.unlock();
+        for (int attempt = 0; ; attempt++) {
+            long start = System.nanoTime();
+            try {
+                deliver(b);
+                stats.sendLatency().record(System.nanoTime() - start);
+                stats.addOut(n);
+                stats.addBytesOut(bytes);
+                buffer.delivered(b);
+                b.release();
+                return;
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                boolean permanent = e instanceof PermanentDeliveryException;
+                if (permanent || (retryMax >= 0 && attempt >= retryMax)) {
+                    stats.addFailed(n);
+                    log.limited(Log.ERROR, config.id() + ": delivery failed", config.id() + ": delivery of " + n
+                            + " messages failed" + (permanent ? "" : " after " + (attempt + 1) + " attempts")
+                            + ", sending them to stream " + Streams.name(fallbackStream) + ": " + e);
+                    buffer.delivered(b);
+                    toFallback(b, "delivery failed");
+                    return;
                 }
+                stats.addRetried(n);
+                log.limited(Log.WARNING, config.id() + ": retrying", config.id() + ": delivery of " + n
+                        + " messages failed (attempt " + (attempt + 1) + "), retrying: " + e);
+                Thread.sleep(backoff(attempt));
             }
-            stats.sendLatency().record(System.nanoTime() - start);
-            stats.addOut(n);
-            stats.addBytesOut(bytes);
-            b.release();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            stats.addFailed(n);
-            log.limited(Log.ERROR, config.id() + ": delivery failed", config.id() + ": delivery of " + n
-                    + " messages failed, sending them to stream " + Streams.name(fallbackStream) + ": " + e);
-            for (int i = 0; i < n; i++) {
-                b.get(i).addHop();
-                b.get(i).setStream(fallbackStream);
-            }
-            dispatcher.dispatch(b);
         }
     }
 
-    /** Stops taking new batches once the queue is empty, waits for the workers, then closes the producer. */
+    private void deliver(Batch b) throws Exception {
+        if (producer.concurrent()) {
+            producer.deliver(b);
+            return;
+        }
+        deliverLock.lock();
+        try {
+            producer.deliver(b);
+        } finally {
+            deliverLock.unlock();
+        }
+    }
+
+    /** Exponential backoff with full jitter, so many senders do not retry in step. */
+    private long backoff(int attempt) {
+        long cap = Math.min(maxBackoffMillis, backoffMillis << Math.min(attempt, 20));
+        return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+    }
+
+    /** Samples the next messages this producer delivers (after its modulators). */
+    public void tap(Tap t) {
+        this.tap = t;
+    }
+
+    /**
+     * Stops taking new batches, lets the workers drain the buffer until the timeout, then closes the producer.
+     * A disk buffer keeps what was not delivered for the next start.
+     */
     void stop(long timeoutMillis) throws InterruptedException {
-        queueClosed = true;
-        queue.close();
+        stopping = true;
+        buffer.close();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         for (Thread t : workers) {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             if (t.isAlive()) {
-                log.warn(config.id() + ": did not drain within " + timeoutMillis + " ms; " + queue.depth()
-                        + " messages left in its queue");
+                log.warn(config.id() + ": did not drain within " + timeoutMillis + " ms; "
+                        + (buffer instanceof DiskBuffer ? buffer.depth() + " bytes stay in the disk buffer for the next start"
+                        : buffer.depth() + " messages were not delivered"));
                 t.interrupt();
             }
+        }
+        for (Thread t : workers) {
+            t.join(1000);
+        }
+        if (buffer instanceof DiskBuffer) {
+            ((DiskBuffer) buffer).shutdown();
         }
         try {
             producer.close();
         } catch (Exception e) {
             log.error(config.id() + ": close failed: " + e);
         }
-    }
-
-    /** Samples the next messages this producer delivers (after its modulators). */
-    public void tap(Tap t) {
-        this.tap = t;
     }
 
     public Producer producer() {
@@ -179,7 +275,13 @@ public final class ProducerRunner {
         return stats;
     }
 
+    /** The in-memory queue (also used when a disk buffer is configured, for its bound only). */
     public BatchQueue queue() {
         return queue;
+    }
+
+    /** Where batches wait: memory or disk. */
+    public ProducerBuffer buffer() {
+        return buffer;
     }
 }

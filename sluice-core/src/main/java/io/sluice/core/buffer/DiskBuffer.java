@@ -1,0 +1,603 @@
+package io.sluice.core.buffer;
+
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.BatchPool;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.PluginStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
+
+/**
+ * A producer's disk buffer: append-only segment files of records, each {@code [magic][length][crc32c][body]}.
+ * A batch is written (and synced per the {@link Fsync} policy) before {@link #put} returns, so an upstream
+ * acknowledgement means the events are on disk. Delivery moves an acknowledged position, saved in
+ * {@code ack.pos}; segments wholly behind it are deleted. On start, what was not delivered is replayed.
+ * A corrupt or torn record is skipped and counted, its file and offset logged; start-up reads only
+ * positions, never the whole buffer, and never refuses to run.
+ */
+public final class DiskBuffer implements ProducerBuffer {
+    /** When to fsync appended records. */
+    public enum Fsync { ALWAYS, INTERVAL, NEVER }
+
+    /** What a full buffer does with a new batch. */
+    public enum WhenFull { BLOCK, DROP_NEWEST }
+
+    static final int MAGIC = 0x534C4231; // "SLB1"
+    static final int HEADER = 12;
+    static final int MAX_RECORD = 64 << 20;
+    private static final String SEGMENT_SUFFIX = ".seg";
+    private static final String ACK_FILE = "ack.pos";
+    private static final int READ_CHUNK = 256 * 1024;
+
+    private final Path dir;
+    private final long maxBytes;
+    private final long segmentBytes;
+    private final WhenFull whenFull;
+    private final Fsync fsync;
+    private final long fsyncIntervalNanos;
+    private final BatchPool pool;
+    private final PluginStats stats;
+    private final Log log;
+    private final String id;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition dataAvailable = lock.newCondition();
+    private final Condition spaceAvailable = lock.newCondition();
+    private final ThreadLocal<ByteBuffer> encodeBuffers = ThreadLocal.withInitial(() -> ByteBuffer.allocate(256 * 1024));
+    private final ThreadLocal<RecordCodec> codecs = ThreadLocal.withInitial(RecordCodec::new);
+    private final RecordCodec readCodec = new RecordCodec();
+    private final CRC32C readCrc = new CRC32C();
+    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+
+    private FileChannel writeChannel;
+    private long writeSegment;
+    private long writePosition;
+    private boolean dirty;
+    private long lastSync = System.nanoTime();
+
+    private FileChannel readChannel;
+    private long readSegment;
+    private long readPosition;
+    private ByteBuffer readBuffer = ByteBuffer.allocate(READ_CHUNK);
+    private long readBufferStart = -1;
+
+    private final FileChannel ackChannel;
+    private final ByteBuffer ackBytes = ByteBuffer.allocate(20);
+    private long ackSegment;
+    private long ackPosition;
+    private long pendingBytes;
+    private long corrupted;
+    private boolean closed;
+    private final Thread syncer;
+
+    /** What one polled batch covers in the files. */
+    private static final class InFlight {
+        final Batch batch;
+        final long endSegment;
+        final long endPosition;
+        final long bytes;
+        boolean done;
+
+        InFlight(Batch batch, long endSegment, long endPosition, long bytes) {
+            this.batch = batch;
+            this.endSegment = endSegment;
+            this.endPosition = endPosition;
+            this.bytes = bytes;
+        }
+    }
+
+    /** Opens (or creates) the buffer in {@code dir}, replaying what was not delivered. */
+    public DiskBuffer(Path dir, long maxBytes, long segmentBytes, WhenFull whenFull, Fsync fsync, long fsyncIntervalMillis,
+                      BatchPool pool, PluginStats stats, Log log, String id) throws IOException {
+        this.dir = dir;
+        this.maxBytes = maxBytes;
+        this.segmentBytes = segmentBytes;
+        this.whenFull = whenFull;
+        this.fsync = fsync;
+        this.fsyncIntervalNanos = TimeUnit.MILLISECONDS.toNanos(fsyncIntervalMillis);
+        this.pool = pool;
+        this.stats = stats;
+        this.log = log;
+        this.id = id;
+        Files.createDirectories(dir);
+        ackChannel = FileChannel.open(dir.resolve(ACK_FILE), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        List<Long> segments = segments();
+        readAck(segments);
+        for (long s : segments) {
+            if (s < ackSegment) {
+                Files.deleteIfExists(segment(s));
+            } else {
+                pendingBytes += Files.size(segment(s)) - (s == ackSegment ? ackPosition : 0);
+            }
+        }
+        // Appending after a torn tail would hide new records behind garbage: always start a fresh segment.
+        writeSegment = segments.isEmpty() ? Math.max(0, ackSegment) : Math.max(ackSegment, segments.get(segments.size() - 1) + 1);
+        writeChannel = FileChannel.open(segment(writeSegment), StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        readSegment = ackSegment;
+        readPosition = ackPosition;
+        if (pendingBytes > 0) {
+            log.info(id + ": disk buffer " + dir + " holds " + pendingBytes + " bytes not yet delivered; replaying them");
+        }
+        stats.setBufferedBytes(pendingBytes);
+        syncer = fsync == Fsync.INTERVAL ? startSyncer() : null;
+    }
+
+    private Thread startSyncer() {
+        Thread t = new Thread(() -> {
+            while (true) {
+                lock.lock();
+                try {
+                    if (closed) {
+                        return;
+                    }
+                    spaceAvailable.await(Math.max(1, fsyncIntervalNanos / 1_000_000), TimeUnit.MILLISECONDS);
+                    if (dirty && System.nanoTime() - lastSync >= fsyncIntervalNanos) {
+                        sync();
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                } catch (IOException e) {
+                    log.limited(Log.ERROR, id + ": fsync", id + ": fsync of disk buffer failed: " + e);
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }, "disk-buffer-sync-" + id);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    @Override
+    public boolean put(Batch batch, long timeoutNanos) throws InterruptedException {
+        ByteBuffer records = encode(batch);
+        int n = records.remaining();
+        lock.lockInterruptibly();
+        try {
+            long left = timeoutNanos;
+            while (pendingBytes + n > maxBytes && pendingBytes > 0 && !closed) {
+                if (whenFull == WhenFull.DROP_NEWEST) {
+                    stats.addDiscarded(batch.size());
+                    log.limited(Log.WARNING, id + ": disk buffer full", id + ": disk buffer full (" + pendingBytes
+                            + " of " + maxBytes + " bytes), dropping " + batch.size() + " newest messages (counted)");
+                    batch.release();
+                    return true;
+                }
+                if (timeoutNanos <= 0) {
+                    spaceAvailable.await();
+                } else {
+                    if (left <= 0) {
+                        return false;
+                    }
+                    left = spaceAvailable.awaitNanos(left);
+                }
+            }
+            if (closed) {
+                return false;
+            }
+            append(records);
+            dataAvailable.signalAll();
+        } catch (IOException e) {
+            throw new UncheckedIOException(id + ": cannot write disk buffer " + dir + ": " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+        batch.release();
+        return true;
+    }
+
+    private ByteBuffer encode(Batch batch) {
+        ByteBuffer buf = encodeBuffers.get();
+        buf.clear();
+        RecordCodec codec = codecs.get();
+        CRC32C crc = new CRC32C();
+        for (int i = 0; i < batch.size(); i++) {
+            int need = HEADER + RecordCodec.maxSize(batch.get(i));
+            if (buf.remaining() < need) {
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + need));
+                buf.flip();
+                bigger.put(buf);
+                buf = bigger;
+                encodeBuffers.set(buf);
+            }
+            int start = buf.position();
+            buf.position(start + HEADER);
+            codec.encode(batch.get(i), buf);
+            int len = buf.position() - start - HEADER;
+            crc.reset();
+            crc.update(buf.array(), start + HEADER, len);
+            buf.putInt(start, MAGIC).putInt(start + 4, len).putInt(start + 8, (int) crc.getValue());
+        }
+        buf.flip();
+        return buf;
+    }
+
+    private void append(ByteBuffer records) throws IOException {
+        if (writePosition > 0 && writePosition + records.remaining() > segmentBytes) {
+            if (fsync != Fsync.NEVER) {
+                writeChannel.force(false);
+            }
+            writeChannel.close();
+            writeSegment++;
+            writePosition = 0;
+            writeChannel = FileChannel.open(segment(writeSegment), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
+        }
+        int n = records.remaining();
+        while (records.hasRemaining()) {
+            writeChannel.write(records, writePosition + (n - records.remaining()));
+        }
+        writePosition += n;
+        pendingBytes += n;
+        stats.setBufferedBytes(pendingBytes);
+        dirty = true;
+        if (fsync == Fsync.ALWAYS) {
+            sync();
+        }
+    }
+
+    private void sync() throws IOException {
+        writeChannel.force(false);
+        dirty = false;
+        lastSync = System.nanoTime();
+    }
+
+    @Override
+    public Batch poll(long timeout, TimeUnit unit) throws InterruptedException {
+        long left = unit.toNanos(timeout);
+        lock.lockInterruptibly();
+        try {
+            while (!hasData()) {
+                if (closed || left <= 0) {
+                    return null;
+                }
+                left = dataAvailable.awaitNanos(left);
+            }
+            Batch batch = pool.acquire();
+            long bytes = 0;
+            while (batch.isEmpty() && hasData()) {
+                long passed;
+                try {
+                    passed = read(batch);
+                } catch (IOException e) {
+                    log.limited(Log.ERROR, id + ": read", id + ": cannot read disk buffer " + dir + ": " + e);
+                    break;
+                }
+                if (batch.isEmpty() && passed > 0) {
+                    // Only corrupt records were passed over: account for them as delivered and read on.
+                    InFlight skipped = new InFlight(null, readSegment, readPosition, passed);
+                    skipped.done = true;
+                    inFlight.addLast(skipped);
+                    advanceAck();
+                } else {
+                    bytes += passed;
+                }
+                if (passed == 0) {
+                    break;
+                }
+            }
+            if (batch.isEmpty()) {
+                batch.release();
+                return null;
+            }
+            inFlight.addLast(new InFlight(batch, readSegment, readPosition, bytes));
+            return batch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean hasData() {
+        return readSegment < writeSegment || readPosition < writePosition;
+    }
+
+    /** Reads records into the batch until it is full or the written data ends; returns the bytes passed. */
+    private long read(Batch batch) throws IOException {
+        long passed = 0;
+        while (!batch.isFull() && hasData()) {
+            long limit = readSegment == writeSegment ? writePosition : segmentSize(readSegment);
+            if (readPosition >= limit) {
+                if (readSegment < writeSegment) {
+                    nextSegment();
+                    continue;
+                }
+                break;
+            }
+            if (limit - readPosition < HEADER) {
+                passed += corrupt(limit - readPosition, "torn record header at the end of the segment");
+                readPosition = limit;
+                continue;
+            }
+            ByteBuffer header = view(readPosition, HEADER);
+            int magic = header.getInt();
+            int len = header.getInt();
+            int crc = header.getInt();
+            if (magic != MAGIC || len <= 0 || len > MAX_RECORD) {
+                passed += skipToNextRecord(limit, "bad record header");
+                continue;
+            }
+            if (readPosition + HEADER + len > limit) {
+                // A torn tail, or a damaged length field: look for a valid record further on before giving up.
+                passed += skipToNextRecord(limit, "record of " + len + " bytes announced, "
+                        + (limit - readPosition - HEADER) + " present");
+                continue;
+            }
+            ByteBuffer body = view(readPosition + HEADER, len);
+            readCrc.reset();
+            readCrc.update(body.array(), body.arrayOffset() + body.position(), len);
+            if ((int) readCrc.getValue() != crc) {
+                passed += skipToNextRecord(limit, "checksum mismatch");
+                continue;
+            }
+            try {
+                readCodec.decode(body, batch.add());
+            } catch (RuntimeException e) {
+                batch.truncate(batch.size() - 1);
+                passed += corrupt(HEADER + len, "record does not decode: " + e.getMessage());
+                readPosition += HEADER + len;
+                continue;
+            }
+            readPosition += HEADER + len;
+            passed += HEADER + len;
+        }
+        return passed;
+    }
+
+    /** Scans byte by byte for the next valid record header, counting what is skipped as one corruption. */
+    private long skipToNextRecord(long limit, String reason) throws IOException {
+        long start = readPosition;
+        long p = readPosition + 1;
+        while (p + HEADER <= limit) {
+            ByteBuffer h = view(p, HEADER);
+            if (h.getInt() == MAGIC) {
+                int len = h.getInt();
+                int crc = h.getInt();
+                if (len > 0 && len <= MAX_RECORD && p + HEADER + len <= limit) {
+                    ByteBuffer body = view(p + HEADER, len);
+                    readCrc.reset();
+                    readCrc.update(body.array(), body.arrayOffset() + body.position(), len);
+                    if ((int) readCrc.getValue() == crc) {
+                        break;
+                    }
+                }
+            }
+            p++;
+        }
+        if (p + HEADER > limit) {
+            p = limit;
+        }
+        readPosition = start;
+        long skipped = corrupt(p - start, reason);
+        readPosition = p;
+        return skipped;
+    }
+
+    private long corrupt(long bytes, String reason) {
+        corrupted++;
+        log.limited(Log.WARNING, id + ": corrupt disk buffer record", id + ": skipping " + bytes + " corrupt bytes in "
+                + segment(readSegment) + " at offset " + readPosition + ": " + reason + " (counted)");
+        return bytes;
+    }
+
+    /** A view of {@code len} bytes at {@code pos} of the read segment, served from a chunk read ahead. */
+    private ByteBuffer view(long pos, int len) throws IOException {
+        if (readBufferStart < 0 || pos < readBufferStart || pos + len > readBufferStart + readBuffer.limit()) {
+            if (readBuffer.capacity() < len) {
+                readBuffer = ByteBuffer.allocate(Math.max(len, READ_CHUNK));
+            }
+            readBuffer.clear();
+            int n = 0;
+            while (readBuffer.hasRemaining()) {
+                int r = readChannel().read(readBuffer, pos + n);
+                if (r <= 0) {
+                    break;
+                }
+                n += r;
+            }
+            readBuffer.flip();
+            readBufferStart = pos;
+            if (readBuffer.limit() < len) {
+                throw new IOException("short read at " + pos + " of " + segment(readSegment));
+            }
+        }
+        return ByteBuffer.wrap(readBuffer.array(), (int) (pos - readBufferStart), len).slice();
+    }
+
+    private FileChannel readChannel() throws IOException {
+        if (readChannel == null) {
+            readChannel = FileChannel.open(segment(readSegment), StandardOpenOption.READ);
+        }
+        return readChannel;
+    }
+
+    private void nextSegment() throws IOException {
+        if (readChannel != null) {
+            readChannel.close();
+            readChannel = null;
+        }
+        readBufferStart = -1;
+        readSegment++;
+        while (readSegment < writeSegment && !Files.exists(segment(readSegment))) {
+            readSegment++;
+        }
+        readPosition = 0;
+    }
+
+    private long segmentSize(long s) throws IOException {
+        return Files.exists(segment(s)) ? Files.size(segment(s)) : 0;
+    }
+
+    @Override
+    public void delivered(Batch batch) {
+        lock.lock();
+        try {
+            for (InFlight f : inFlight) {
+                if (f.batch == batch && !f.done) {
+                    f.done = true;
+                    break;
+                }
+            }
+            advanceAck();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Moves the acknowledged position over every delivered batch at the head, in file order. */
+    private void advanceAck() {
+        long oldSegment = ackSegment;
+        boolean moved = false;
+        while (!inFlight.isEmpty() && inFlight.peekFirst().done) {
+            InFlight f = inFlight.pollFirst();
+            ackSegment = f.endSegment;
+            ackPosition = f.endPosition;
+            pendingBytes -= f.bytes;
+            moved = true;
+        }
+        if (!moved) {
+            return;
+        }
+        stats.setBufferedBytes(pendingBytes);
+        try {
+            writeAck();
+            for (long s = oldSegment; s < ackSegment; s++) {
+                Files.deleteIfExists(segment(s));
+            }
+        } catch (IOException e) {
+            log.limited(Log.ERROR, id + ": ack", id + ": cannot save disk buffer position: " + e);
+        }
+        spaceAvailable.signalAll();
+    }
+
+    private void writeAck() throws IOException {
+        ackBytes.clear();
+        ackBytes.putLong(ackSegment).putLong(ackPosition);
+        CRC32C crc = new CRC32C();
+        crc.update(ackBytes.array(), 0, 16);
+        ackBytes.putInt((int) crc.getValue());
+        ackBytes.flip();
+        ackChannel.write(ackBytes, 0);
+        if (fsync == Fsync.ALWAYS) {
+            ackChannel.force(false);
+        }
+    }
+
+    private void readAck(List<Long> segments) throws IOException {
+        ackSegment = segments.isEmpty() ? 0 : segments.get(0);
+        ackPosition = 0;
+        if (ackChannel.size() < 20) {
+            return;
+        }
+        ByteBuffer b = ByteBuffer.allocate(20);
+        ackChannel.read(b, 0);
+        b.flip();
+        long seg = b.getLong();
+        long pos = b.getLong();
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, 16);
+        if ((int) crc.getValue() != b.getInt()) {
+            log.warn(id + ": " + dir.resolve(ACK_FILE) + " is damaged; replaying the buffer from its oldest segment"
+                    + " (some events may be delivered twice)");
+            return;
+        }
+        if (segments.isEmpty() || seg >= segments.get(0)) {
+            ackSegment = seg;
+            ackPosition = segments.contains(seg) ? Math.min(pos, Files.size(segment(seg))) : 0;
+        }
+    }
+
+    private List<Long> segments() throws IOException {
+        List<Long> out = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + SEGMENT_SUFFIX)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                try {
+                    out.add(Long.parseLong(name.substring(0, name.length() - SEGMENT_SUFFIX.length())));
+                } catch (NumberFormatException e) {
+                    log.warn(id + ": ignoring unexpected file " + p + " in the disk buffer");
+                }
+            }
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    private Path segment(long s) {
+        return dir.resolve(String.format("%020d%s", s, SEGMENT_SUFFIX));
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            dataAvailable.signalAll();
+            spaceAvailable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Syncs and closes the files; what was not delivered stays for the next start. */
+    public void shutdown() {
+        close();
+        lock.lock();
+        try {
+            if (fsync != Fsync.NEVER) {
+                writeChannel.force(false);
+                ackChannel.force(false);
+            }
+            writeChannel.close();
+            ackChannel.close();
+            if (readChannel != null) {
+                readChannel.close();
+            }
+        } catch (IOException e) {
+            log.error(id + ": closing disk buffer " + dir + ": " + e);
+        } finally {
+            lock.unlock();
+        }
+        if (syncer != null) {
+            syncer.interrupt();
+        }
+    }
+
+    @Override
+    public long depth() {
+        lock.lock();
+        try {
+            return pendingBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long capacity() {
+        return maxBytes;
+    }
+
+    /** Records skipped as corrupt or torn since start. */
+    public long corrupted() {
+        lock.lock();
+        try {
+            return corrupted;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
