@@ -57,8 +57,10 @@ public final class DiskBuffer implements ProducerBuffer {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition dataAvailable = lock.newCondition();
     private final Condition spaceAvailable = lock.newCondition();
+    private final Condition syncWake = lock.newCondition();
     private final ThreadLocal<ByteBuffer> encodeBuffers = ThreadLocal.withInitial(() -> ByteBuffer.allocate(256 * 1024));
     private final ThreadLocal<RecordCodec> codecs = ThreadLocal.withInitial(RecordCodec::new);
+    private final ThreadLocal<CRC32C> crcs = ThreadLocal.withInitial(CRC32C::new);
     private final RecordCodec readCodec = new RecordCodec();
     private final CRC32C readCrc = new CRC32C();
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
@@ -73,6 +75,7 @@ public final class DiskBuffer implements ProducerBuffer {
     private long readSegment;
     private long readPosition;
     private ByteBuffer readBuffer = ByteBuffer.allocate(READ_CHUNK);
+    private ByteBuffer readView = ByteBuffer.wrap(readBuffer.array());
     private long readBufferStart = -1;
 
     private final FileChannel ackChannel;
@@ -144,7 +147,7 @@ public final class DiskBuffer implements ProducerBuffer {
                     if (closed) {
                         return;
                     }
-                    spaceAvailable.await(Math.max(1, fsyncIntervalNanos / 1_000_000), TimeUnit.MILLISECONDS);
+                    syncWake.await(Math.max(1, fsyncIntervalNanos / 1_000_000), TimeUnit.MILLISECONDS);
                     if (dirty && System.nanoTime() - lastSync >= fsyncIntervalNanos) {
                         sync();
                     }
@@ -204,7 +207,7 @@ public final class DiskBuffer implements ProducerBuffer {
         ByteBuffer buf = encodeBuffers.get();
         buf.clear();
         RecordCodec codec = codecs.get();
-        CRC32C crc = new CRC32C();
+        CRC32C crc = crcs.get();
         for (int i = 0; i < batch.size(); i++) {
             int need = HEADER + RecordCodec.maxSize(batch.get(i));
             if (buf.remaining() < need) {
@@ -393,11 +396,15 @@ public final class DiskBuffer implements ProducerBuffer {
         return bytes;
     }
 
-    /** A view of {@code len} bytes at {@code pos} of the read segment, served from a chunk read ahead. */
+    /**
+     * The bytes {@code [pos, pos + len)} of the read segment, served from a chunk read ahead: a reused buffer
+     * positioned over them (valid until the next call), so reading records allocates nothing.
+     */
     private ByteBuffer view(long pos, int len) throws IOException {
         if (readBufferStart < 0 || pos < readBufferStart || pos + len > readBufferStart + readBuffer.limit()) {
             if (readBuffer.capacity() < len) {
                 readBuffer = ByteBuffer.allocate(Math.max(len, READ_CHUNK));
+                readView = ByteBuffer.wrap(readBuffer.array());
             }
             readBuffer.clear();
             int n = 0;
@@ -414,7 +421,9 @@ public final class DiskBuffer implements ProducerBuffer {
                 throw new IOException("short read at " + pos + " of " + segment(readSegment));
             }
         }
-        return ByteBuffer.wrap(readBuffer.array(), (int) (pos - readBufferStart), len).slice();
+        int at = (int) (pos - readBufferStart);
+        readView.limit(at + len).position(at);
+        return readView;
     }
 
     private FileChannel readChannel() throws IOException {
@@ -547,6 +556,7 @@ public final class DiskBuffer implements ProducerBuffer {
             closed = true;
             dataAvailable.signalAll();
             spaceAvailable.signalAll();
+            syncWake.signalAll();
         } finally {
             lock.unlock();
         }
