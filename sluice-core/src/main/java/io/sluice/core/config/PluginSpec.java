@@ -37,7 +37,7 @@ public final class PluginSpec {
     public static final Param<String> BUFFER_PATH = Param.string("Buffer/Path", "",
             "Directory of a disk buffer (one per producer).");
     public static final Param<Long> BUFFER_MAX_SIZE = Param.longValue("Buffer/MaxSize", 1L << 30,
-            "Bytes a disk buffer may hold before Buffer/WhenFull applies.");
+            "Bytes a disk buffer may hold before Buffer/WhenFull applies; set on a memory buffer, it bounds the queue's payload bytes too.");
     public static final Param<Long> BUFFER_SEGMENT_SIZE = Param.longValue("Buffer/SegmentSize", 64L << 20,
             "Bytes per disk buffer segment file; delivered segments are deleted whole.");
     public static final Param<String> BUFFER_WHEN_FULL = Param.string("Buffer/WhenFull", "block",

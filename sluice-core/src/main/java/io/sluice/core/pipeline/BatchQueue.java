@@ -13,20 +13,38 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class BatchQueue {
     private final ArrayDeque<Batch> batches = new ArrayDeque<>();
+    /** Payload bytes of each queued batch, in the same order (only counted when a byte bound is set). */
+    private final ArrayDeque<Long> sizes = new ArrayDeque<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notFull = lock.newCondition();
     private final Condition notEmpty = lock.newCondition();
     private final int capacity;
+    private final long capacityBytes;
     private int messages;
+    private long bytes;
     private int highWater;
     private boolean closed;
 
     /** A queue admitting batches while it holds fewer than {@code capacity} messages. */
     public BatchQueue(int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+        this(capacity, Long.MAX_VALUE);
+    }
+
+    /** A queue admitting batches while it holds fewer than {@code capacity} messages and {@code capacityBytes} payload bytes. */
+    public BatchQueue(int capacity, long capacityBytes) {
+        if (capacity < 1 || capacityBytes < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity + " messages, " + capacityBytes + " bytes");
         }
         this.capacity = capacity;
+        this.capacityBytes = capacityBytes;
+    }
+
+    private static long payloadBytes(Batch batch) {
+        long n = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            n += batch.get(i).length();
+        }
+        return n;
     }
 
     /**
@@ -35,10 +53,11 @@ public final class BatchQueue {
      * @return false when it timed out or the queue is closed; the caller still owns the batch
      */
     public boolean put(Batch batch, long timeoutNanos) throws InterruptedException {
+        long size = capacityBytes == Long.MAX_VALUE ? 0 : payloadBytes(batch);
         lock.lockInterruptibly();
         try {
             long left = timeoutNanos;
-            while (messages >= capacity && !closed) {
+            while ((messages >= capacity || bytes >= capacityBytes) && !closed) {
                 if (timeoutNanos <= 0) {
                     notFull.await();
                 } else {
@@ -53,6 +72,8 @@ public final class BatchQueue {
             }
             batches.addLast(batch);
             messages += batch.size();
+            bytes += size;
+            sizes.addLast(size);
             if (messages > highWater) {
                 highWater = messages;
             }
@@ -76,6 +97,7 @@ public final class BatchQueue {
             }
             Batch b = batches.pollFirst();
             messages -= b.size();
+            bytes -= sizes.pollFirst();
             notFull.signal();
             return b;
         } finally {

@@ -46,7 +46,10 @@ public final class ProducerRunner {
     ProducerRunner(Producer producer, PluginStats stats) {
         this.producer = producer;
         this.config = producer.config();
-        this.queue = new BatchQueue(config.get(PluginSpec.CHANNEL));
+        boolean memory = !config.get(PluginSpec.BUFFER_TYPE).equalsIgnoreCase("disk");
+        // A memory buffer is bounded in messages by Channel and, when Buffer/MaxSize is set, in payload bytes too.
+        this.queue = new BatchQueue(config.get(PluginSpec.CHANNEL),
+                memory && config.isSet(PluginSpec.BUFFER_MAX_SIZE) ? config.get(PluginSpec.BUFFER_MAX_SIZE) : Long.MAX_VALUE);
         this.stats = stats;
         List<String> names = config.get(PluginSpec.STREAMS);
         this.streams = names.stream().mapToInt(Streams::id).toArray();

@@ -143,6 +143,21 @@ class PipelineTest {
     }
 
     @Test
+    void memoryBufferIsBoundedInBytesWhenMaxSizeIsSet() throws Exception {
+        Pipeline p = pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 20000\n  Batches: 1\n  Message: \"%1000s\"\n  Streams: s\n"
+                + "Slow:\n  Type: test.Gate\n  Streams: s\n  Channel: 1000000\n  Buffer/MaxSize: 1000000\n");
+        Gate gate = producer(p, "Slow");
+        BatchQueue queue = runner(p, "Slow").queue();
+        p.start();
+        await("queue full in bytes", 10_000, () -> queue.depth() >= 1000);
+        assertThat(p.consumerStats().get(0).in()).isLessThanOrEqualTo(1000 + 3L * BatchPool.DEFAULT_BATCH_SIZE);
+        gate.permits.release(Integer.MAX_VALUE / 2);
+        assertThat(p.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(gate.delivered).isEqualTo(20000);
+        assertThat(queue.highWater()).as("messages of 1000 bytes under a 1 MB bound").isLessThan(1000 + BatchPool.DEFAULT_BATCH_SIZE);
+    }
+
+    @Test
     void stopDeliversEverythingGeneratedBeforeExit() throws Exception {
         Pipeline p = pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 100000\n  Batches: 100000\n  KeepRunning: true\n"
                 + "  Message: \"%32s\"\n  Streams: s\n  ModulatorRoutines: 2\n  Modulators: [format.Envelope]\n"
