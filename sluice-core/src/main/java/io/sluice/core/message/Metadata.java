@@ -1,5 +1,6 @@
 package io.sluice.core.message;
 
+import io.sluice.core.json.JsonStrings;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -7,6 +8,12 @@ import java.util.Arrays;
  * Structured fields of a message, stored flat: keys and values are byte ranges in one reusable arena,
  * so setting a field allocates nothing once the arena has grown to the working size. Values keep their
  * JSON kind so that a field written as a number is written back as a number.
+ *
+ * <p>Parsers copy a whole document into the arena once ({@link #appendToArena}) and then point fields at
+ * ranges inside it ({@link #setRange}): no copy and no object per field. A string value may be left
+ * <em>escaped</em> (its raw JSON contents); it is unescaped in place the first time someone reads its bytes
+ * through {@link #valueOffset}/{@link #valueLength}/{@link #value}, so a field nobody reads is never
+ * decoded, and a JSON writer can copy the raw form ({@link #isEscaped}, {@link #rawValueOffset}).
  */
 public final class Metadata {
     /** A string value; bytes are the unescaped UTF-8 text. */
@@ -25,9 +32,16 @@ public final class Metadata {
     private int count;
     private int[] keyOff = new int[8];
     private int[] keyLen = new int[8];
+    /** A hash of each key, compared before the bytes: most probes then cost one int compare per field. */
+    private int[] keyHash = new int[8];
     private int[] valOff = new int[8];
     private int[] valLen = new int[8];
     private byte[] kinds = new byte[8];
+    /** Per field: 0 decoded bytes; {@link #RAW} raw JSON contents without escapes; {@link #ESCAPED} with escapes. */
+    private byte[] forms = new byte[8];
+    private static final byte DECODED = 0;
+    private static final byte RAW = 1;
+    private static final byte ESCAPED = 2;
 
     /** Number of fields. */
     public int size() {
@@ -47,12 +61,35 @@ public final class Metadata {
 
     /** Index of the field whose key equals {@code key[off, off+len)}, or -1. */
     public int indexOf(byte[] key, int off, int len) {
+        return indexOf(key, off, len, hash(key, off, len));
+    }
+
+    /** Like {@link #indexOf(byte[], int, int)} with the key's {@link #hash} already known (keys from config). */
+    public int indexOf(byte[] key, int off, int len, int hash) {
         for (int i = count - 1; i >= 0; i--) {
-            if (keyLen[i] == len && Arrays.equals(arena, keyOff[i], keyOff[i] + len, key, off, off + len)) {
+            if (keyHash[i] == hash && keyLen[i] == len && equalBytes(arena, keyOff[i], key, off, len)) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /** The hash {@link #indexOf(byte[], int, int, int)} expects. */
+    public static int hash(byte[] key, int off, int len) {
+        int h = len;
+        for (int i = off; i < off + len; i++) {
+            h = 31 * h + key[i];
+        }
+        return h;
+    }
+
+    private static boolean equalBytes(byte[] a, int aOff, byte[] b, int bOff, int len) {
+        for (int i = 0; i < len; i++) {
+            if (a[aOff + i] != b[bOff + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Index of a key given as a String (allocates; for tools and tests, not hot paths). */
@@ -62,17 +99,23 @@ public final class Metadata {
 
     /** Sets a field; an existing field with the same key is replaced (last wins). */
     public void set(byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength, byte kind) {
-        int i = indexOf(key, keyOffset, keyLength);
+        int h = hash(key, keyOffset, keyLength);
+        int i = indexOf(key, keyOffset, keyLength, h);
         if (i < 0) {
             i = count;
             grow(count + 1);
+            valLen[i] = 0; // a stale length must not be counted if the arena compacts below
+            keyLen[i] = 0;
+            count++;
             keyOff[i] = append(key, keyOffset, keyLength);
             keyLen[i] = keyLength;
-            count++;
+            keyHash[i] = h;
         }
+        valLen[i] = 0;
         valOff[i] = append(value, valueOffset, valueLength);
         valLen[i] = valueLength;
         kinds[i] = kind;
+        forms[i] = DECODED;
     }
 
     /** Sets a field from whole arrays. */
@@ -85,14 +128,28 @@ public final class Metadata {
         set(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), STRING);
     }
 
+    /**
+     * Points field {@code i}'s value at a range already in the arena (a sub-range of its own value, say, when
+     * trimming or splitting); nothing is copied. {@code rawJson} as in {@link #setKeyRange(byte[], int, int, int,
+     * int, byte, boolean)}.
+     */
+    public void setValueRange(int i, int valueOffset, int valueLength, byte kind, boolean rawJson) {
+        valOff[i] = valueOffset;
+        valLen[i] = valueLength;
+        kinds[i] = kind;
+        forms[i] = rawJson && kind == STRING ? RAW : DECODED;
+    }
+
     /** Removes the field at index {@code i}, keeping the order of the others. */
     public void remove(int i) {
         int tail = count - i - 1;
         System.arraycopy(keyOff, i + 1, keyOff, i, tail);
         System.arraycopy(keyLen, i + 1, keyLen, i, tail);
+        System.arraycopy(keyHash, i + 1, keyHash, i, tail);
         System.arraycopy(valOff, i + 1, valOff, i, tail);
         System.arraycopy(valLen, i + 1, valLen, i, tail);
         System.arraycopy(kinds, i + 1, kinds, i, tail);
+        System.arraycopy(forms, i + 1, forms, i, tail);
         count--;
     }
 
@@ -110,6 +167,7 @@ public final class Metadata {
         }
         keyOff[i] = append(newKey, 0, newKey.length);
         keyLen[i] = newKey.length;
+        keyHash[i] = hash(newKey, 0, newKey.length);
     }
 
     /** The arena holding keys and values; read it with the offsets below. */
@@ -117,22 +175,132 @@ public final class Metadata {
         return arena;
     }
 
+    /** Offset of field {@code i}'s key in the arena. */
     public int keyOffset(int i) {
         return keyOff[i];
     }
 
+    /** Length of field {@code i}'s key. */
     public int keyLength(int i) {
         return keyLen[i];
     }
 
+    /** Offset of field {@code i}'s value in the arena, unescaping it first if it was left escaped. */
     public int valueOffset(int i) {
+        materialize(i);
         return valOff[i];
     }
 
+    /** Length of field {@code i}'s value, unescaping it first if it was left escaped. */
     public int valueLength(int i) {
+        materialize(i);
         return valLen[i];
     }
 
+    /** Whether field {@code i} is a string still held as raw JSON string contents with escapes (not yet decoded). */
+    public boolean isEscaped(int i) {
+        return forms[i] == ESCAPED;
+    }
+
+    /**
+     * Whether field {@code i}'s stored bytes ({@link #rawValueOffset}) are valid JSON string contents as they
+     * are, so a JSON writer may copy them without escaping: true for strings parsed from JSON and not changed.
+     */
+    public boolean isRawJson(int i) {
+        return forms[i] != DECODED;
+    }
+
+    /** Offset of field {@code i}'s value as stored: raw JSON contents if {@link #isEscaped}. Does not decode. */
+    public int rawValueOffset(int i) {
+        return valOff[i];
+    }
+
+    /** Length of field {@code i}'s value as stored. Does not decode. */
+    public int rawValueLength(int i) {
+        return valLen[i];
+    }
+
+    /** Unescapes field {@code i} in place; the unescaped form is never longer, so it fits where it is. */
+    private void materialize(int i) {
+        if (forms[i] == ESCAPED) {
+            valLen[i] = JsonStrings.unescape(arena, valOff[i], valLen[i], arena, valOff[i]);
+            forms[i] = DECODED;
+        }
+    }
+
+    /**
+     * Copies bytes into the arena and returns their offset, for parsers that then point fields at ranges
+     * inside them with {@link #setRange}. Offsets stay valid until the next {@link #set}, {@link #rename} or
+     * {@link #copyFrom}; range setters keep them valid (they grow the arena without compacting it).
+     */
+    public int appendToArena(byte[] src, int off, int len) {
+        if (used + len > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(used + len, arena.length * 2));
+        }
+        int at = used;
+        System.arraycopy(src, off, arena, at, len);
+        used += len;
+        return at;
+    }
+
+    /**
+     * Sets a field whose key and value are both ranges already in the arena (see {@link #appendToArena});
+     * nothing is copied. An existing field with the same key is replaced (last wins).
+     *
+     * A string value given this way is taken as raw JSON string contents (it is what a parser found between
+     * the quotes): written back to JSON as it is, and decoded on first read if {@code escaped}.
+     *
+     * @param escaped true if the value is a string still holding JSON escapes (decoded on first read)
+     */
+    public void setRange(int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind, boolean escaped) {
+        int h = hash(arena, keyOffset, keyLength);
+        int i = indexOf(arena, keyOffset, keyLength, h);
+        if (i < 0) {
+            i = count;
+            grow(count + 1);
+            count++;
+        }
+        keyOff[i] = keyOffset;
+        keyLen[i] = keyLength;
+        keyHash[i] = h;
+        valOff[i] = valueOffset;
+        valLen[i] = valueLength;
+        kinds[i] = kind;
+        forms[i] = kind != STRING ? DECODED : escaped ? ESCAPED : RAW;
+    }
+
+    /**
+     * Sets a field named {@code key} whose value is a range already in the arena; only the key is copied.
+     * Returns the field's index.
+     */
+    public int setKeyRange(byte[] key, int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind) {
+        return setKeyRange(key, keyOffset, keyLength, valueOffset, valueLength, kind, false);
+    }
+
+    /**
+     * Like {@link #setKeyRange(byte[], int, int, int, int, byte)}; {@code rawJson} says the range holds JSON
+     * string contents without escapes (a piece of a {@link #isRawJson} value), so writers may copy it as is.
+     */
+    public int setKeyRange(byte[] key, int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind,
+                           boolean rawJson) {
+        int i = indexOf(key, keyOffset, keyLength);
+        if (i < 0) {
+            int at = appendToArena(key, keyOffset, keyLength);
+            i = count;
+            grow(count + 1);
+            count++;
+            keyOff[i] = at;
+            keyLen[i] = keyLength;
+            keyHash[i] = hash(key, keyOffset, keyLength);
+        }
+        valOff[i] = valueOffset;
+        valLen[i] = valueLength;
+        kinds[i] = kind;
+        forms[i] = rawJson && kind == STRING ? RAW : DECODED;
+        return i;
+    }
+
+    /** The JSON kind of field {@code i}'s value: {@link #STRING}, {@link #NUMBER}, ... */
     public byte kind(int i) {
         return kinds[i];
     }
@@ -144,6 +312,7 @@ public final class Metadata {
 
     /** Value of field {@code i} as a String (allocates). */
     public String value(int i) {
+        materialize(i);
         return new String(arena, valOff[i], valLen[i], StandardCharsets.UTF_8);
     }
 
@@ -163,9 +332,11 @@ public final class Metadata {
         grow(other.count);
         System.arraycopy(other.keyOff, 0, keyOff, 0, other.count);
         System.arraycopy(other.keyLen, 0, keyLen, 0, other.count);
+        System.arraycopy(other.keyHash, 0, keyHash, 0, other.count);
         System.arraycopy(other.valOff, 0, valOff, 0, other.count);
         System.arraycopy(other.valLen, 0, valLen, 0, other.count);
         System.arraycopy(other.kinds, 0, kinds, 0, other.count);
+        System.arraycopy(other.forms, 0, forms, 0, other.count);
         count = other.count;
     }
 
@@ -204,9 +375,11 @@ public final class Metadata {
             int cap = Math.max(n, keyOff.length * 2);
             keyOff = Arrays.copyOf(keyOff, cap);
             keyLen = Arrays.copyOf(keyLen, cap);
+            keyHash = Arrays.copyOf(keyHash, cap);
             valOff = Arrays.copyOf(valOff, cap);
             valLen = Arrays.copyOf(valLen, cap);
             kinds = Arrays.copyOf(kinds, cap);
+            forms = Arrays.copyOf(forms, cap);
         }
     }
 

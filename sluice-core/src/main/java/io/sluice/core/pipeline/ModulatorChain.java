@@ -42,6 +42,7 @@ final class ModulatorChain {
         int n = batch.size();
         for (int i = 0; i < n; i++) {
             Message m = batch.get(i);
+            int streamBefore = m.stream();
             Modulator.Result r = modulate(m);
             if (r == Modulator.Result.CONTINUE) {
                 if (i != kept) {
@@ -53,7 +54,10 @@ final class ModulatorChain {
                     dropped = batch.pool().acquire();
                     batch.shareCompletion(dropped);
                 }
-                m.setStream(fallbackStream);
+                if (m.stream() == streamBefore) {
+                    // The filter chose no stream of its own (FilteredStream): the plugin's fallback takes it.
+                    m.setStream(fallbackStream);
+                }
                 batch.moveTo(i, dropped);
             } else {
                 discarded++;

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Gollum's performance profiles, unchanged, run to completion and deliver every generated message. */
 class GollumProfilesTest {
     @ParameterizedTest
-    @ValueSource(strings = {"raw", "format", "multi"})
+    @ValueSource(strings = {"raw", "format", "multi", "json", "json_v05"})
     void profileRunsToCompletionAndDeliversEverything(String name) throws Exception {
         List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), Map.of())
                 .loadFile(Path.of("../examples/gollum/profile_" + name + ".conf"));

@@ -1,0 +1,492 @@
+package io.sluice.core.json;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A validating JSON scanner over bytes that allocates nothing: it reports members as byte ranges
+ * ({@link JsonFields}) and errors as an offset and a constant reason. Nesting is tracked with a byte stack
+ * instead of recursion, so deep documents cannot overflow the thread stack; they are limited by
+ * {@link #MAX_DEPTH} instead.
+ *
+ * <p>The grammar is RFC 8259, strictly: no comments, no trailing commas, no leading zeros, no raw control
+ * characters in strings. Bytes at or above 0x80 inside strings are taken as they are, valid UTF-8 or not, so
+ * that they round-trip exactly. One instance per thread.
+ */
+public final class JsonScanner {
+    /** Deepest nesting accepted; deeper documents are rejected rather than exhausting memory. */
+    public static final int MAX_DEPTH = 100_000;
+
+    public static final String UNEXPECTED_END = "unexpected end of input";
+    public static final String EXPECTED_OBJECT = "expected '{'";
+    public static final String EXPECTED_ARRAY = "expected '['";
+    public static final String EXPECTED_KEY = "expected a string key";
+    public static final String EXPECTED_COLON = "expected ':' after key";
+    public static final String EXPECTED_VALUE = "expected a value";
+    public static final String EXPECTED_COMMA_OR_BRACE = "expected ',' or '}'";
+    public static final String EXPECTED_COMMA_OR_BRACKET = "expected ',' or ']'";
+    public static final String CONTROL_CHARACTER = "control character in string";
+    public static final String BAD_ESCAPE = "invalid escape sequence";
+    public static final String BAD_NUMBER = "invalid number";
+    public static final String BAD_LITERAL = "invalid literal";
+    public static final String TRAILING_DATA = "unexpected data after the value";
+    public static final String TOO_DEEP = "nesting too deep";
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+    private static final long SPACES = 0x2020202020202020L;
+
+    private byte[] stack = new byte[32];
+    private String errorReason;
+    private int errorOffset;
+    private int base;
+    // The last value scanned by scanValue/value lookups.
+    private byte kind;
+    private int valueStart;
+    private int valueEnd;
+    private boolean escaped;
+    // Set by scanString.
+    private int strEnd;
+    private boolean strEscaped;
+
+    /** Why the last scan failed, or null. */
+    public String errorReason() {
+        return errorReason;
+    }
+
+    /** Offset of the failure, counted from the start of the scanned range. */
+    public int errorOffset() {
+        return errorOffset;
+    }
+
+    /** Kind of the last value found by {@link #scanValue} or {@link #findMember} (see {@link JsonFields}). */
+    public byte kind() {
+        return kind;
+    }
+
+    /** Start of the last value; for strings the first byte after the quote. */
+    public int valueStart() {
+        return valueStart;
+    }
+
+    /** End (exclusive) of the last value; for strings the closing quote. */
+    public int valueEnd() {
+        return valueEnd;
+    }
+
+    /** Whether the last string value contains escapes. */
+    public boolean valueEscaped() {
+        return escaped;
+    }
+
+    /**
+     * Scans {@code b[off, end)}, which must hold exactly one JSON object (whitespace around it allowed), and
+     * records its members in {@code out}. Returns false with {@link #errorReason()} set if it is not valid.
+     */
+    public boolean scanObject(byte[] b, int off, int end, JsonFields out) {
+        return scanContainer(b, off, end, out, (byte) '{');
+    }
+
+    /** Like {@link #scanObject} for a document that is one array; elements are recorded with empty keys. */
+    public boolean scanArray(byte[] b, int off, int end, JsonFields out) {
+        return scanContainer(b, off, end, out, (byte) '[');
+    }
+
+    /** Validates that {@code b[off, end)} is exactly one JSON value and records it as the last value. */
+    public boolean scanValue(byte[] b, int off, int end) {
+        begin(off);
+        int p = ws(b, off, end);
+        p = value(b, p, end);
+        if (p < 0) {
+            return false;
+        }
+        return finish(b, p, end);
+    }
+
+    /**
+     * Finds the member named {@code key[ko, ko+kl)} (raw, unescaped keys only; the last one wins, as in Go) in
+     * the object {@code b[off, end)} and records it as the last value. Returns false if the text is not an
+     * object or has no such member.
+     */
+    public boolean findMember(byte[] b, int off, int end, byte[] key, int ko, int kl, JsonFields scratch) {
+        if (!scanObject(b, off, end, scratch)) {
+            return false;
+        }
+        int i = scratch.lastIndexOf(b, key, ko, kl);
+        return i >= 0 && select(scratch, i);
+    }
+
+    /** Finds element {@code index} of the array {@code b[off, end)} and records it as the last value. */
+    public boolean findElement(byte[] b, int off, int end, int index, JsonFields scratch) {
+        if (!scanArray(b, off, end, scratch) || index < 0 || index >= scratch.size()) {
+            return false;
+        }
+        return select(scratch, index);
+    }
+
+    /** Records member {@code i} of {@code f} (from the last scan) as the last value; returns true. */
+    public boolean select(JsonFields f, int i) {
+        kind = f.kind(i);
+        valueStart = f.valueOffset(i);
+        valueEnd = valueStart + f.valueLength(i);
+        escaped = f.valueEscaped(i);
+        return true;
+    }
+
+    private void begin(int off) {
+        errorReason = null;
+        errorOffset = -1;
+        base = off;
+    }
+
+    private boolean finish(byte[] b, int p, int end) {
+        p = ws(b, p, end);
+        if (p < end) {
+            return fail(p, TRAILING_DATA) >= 0;
+        }
+        return true;
+    }
+
+    private int fail(int at, String reason) {
+        errorReason = reason;
+        errorOffset = at - base;
+        return -1;
+    }
+
+    private boolean scanContainer(byte[] b, int off, int end, JsonFields out, byte open) {
+        begin(off);
+        out.clear();
+        int p = ws(b, off, end);
+        if (p >= end || b[p] != open) {
+            return fail(p, open == '{' ? EXPECTED_OBJECT : EXPECTED_ARRAY) >= 0;
+        }
+        p = members(b, p + 1, end, out, open == '{');
+        return p >= 0 && finish(b, p, end);
+    }
+
+    /** Reads the members after the opening brace; returns the position after the closing one. */
+    private int members(byte[] b, int p, int end, JsonFields out, boolean object) {
+        byte close = object ? (byte) '}' : (byte) ']';
+        p = ws(b, p, end);
+        if (p < end && b[p] == close) {
+            return p + 1;
+        }
+        for (;;) {
+            int ko = 0;
+            int kl = 0;
+            boolean ke = false;
+            if (object) {
+                if (p >= end || b[p] != '"') {
+                    return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_KEY);
+                }
+                ko = p + 1;
+                p = string(b, p, end);
+                if (p < 0) {
+                    return p;
+                }
+                kl = strEnd - ko;
+                ke = strEscaped;
+                p = ws(b, p, end);
+                if (p >= end || b[p] != ':') {
+                    return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_COLON);
+                }
+                p = ws(b, p + 1, end);
+            }
+            p = value(b, p, end);
+            if (p < 0) {
+                return p;
+            }
+            out.add(ko, kl, ke, valueStart, valueEnd - valueStart, kind, escaped);
+            p = ws(b, p, end);
+            if (p >= end) {
+                return fail(p, UNEXPECTED_END);
+            }
+            if (b[p] == close) {
+                return p + 1;
+            }
+            if (b[p] != ',') {
+                return fail(p, object ? EXPECTED_COMMA_OR_BRACE : EXPECTED_COMMA_OR_BRACKET);
+            }
+            p = ws(b, p + 1, end);
+        }
+    }
+
+    /** Scans one value at {@code p} (no leading whitespace) and records it; returns the position after it. */
+    private int value(byte[] b, int p, int end) {
+        if (p >= end) {
+            return fail(p, UNEXPECTED_END);
+        }
+        byte c = b[p];
+        escaped = false;
+        switch (c) {
+            case '"': {
+                int q = string(b, p, end);
+                kind = JsonFields.STRING;
+                valueStart = p + 1;
+                valueEnd = strEnd;
+                escaped = strEscaped;
+                return q;
+            }
+            case '{':
+            case '[': {
+                int q = container(b, p, end);
+                kind = c == '{' ? JsonFields.OBJECT : JsonFields.ARRAY;
+                valueStart = p;
+                valueEnd = q;
+                return q;
+            }
+            case 't':
+                return literal(b, p, end, TRUE, JsonFields.BOOLEAN);
+            case 'f':
+                return literal(b, p, end, FALSE, JsonFields.BOOLEAN);
+            case 'n':
+                return literal(b, p, end, NULL, JsonFields.NULL);
+            default:
+                if (c == '-' || (c >= '0' && c <= '9')) {
+                    return number(b, p, end);
+                }
+                return fail(p, EXPECTED_VALUE);
+        }
+    }
+
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
+    private int literal(byte[] b, int p, int end, byte[] word, byte k) {
+        if (p + word.length > end || !java.util.Arrays.equals(b, p, p + word.length, word, 0, word.length)) {
+            return fail(p, BAD_LITERAL);
+        }
+        kind = k;
+        valueStart = p;
+        valueEnd = p + word.length;
+        return valueEnd;
+    }
+
+    private int number(byte[] b, int p, int end) {
+        int start = p;
+        if (b[p] == '-') {
+            p++;
+        }
+        if (p >= end || !digit(b[p])) {
+            return fail(p, BAD_NUMBER);
+        }
+        if (b[p] == '0') {
+            p++;
+        } else {
+            p = digits(b, p, end);
+        }
+        if (p < end && b[p] == '.') {
+            if (++p >= end || !digit(b[p])) {
+                return fail(p, BAD_NUMBER);
+            }
+            p = digits(b, p, end);
+        }
+        if (p < end && (b[p] == 'e' || b[p] == 'E')) {
+            if (++p < end && (b[p] == '+' || b[p] == '-')) {
+                p++;
+            }
+            if (p >= end || !digit(b[p])) {
+                return fail(p, BAD_NUMBER);
+            }
+            p = digits(b, p, end);
+        }
+        kind = JsonFields.NUMBER;
+        valueStart = start;
+        valueEnd = p;
+        return p;
+    }
+
+    private static boolean digit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static int digits(byte[] b, int p, int end) {
+        while (p < end && digit(b[p])) {
+            p++;
+        }
+        return p;
+    }
+
+    /**
+     * Scans a string starting at its opening quote; sets {@link #strEnd} (the closing quote) and
+     * {@link #strEscaped}; returns the position after the closing quote. Eight bytes at a time while none is
+     * a quote, a backslash or a control character: the common case of plain text.
+     */
+    private int string(byte[] b, int p, int end) {
+        boolean esc = false;
+        int i = p + 1;
+        for (;;) {
+            while (i + 8 <= end) {
+                long hits = specials((long) LONGS.get(b, i));
+                if (hits != 0) {
+                    // The lowest flagged byte is exact (borrows only disturb bytes above a real hit).
+                    i += Long.numberOfTrailingZeros(hits) >>> 3;
+                    break;
+                }
+                i += 8;
+            }
+            if (i >= end) {
+                return fail(i, UNEXPECTED_END);
+            }
+            int c = b[i] & 0xFF;
+            if (c == '"') {
+                strEnd = i;
+                strEscaped = esc;
+                return i + 1;
+            }
+            if (c == '\\') {
+                esc = true;
+                i = escape(b, i, end);
+                if (i < 0) {
+                    return i;
+                }
+            } else if (c < 0x20) {
+                return fail(i, CONTROL_CHARACTER);
+            } else {
+                i++;
+            }
+        }
+    }
+
+    /**
+     * Flags (high bit of the byte) the bytes of a little-endian word that are '"', '\\' or below 0x20; bytes at
+     * or above 0x80 are never flagged. Zero when the eight bytes are plain string text.
+     */
+    static long specials(long w) {
+        long q = w ^ QUOTES;
+        long s = w ^ BACKSLASHES;
+        return (((q - ONES) & ~q) | ((s - ONES) & ~s) | ((w - SPACES) & ~w)) & HIGHS;
+    }
+
+    /** Reads eight bytes at {@code i} as a little-endian word. */
+    static long word(byte[] b, int i) {
+        return (long) LONGS.get(b, i);
+    }
+
+    /** Validates the escape at {@code i} (a backslash); returns the position after it. */
+    private int escape(byte[] b, int i, int end) {
+        if (i + 1 >= end) {
+            return fail(i, UNEXPECTED_END);
+        }
+        switch (b[i + 1]) {
+            case '"':
+            case '\\':
+            case '/':
+            case 'b':
+            case 'f':
+            case 'n':
+            case 'r':
+            case 't':
+                return i + 2;
+            case 'u':
+                if (i + 6 > end) {
+                    return fail(i, UNEXPECTED_END);
+                }
+                for (int k = i + 2; k < i + 6; k++) {
+                    if (JsonStrings.hexValue(b[k]) < 0) {
+                        return fail(i, BAD_ESCAPE);
+                    }
+                }
+                return i + 6;
+            default:
+                return fail(i, BAD_ESCAPE);
+        }
+    }
+
+    /** Skips (and validates) a whole object or array without recursion; returns the position after it. */
+    private int container(byte[] b, int p, int end) {
+        int depth = 0;
+        boolean expectValue = true;
+        boolean allowClose = true;
+        push(b[p], depth++);
+        p++;
+        for (;;) {
+            p = ws(b, p, end);
+            if (p >= end) {
+                return fail(p, UNEXPECTED_END);
+            }
+            byte c = b[p];
+            byte ctx = stack[depth - 1];
+            byte close = ctx == '{' ? (byte) '}' : (byte) ']';
+            if (!expectValue) {
+                if (c == ',') {
+                    p++;
+                    expectValue = true;
+                    allowClose = false;
+                    continue;
+                }
+                if (c != close) {
+                    return fail(p, ctx == '{' ? EXPECTED_COMMA_OR_BRACE : EXPECTED_COMMA_OR_BRACKET);
+                }
+                p++;
+                if (--depth == 0) {
+                    return p;
+                }
+                continue;
+            }
+            if (allowClose && c == close) {
+                p++;
+                expectValue = false;
+                if (--depth == 0) {
+                    return p;
+                }
+                continue;
+            }
+            if (ctx == '{') {
+                if (c != '"') {
+                    return fail(p, EXPECTED_KEY);
+                }
+                p = string(b, p, end);
+                if (p < 0) {
+                    return p;
+                }
+                p = ws(b, p, end);
+                if (p >= end || b[p] != ':') {
+                    return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_COLON);
+                }
+                p = ws(b, p + 1, end);
+                if (p >= end) {
+                    return fail(p, UNEXPECTED_END);
+                }
+                c = b[p];
+            }
+            if (c == '{' || c == '[') {
+                if (depth >= MAX_DEPTH) {
+                    return fail(p, TOO_DEEP);
+                }
+                push(c, depth++);
+                p++;
+                allowClose = true;
+                continue;
+            }
+            p = value(b, p, end);
+            if (p < 0) {
+                return p;
+            }
+            expectValue = false;
+        }
+    }
+
+    private void push(byte c, int at) {
+        if (at == stack.length) {
+            stack = java.util.Arrays.copyOf(stack, stack.length * 2);
+        }
+        stack[at] = c;
+    }
+
+    private static int ws(byte[] b, int p, int end) {
+        while (p < end) {
+            byte c = b[p];
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+                return p;
+            }
+            p++;
+        }
+        return p;
+    }
+}

@@ -1,0 +1,197 @@
+package io.sluice.core.json;
+
+/**
+ * Unescaping and escaping of JSON string contents, byte for byte, without Strings.
+ *
+ * <p>Unescaping never writes more bytes than it reads (a six-byte {@code \\u00e9} becomes at most three UTF-8
+ * bytes, a twelve-byte surrogate pair four), so it can run in place. Escaping writes only what JSON requires
+ * ({@code "}, {@code \}, control characters) and copies every other byte unchanged, so non-UTF-8 bytes
+ * round-trip exactly. A lone surrogate (backslash-u d800) is kept as its three-byte generalised UTF-8 form
+ * and escaped back to the same escape on output, so it round-trips too (Go would turn it into U+FFFD).
+ */
+public final class JsonStrings {
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private JsonStrings() {
+    }
+
+    /**
+     * Unescapes the contents of a validated JSON string {@code src[off, off+len)} (without quotes) into
+     * {@code dst} at {@code dstOff}; {@code dst} may be {@code src} with {@code dstOff <= off}. Returns the
+     * number of bytes written.
+     */
+    public static int unescape(byte[] src, int off, int len, byte[] dst, int dstOff) {
+        int end = off + len;
+        int w = dstOff;
+        int i = off;
+        while (i < end) {
+            byte c = src[i];
+            if (c != '\\') {
+                dst[w++] = c;
+                i++;
+                continue;
+            }
+            byte e = src[i + 1];
+            if (e != 'u') {
+                dst[w++] = simple(e);
+                i += 2;
+                continue;
+            }
+            int cu = hex4(src, i + 2);
+            i += 6;
+            if (Character.isHighSurrogate((char) cu) && i + 6 <= end && src[i] == '\\' && src[i + 1] == 'u') {
+                int low = hex4(src, i + 2);
+                if (Character.isLowSurrogate((char) low)) {
+                    w = utf8(Character.toCodePoint((char) cu, (char) low), dst, w);
+                    i += 6;
+                    continue;
+                }
+            }
+            w = utf8(cu, dst, w);
+        }
+        return w - dstOff;
+    }
+
+    private static byte simple(byte e) {
+        switch (e) {
+            case 'b':
+                return '\b';
+            case 'f':
+                return '\f';
+            case 'n':
+                return '\n';
+            case 'r':
+                return '\r';
+            case 't':
+                return '\t';
+            default:
+                return e; // " \ /
+        }
+    }
+
+    static int hexValue(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
+    }
+
+    private static int hex4(byte[] b, int at) {
+        return hexValue(b[at]) << 12 | hexValue(b[at + 1]) << 8 | hexValue(b[at + 2]) << 4 | hexValue(b[at + 3]);
+    }
+
+    /** Writes a code point (or a lone surrogate, as three bytes) as UTF-8; returns the new write position. */
+    private static int utf8(int cp, byte[] dst, int w) {
+        if (cp < 0x80) {
+            dst[w++] = (byte) cp;
+        } else if (cp < 0x800) {
+            dst[w++] = (byte) (0xC0 | cp >> 6);
+            dst[w++] = (byte) (0x80 | cp & 0x3F);
+        } else if (cp < 0x10000) {
+            dst[w++] = (byte) (0xE0 | cp >> 12);
+            dst[w++] = (byte) (0x80 | cp >> 6 & 0x3F);
+            dst[w++] = (byte) (0x80 | cp & 0x3F);
+        } else {
+            dst[w++] = (byte) (0xF0 | cp >> 18);
+            dst[w++] = (byte) (0x80 | cp >> 12 & 0x3F);
+            dst[w++] = (byte) (0x80 | cp >> 6 & 0x3F);
+            dst[w++] = (byte) (0x80 | cp & 0x3F);
+        }
+        return w;
+    }
+
+    /** The most bytes {@link #escape} can write for {@code len} input bytes. */
+    public static int maxEscapedLength(int len) {
+        return len * 6;
+    }
+
+    /**
+     * Escapes {@code src[off, off+len)} as JSON string contents (no quotes) into {@code dst} at {@code dstOff},
+     * which must have {@link #maxEscapedLength} bytes of room. Returns the number of bytes written.
+     */
+    public static int escape(byte[] src, int off, int len, byte[] dst, int dstOff) {
+        int w = dstOff;
+        int end = off + len;
+        for (int i = off; i < end; i++) {
+            int c = src[i] & 0xFF;
+            if (c >= 0x20 && c != '"' && c != '\\' && c != 0xED) {
+                dst[w++] = (byte) c;
+            } else if (c == 0xED && i + 2 < end && (src[i + 1] & 0xE0) == 0xA0) {
+                // ED A0..BF xx is a surrogate code unit (only backslash-u escapes produce it): write it back escaped.
+                int cu = 0xD000 | (src[i + 1] & 0x3F) << 6 | src[i + 2] & 0x3F;
+                w = unicode(cu, dst, w);
+                i += 2;
+            } else if (c == 0xED) {
+                dst[w++] = (byte) c;
+            } else {
+                w = escapeAscii(c, dst, w);
+            }
+        }
+        return w - dstOff;
+    }
+
+    private static int escapeAscii(int c, byte[] dst, int w) {
+        dst[w++] = '\\';
+        switch (c) {
+            case '"':
+                dst[w++] = '"';
+                return w;
+            case '\\':
+                dst[w++] = '\\';
+                return w;
+            case '\n':
+                dst[w++] = 'n';
+                return w;
+            case '\r':
+                dst[w++] = 'r';
+                return w;
+            case '\t':
+                dst[w++] = 't';
+                return w;
+            case '\b':
+                dst[w++] = 'b';
+                return w;
+            case '\f':
+                dst[w++] = 'f';
+                return w;
+            default:
+                return unicode(c, dst, w - 1);
+        }
+    }
+
+    private static int unicode(int cu, byte[] dst, int w) {
+        dst[w++] = '\\';
+        dst[w++] = 'u';
+        dst[w++] = HEX[cu >> 12 & 0xF];
+        dst[w++] = HEX[cu >> 8 & 0xF];
+        dst[w++] = HEX[cu >> 4 & 0xF];
+        dst[w++] = HEX[cu & 0xF];
+        return w;
+    }
+
+    /** Whether {@code src[off, off+len)} needs no escaping at all (the common case: copy it as is). */
+    public static boolean isPlain(byte[] src, int off, int len) {
+        int end = off + len;
+        int i = off;
+        for (; i + 8 <= end; i += 8) {
+            long w = JsonScanner.word(src, i);
+            long e = w ^ 0xEDEDEDEDEDEDEDEDL;
+            if ((JsonScanner.specials(w) | ((e - 0x0101010101010101L) & ~e & 0x8080808080808080L)) != 0) {
+                return false;
+            }
+        }
+        for (; i < end; i++) {
+            int c = src[i] & 0xFF;
+            if (c < 0x20 || c == '"' || c == '\\' || c == 0xED) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,157 @@
+package io.sluice.core.json;
+
+import java.util.Arrays;
+
+/**
+ * Writes JSON into one reusable byte buffer: no String, no per-call allocation once the buffer has grown to
+ * the working size. Commas are placed automatically; callers only open, name, write and close.
+ * One instance per thread; {@link #reset()} between documents.
+ */
+public final class JsonWriter {
+    private byte[] buf;
+    private int len;
+    private long needComma; // bit d: the container at depth d already holds a member
+    private int depth;
+
+    public JsonWriter() {
+        this(256);
+    }
+
+    public JsonWriter(int initialCapacity) {
+        buf = new byte[initialCapacity];
+    }
+
+    /** Empties the buffer for the next document. */
+    public JsonWriter reset() {
+        len = 0;
+        depth = 0;
+        needComma = 0;
+        return this;
+    }
+
+    /** The buffer; the document is {@code [0, length())}. */
+    public byte[] buffer() {
+        return buf;
+    }
+
+    public int length() {
+        return len;
+    }
+
+    public JsonWriter beginObject() {
+        return open((byte) '{');
+    }
+
+    public JsonWriter endObject() {
+        return close((byte) '}');
+    }
+
+    public JsonWriter beginArray() {
+        return open((byte) '[');
+    }
+
+    public JsonWriter endArray() {
+        return close((byte) ']');
+    }
+
+    /** Writes a member name (escaping it) and the colon; the value follows. */
+    public JsonWriter name(byte[] key, int off, int klen) {
+        comma();
+        quoted(key, off, klen);
+        put((byte) ':');
+        needComma &= ~bit();
+        return this;
+    }
+
+    /** Writes a member name that is already escaped JSON string contents. */
+    public JsonWriter rawName(byte[] key, int off, int klen) {
+        comma();
+        ensure(klen + 3);
+        buf[len++] = '"';
+        System.arraycopy(key, off, buf, len, klen);
+        len += klen;
+        buf[len++] = '"';
+        buf[len++] = ':';
+        needComma &= ~bit();
+        return this;
+    }
+
+    /** Writes a string value from unescaped bytes. */
+    public JsonWriter string(byte[] s, int off, int slen) {
+        comma();
+        quoted(s, off, slen);
+        return this;
+    }
+
+    /** Writes a string value whose bytes are already escaped JSON string contents (copied as they are). */
+    public JsonWriter rawString(byte[] s, int off, int slen) {
+        comma();
+        ensure(slen + 2);
+        buf[len++] = '"';
+        System.arraycopy(s, off, buf, len, slen);
+        len += slen;
+        buf[len++] = '"';
+        return this;
+    }
+
+    /** Writes a value that is already JSON text (a number, literal, object or array), as it is. */
+    public JsonWriter raw(byte[] json, int off, int jlen) {
+        comma();
+        ensure(jlen);
+        System.arraycopy(json, off, buf, len, jlen);
+        len += jlen;
+        return this;
+    }
+
+    private JsonWriter open(byte c) {
+        comma();
+        put(c);
+        depth++;
+        needComma &= ~bit();
+        return this;
+    }
+
+    private JsonWriter close(byte c) {
+        depth--;
+        put(c);
+        return this;
+    }
+
+    private long bit() {
+        return 1L << (depth & 63);
+    }
+
+    /** Puts a comma if the current container already has a member, and marks it as having one. */
+    private void comma() {
+        long b = bit();
+        if ((needComma & b) != 0) {
+            put((byte) ',');
+        }
+        needComma |= b;
+    }
+
+    private void quoted(byte[] s, int off, int slen) {
+        if (JsonStrings.isPlain(s, off, slen)) {
+            ensure(slen + 2);
+            buf[len++] = '"';
+            System.arraycopy(s, off, buf, len, slen);
+            len += slen;
+        } else {
+            ensure(JsonStrings.maxEscapedLength(slen) + 2);
+            buf[len++] = '"';
+            len += JsonStrings.escape(s, off, slen, buf, len);
+        }
+        buf[len++] = '"';
+    }
+
+    private void put(byte c) {
+        ensure(1);
+        buf[len++] = c;
+    }
+
+    private void ensure(int more) {
+        if (len + more > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(len + more, buf.length * 2));
+        }
+    }
+}
