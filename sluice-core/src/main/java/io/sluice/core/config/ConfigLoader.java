@@ -123,6 +123,7 @@ public final class ConfigLoader {
         if (topLevel && spec.kind() == PluginKind.MODULATOR) {
             throw ConfigException.at(file, line, id, TYPE, typeName + " is a modulator: list it under a plugin's Modulators");
         }
+        settings = flattenGroups(spec, settings);
         Map<String, Object> values = new LinkedHashMap<>();
         Map<String, Integer> lines = new LinkedHashMap<>();
         for (Map.Entry<String, Val> s : settings.entrySet()) {
@@ -146,6 +147,40 @@ public final class ConfigLoader {
             }
         }
         return new PluginConfig(id, spec, file, line, values, lines, PluginConfig.newShared());
+    }
+
+    /**
+     * Gollum writes grouped parameters either flat ({@code Batch/MaxCount: 128}) or nested
+     * ({@code Batch: {MaxCount: 128}}); a nested group whose name prefixes declared "Group/Key" parameters
+     * is turned into the flat keys, so both spellings reach the same declaration.
+     */
+    private static Map<String, Val> flattenGroups(PluginSpec spec, Map<String, Val> settings) {
+        Map<String, Val> out = null;
+        for (Map.Entry<String, Val> s : settings.entrySet()) {
+            if (!(s.getValue().raw instanceof Map) || findParam(spec, s.getKey()) != null || !hasGroup(spec, s.getKey())) {
+                continue;
+            }
+            if (out == null) {
+                out = new LinkedHashMap<>(settings);
+            }
+            out.remove(s.getKey());
+            @SuppressWarnings("unchecked")
+            Map<String, Val> group = (Map<String, Val>) s.getValue().raw;
+            for (Map.Entry<String, Val> g : group.entrySet()) {
+                out.put(s.getKey() + "/" + g.getKey(), g.getValue());
+            }
+        }
+        return out == null ? settings : out;
+    }
+
+    private static boolean hasGroup(PluginSpec spec, String group) {
+        String prefix = group.toLowerCase(Locale.ROOT) + "/";
+        for (String name : spec.params().keySet()) {
+            if (name.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Gollum reads keys case-insensitively; the declared spelling wins. */

@@ -1,0 +1,366 @@
+package io.sluice.io.file;
+
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.format.GoLayout;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Completion;
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Streams;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Producer;
+import io.sluice.core.pipeline.ProducerContext;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code producer.File}: writes each message as a line (NDJSON when the payload is JSON). Delivery only copies
+ * lines into a reused chunk; a background thread writes chunks every {@code FlushIntervalMs} or when one is
+ * full, compressing on the way when the path ends in {@code .gz} (gzip) or {@code .zst} (zstd). This is the
+ * shape k6 found fastest for its JSON output (append to a buffer, write it from another thread every 100 ms,
+ * gzip by name), and it lets compression run on the second core while the pipeline fills the next chunk.
+ *
+ * <p>Rotation by size, age and clock time with Gollum's names ({@code name_TIMESTAMP.ext} plus a
+ * {@code name_current.ext} symlink) and pruning by count, age and total size. A failed write (disk full, say)
+ * is logged clearly and retried; the lines stay in memory meanwhile and delivery waits, so nothing is dropped
+ * and the consumers upstream slow down. Batches are acknowledged only once their lines are written.
+ *
+ * <pre>
+ * "FileOut":
+ *     Type: producer.File
+ *     Streams: "*"
+ *     File: "/var/log/sluice/*.ndjson.gz"    # * is the stream name; ${date:2006-01-02} the date
+ *     Rotation:
+ *         Enable: true
+ *         SizeMB: 512
+ *     Prune:
+ *         Count: 10
+ * </pre>
+ */
+public final class FileProducer extends Producer {
+    public static final Param<String> FILE = Param.string("File", "/var/log/gollum.log",
+            "Path of the file to write. \"*\" (or ${stream}) is replaced by the stream name and ${date:LAYOUT} by the "
+                    + "date in a Go layout; a name ending in .gz is gzip-compressed, in .zst zstd-compressed.");
+    public static final Param<Boolean> FILE_OVERWRITE = Param.bool("FileOverwrite", false,
+            "Truncate an existing file instead of appending to it.");
+    public static final Param<String> PERMISSIONS = Param.string("Permissions", "0644",
+            "Permissions of created files, as an octal number.");
+    public static final Param<String> FOLDER_PERMISSIONS = Param.string("FolderPermissions", "0755",
+            "Permissions of created folders, as an octal number.");
+    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.integer("FlushIntervalMs", 100,
+            "Lines are written in the background at least this often (and whenever a buffer is full).");
+    public static final Param<Integer> BUFFER_SIZE_KB = Param.integer("BufferSizeKB", 1024,
+            "Size of each of the two reused buffers per file; delivery waits while both are full.");
+    public static final Param<Integer> COMPRESSION_LEVEL = Param.integer("CompressionLevel", 1,
+            "gzip level 1-9 or zstd level 1-19 for .gz/.zst paths. gzip 1 compresses ~190 MB/s per core, 6 ~75.");
+    public static final Param<String> FSYNC = Param.string("Fsync", "rotate",
+            "When to fsync: never, rotate (when a file is closed or rotated), or interval (after every background "
+                    + "write, before acknowledging).");
+    public static final Param<Integer> BATCH_MAX_COUNT = Param.integer("Batch/MaxCount", 8192,
+            "Accepted for Gollum configs; memory is bounded by BufferSizeKB instead.");
+    public static final Param<Integer> BATCH_FLUSH_COUNT = Param.integer("Batch/FlushCount", 4096,
+            "Accepted for Gollum configs; a buffer is written when full or after FlushIntervalMs.");
+    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.integer("Batch/TimeoutSec", 5,
+            "Gollum's flush timeout; when set (and FlushIntervalMs is not) it sets the flush interval.");
+    public static final Param<Integer> BATCH_FLUSH_TIMEOUT_SEC = Param.integer("Batch/FlushTimeoutSec", 0,
+            "Accepted for Gollum configs; shutdown uses ShutdownTimeoutMs.");
+    public static final Param<Boolean> ROTATION_ENABLE = Param.bool("Rotation/Enable", false,
+            "Rotate files by size, age or time of day.");
+    public static final Param<Integer> ROTATION_TIMEOUT_MIN = Param.integer("Rotation/TimeoutMin", 1440,
+            "Rotate after this many minutes.");
+    public static final Param<Integer> ROTATION_SIZE_MB = Param.integer("Rotation/SizeMB", 1024,
+            "Rotate once a file has this many MB on disk.");
+    public static final Param<String> ROTATION_TIMESTAMP = Param.string("Rotation/Timestamp", "2006-01-02_15",
+            "Go layout of the timestamp in rotated file names: name_TIMESTAMP.ext.");
+    public static final Param<Integer> ROTATION_ZERO_PADDING = Param.integer("Rotation/ZeroPadding", 0,
+            "Digits of the counter added when a rotated name exists already (0: no padding).");
+    public static final Param<Boolean> ROTATION_COMPRESS = Param.bool("Rotation/Compress", false,
+            "Gollum gzips rotated files; Sluice compresses as it writes: name the file *.gz instead.");
+    public static final Param<String> ROTATION_AT = Param.string("Rotation/At", "",
+            "Also rotate daily at this time, hh:mm.");
+    public static final Param<Integer> PRUNE_COUNT = Param.integer("Prune/Count", 0,
+            "Keep at most this many rotated files (0: no limit).");
+    public static final Param<Integer> PRUNE_AFTER_HOURS = Param.integer("Prune/AfterHours", 0,
+            "Delete rotated files older than this (0: never).");
+    public static final Param<Integer> PRUNE_TOTAL_SIZE_MB = Param.integer("Prune/TotalSizeMB", 0,
+            "Delete the oldest rotated files beyond this total size (0: no limit).");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.File",
+            "Writes messages as lines to files (NDJSON, .gz, .zst), flushed in the background, with rotation.")
+            .params(FILE, FILE_OVERWRITE, PERMISSIONS, FOLDER_PERMISSIONS, FLUSH_INTERVAL_MS, BUFFER_SIZE_KB,
+                    COMPRESSION_LEVEL, FSYNC, BATCH_MAX_COUNT, BATCH_FLUSH_COUNT, BATCH_TIMEOUT_SEC,
+                    BATCH_FLUSH_TIMEOUT_SEC, ROTATION_ENABLE, ROTATION_TIMEOUT_MIN, ROTATION_SIZE_MB,
+                    ROTATION_TIMESTAMP, ROTATION_ZERO_PADDING, ROTATION_COMPRESS, ROTATION_AT, PRUNE_COUNT,
+                    PRUNE_AFTER_HOURS, PRUNE_TOTAL_SIZE_MB)
+            .factory(FileProducer::new);
+
+    /** When the file is synced to disk. */
+    enum Fsync { NEVER, ROTATE, INTERVAL }
+
+    /** Settings shared by every target of this producer. */
+    static final class Settings {
+        String permissions;
+        String folderPermissions;
+        boolean overwrite;
+        long flushIntervalNanos;
+        int chunkSize;
+        int level;
+        Fsync fsync;
+        boolean datedPath;
+        boolean rotate;
+        long rotateBytes;
+        long rotateMillis;
+        DateTimeFormatter rotateStamp;
+        int zeroPad;
+        int rotateAtHour = -1;
+        int rotateAtMinute = -1;
+        int pruneCount;
+        long pruneAfterMillis;
+        long pruneTotalBytes;
+    }
+
+    private static final Map<String, DateTimeFormatter> LAYOUTS = new ConcurrentHashMap<>();
+
+    private final Settings s = new Settings();
+    private final String file;
+    private final boolean perStream;
+    private final Map<Integer, FileTarget> byStream = new HashMap<>();
+    private final Map<String, FileTarget> byTemplate = new HashMap<>();
+    private final List<FileTarget> targets = new CopyOnWriteArrayList<>();
+    private final Runnable wake = this::wakeFlusher;
+    private FileTarget[] touched = new FileTarget[4];
+    private volatile boolean closing;
+    private volatile long firstDeliverNanos;
+    private Thread flusher;
+    private Log log;
+
+    public FileProducer(PluginConfig config) {
+        super(config);
+        this.file = config.get(FILE);
+        if (file.isEmpty()) {
+            throw config.error(FILE, "must name a file");
+        }
+        this.perStream = file.contains("*") || file.contains("${stream}");
+        s.datedPath = file.contains("${date:");
+        if (s.datedPath) {
+            try {
+                resolveDate(file, LocalDateTime.now());
+            } catch (IllegalArgumentException e) {
+                throw config.error(FILE, "bad ${date:...} layout: " + e.getMessage());
+            }
+        }
+        s.overwrite = config.get(FILE_OVERWRITE);
+        s.permissions = rwx(config, PERMISSIONS);
+        s.folderPermissions = rwx(config, FOLDER_PERMISSIONS);
+        int interval = config.get(FLUSH_INTERVAL_MS);
+        if (!config.isSet(FLUSH_INTERVAL_MS) && config.isSet(BATCH_TIMEOUT_SEC)) {
+            interval = config.get(BATCH_TIMEOUT_SEC) * 1000;
+        }
+        if (interval < 1) {
+            throw config.error(FLUSH_INTERVAL_MS, "must be at least 1");
+        }
+        s.flushIntervalNanos = TimeUnit.MILLISECONDS.toNanos(interval);
+        int kb = config.get(BUFFER_SIZE_KB);
+        if (kb < 4) {
+            throw config.error(BUFFER_SIZE_KB, "must be at least 4");
+        }
+        s.chunkSize = kb * 1024;
+        s.level = config.get(COMPRESSION_LEVEL);
+        if (s.level < 1 || s.level > (file.endsWith(".zst") ? 22 : 9)) {
+            throw config.error(COMPRESSION_LEVEL, "out of range for " + (file.endsWith(".zst") ? "zstd (1-22)" : "gzip (1-9)"));
+        }
+        try {
+            s.fsync = Fsync.valueOf(config.get(FSYNC).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw config.error(FSYNC, "expected never, rotate or interval, found '" + config.get(FSYNC) + "'");
+        }
+        s.rotate = config.get(ROTATION_ENABLE);
+        s.rotateBytes = config.get(ROTATION_SIZE_MB) * 1024L * 1024L;
+        s.rotateMillis = TimeUnit.MINUTES.toMillis(config.get(ROTATION_TIMEOUT_MIN));
+        s.rotateStamp = DateTimeFormatter.ofPattern(GoLayout.parse(config.get(ROTATION_TIMESTAMP)).javaPattern());
+        s.zeroPad = config.get(ROTATION_ZERO_PADDING);
+        String at = config.get(ROTATION_AT);
+        if (!at.isEmpty()) {
+            String[] hm = at.split(":");
+            try {
+                s.rotateAtHour = Integer.parseInt(hm[0].trim());
+                s.rotateAtMinute = hm.length > 1 ? Integer.parseInt(hm[1].trim()) : 0;
+            } catch (NumberFormatException e) {
+                s.rotateAtHour = -1;
+            }
+            if (s.rotateAtHour < 0 || s.rotateAtHour > 23 || s.rotateAtMinute < 0 || s.rotateAtMinute > 59) {
+                throw config.error(ROTATION_AT, "expected hh:mm, found '" + at + "'");
+            }
+        }
+        s.pruneCount = config.get(PRUNE_COUNT);
+        s.pruneAfterMillis = TimeUnit.HOURS.toMillis(config.get(PRUNE_AFTER_HOURS));
+        s.pruneTotalBytes = config.get(PRUNE_TOTAL_SIZE_MB) * 1024L * 1024L;
+    }
+
+    private static String rwx(PluginConfig config, Param<String> p) {
+        String v = config.get(p);
+        if (!v.matches("0?[0-7]{3}")) {
+            throw config.error(p, "expected an octal mode such as 0644, found '" + v + "'");
+        }
+        int mode = Integer.parseInt(v, 8);
+        StringBuilder b = new StringBuilder(9);
+        for (int shift = 6; shift >= 0; shift -= 3) {
+            int bits = (mode >> shift) & 7;
+            b.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
+        }
+        return b.toString();
+    }
+
+    @Override
+    public void start(ProducerContext ctx) {
+        this.log = ctx.log();
+        if (config.get(ROTATION_COMPRESS) && !file.endsWith(".gz")) {
+            log.warn(config.id() + ": Rotation/Compress is not needed in Sluice: name the file *.gz to write it compressed");
+        }
+        flusher = new Thread(this::flushLoop, "producer-" + config.id() + "-flush");
+        flusher.setDaemon(true);
+        flusher.start();
+    }
+
+    @Override
+    public void deliver(Batch batch) throws InterruptedException {
+        int n = batch.size();
+        int touchedCount = 0;
+        int lastStream = Integer.MIN_VALUE;
+        FileTarget t = null;
+        for (int i = 0; i < n; i++) {
+            Message m = batch.get(i);
+            if (m.stream() != lastStream) {
+                lastStream = m.stream();
+                t = target(lastStream);
+                touchedCount = addTouched(t, touchedCount);
+            }
+            if (firstDeliverNanos == 0) {
+                firstDeliverNanos = System.nanoTime();
+            }
+            if (t.append(m, wake)) {
+                wakeFlusher();
+            }
+        }
+        Completion c = batch.completion();
+        if (c != null) {
+            // The batch is acknowledged when every chunk holding its lines is on disk.
+            for (int i = 0; i < touchedCount; i++) {
+                c.retain();
+                touched[i].attach(c);
+            }
+        }
+    }
+
+    private int addTouched(FileTarget t, int count) {
+        for (int i = 0; i < count; i++) {
+            if (touched[i] == t) {
+                return count;
+            }
+        }
+        if (count == touched.length) {
+            touched = java.util.Arrays.copyOf(touched, count * 2);
+        }
+        touched[count] = t;
+        return count + 1;
+    }
+
+    private FileTarget target(int stream) {
+        FileTarget t = byStream.get(stream);
+        if (t == null) {
+            String template = perStream ? file.replace("*", Streams.name(stream)).replace("${stream}", Streams.name(stream)) : file;
+            t = byTemplate.get(template);
+            if (t == null) {
+                t = new FileTarget(s, template, config.id(), log);
+                byTemplate.put(template, t);
+                targets.add(t);
+            }
+            byStream.put(stream, t);
+        }
+        return t;
+    }
+
+    private void wakeFlusher() {
+        Thread f = flusher;
+        if (f != null) {
+            LockSupport.unpark(f);
+        }
+    }
+
+    private void flushLoop() {
+        long park = Math.max(1_000_000L, s.flushIntervalNanos / 2);
+        while (!closing) {
+            long now = System.nanoTime();
+            for (FileTarget t : targets) {
+                t.flush(false, now);
+            }
+            LockSupport.parkNanos(park);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        closing = true;
+        Thread f = flusher;
+        if (f != null) {
+            LockSupport.unpark(f);
+            f.join();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.get(PluginSpec.SHUTDOWN_TIMEOUT_MS));
+        long input = 0;
+        long disk = 0;
+        long last = 0;
+        for (FileTarget t : targets) {
+            t.close(deadline);
+            input += t.inputBytes;
+            disk += t.diskBytes;
+            last = Math.max(last, t.lastWriteNanos);
+        }
+        if (log != null && input > 0 && last > firstDeliverNanos) {
+            double secs = (last - firstDeliverNanos) / 1e9;
+            log.info(String.format("%s: wrote %,d bytes of lines as %,d bytes in %.3f s = %.0f MB/s of input"
+                    + " (first delivered to last written)", config.id(), input, disk, secs, input / 1e6 / secs));
+        }
+    }
+
+    /** Replaces each ${date:LAYOUT} (a Go layout) in a path with the formatted date. */
+    static String resolveDate(String template, LocalDateTime now) {
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        while (true) {
+            int at = template.indexOf("${date:", i);
+            if (at < 0) {
+                return b.append(template, i, template.length()).toString();
+            }
+            int end = template.indexOf('}', at);
+            if (end < 0) {
+                throw new IllegalArgumentException("${date: without a closing }");
+            }
+            String layout = template.substring(at + 7, end);
+            DateTimeFormatter f = LAYOUTS.computeIfAbsent(layout, l -> DateTimeFormatter.ofPattern(GoLayout.parse(l).javaPattern()));
+            b.append(template, i, at).append(f.format(now));
+            i = end + 1;
+        }
+    }
+
+    /** Files currently open, for tests and tools. */
+    List<java.nio.file.Path> openFiles() {
+        List<java.nio.file.Path> out = new java.util.ArrayList<>();
+        for (FileTarget t : targets) {
+            if (t.path() != null) {
+                out.add(t.path());
+            }
+        }
+        return out;
+    }
+}

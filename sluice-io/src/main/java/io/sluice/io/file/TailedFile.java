@@ -1,0 +1,172 @@
+package io.sluice.io.file;
+
+import io.sluice.core.message.Completion;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+
+/**
+ * One file being tailed by {@link FileConsumer}: its open channel, read buffer and the offsets that matter.
+ * A file is known by its identity (device and inode), not its name, so a rename during rotation keeps the
+ * reader on the same file, and a new file under the old name is a new {@code TailedFile}.
+ *
+ * <p>Offsets: {@code bufOffset} is the file offset of {@code buf[0]}; lines are cut from
+ * {@code buf[start, end)}; {@link #committed()} is the end of the last line whose batch, and every batch
+ * before it, was delivered by every producer. Only that offset is checkpointed.
+ */
+final class TailedFile {
+    final Object key;
+    final String keyText;
+    Path path;
+    byte[] nameBytes;
+    byte[] dirBytes;
+    FileChannel channel;
+    byte[] buf;
+    ByteBuffer view;
+    int start;
+    int end;
+    int scanFrom;
+    long bufOffset;
+    boolean skipping;
+    /** Non-zero while the file is gone from its path (renamed away or deleted): when that was noticed. */
+    long goneSinceNanos;
+    long lastDataNanos;
+    /** Bumped when the file is truncated under us: acknowledgements of older generations no longer count. */
+    int generation;
+
+    // Multiline record being assembled.
+    byte[] record = new byte[0];
+    int recordLen;
+    long recordEnd;
+    long recordSinceNanos;
+    boolean recordCut;
+
+    private final ArrayDeque<Ack> inflight = new ArrayDeque<>();
+    private volatile long committed;
+    private long checkpointed = -1;
+
+    TailedFile(Object key, Path path, int bufferSize) {
+        this.key = key;
+        this.keyText = String.valueOf(key);
+        this.buf = new byte[bufferSize];
+        this.view = ByteBuffer.wrap(buf);
+        rename(path);
+    }
+
+    void rename(Path p) {
+        this.path = p;
+        this.nameBytes = String.valueOf(p.getFileName()).getBytes(StandardCharsets.UTF_8);
+        Path parent = p.toAbsolutePath().getParent();
+        this.dirBytes = String.valueOf(parent).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Positions reading (and the committed offset) at {@code offset}, dropping anything buffered. */
+    void seek(long offset) throws IOException {
+        channel.position(offset);
+        bufOffset = offset;
+        start = 0;
+        end = 0;
+        scanFrom = 0;
+        skipping = false;
+        recordLen = 0;
+        synchronized (inflight) {
+            committed = offset;
+        }
+    }
+
+    /** The file offset after the last byte read. */
+    long readPosition() {
+        return bufOffset + end;
+    }
+
+    /** The file offset of the first byte not yet cut into a line. */
+    long lineStart() {
+        return bufOffset + start;
+    }
+
+    /** Tracks one published batch ending at {@code endOffset}; the returned completion goes on the batch. */
+    Completion track(long endOffset, Runnable onAck) {
+        Ack a = new Ack(this, endOffset, generation, onAck);
+        synchronized (inflight) {
+            inflight.addLast(a);
+        }
+        return a;
+    }
+
+    /** The file's generation changed (truncation): the committed offset restarts at {@code offset}. */
+    void newGeneration(long offset) {
+        synchronized (inflight) {
+            generation++;
+            committed = offset;
+            // Older batches may still complete; they are dropped from the order when they do.
+        }
+    }
+
+    private void completed(Ack a) {
+        synchronized (inflight) {
+            a.done = true;
+            while (!inflight.isEmpty() && inflight.peekFirst().done) {
+                Ack head = inflight.pollFirst();
+                if (head.generation == generation) {
+                    committed = head.end;
+                }
+            }
+        }
+    }
+
+    /** The end of the last line delivered by every producer, with everything before it. */
+    long committed() {
+        return committed;
+    }
+
+    /** Whether {@link #committed()} moved since the last {@link #markCheckpointed(long)}. */
+    boolean checkpointDue() {
+        return committed != checkpointed;
+    }
+
+    void markCheckpointed(long offset) {
+        checkpointed = offset;
+    }
+
+    boolean hasInflight() {
+        synchronized (inflight) {
+            return !inflight.isEmpty();
+        }
+    }
+
+    void close() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // Read-only handle; nothing was buffered for writing.
+            }
+            channel = null;
+        }
+    }
+
+    /** The acknowledgement of one batch of this file's lines. */
+    private static final class Ack extends Completion {
+        final TailedFile file;
+        final long end;
+        final int generation;
+        final Runnable onAck;
+        boolean done;
+
+        Ack(TailedFile file, long end, int generation, Runnable onAck) {
+            this.file = file;
+            this.end = end;
+            this.generation = generation;
+            this.onAck = onAck;
+        }
+
+        @Override
+        protected void onComplete() {
+            file.completed(this);
+            onAck.run();
+        }
+    }
+}

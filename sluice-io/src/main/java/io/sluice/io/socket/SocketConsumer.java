@@ -1,0 +1,172 @@
+package io.sluice.io.socket;
+
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.pipeline.Consumer;
+import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.io.Bytes;
+import java.util.Locale;
+
+/**
+ * {@code consumer.Socket}: reads messages from TCP connections, UDP datagrams or a unix stream socket.
+ * Gollum's parameters keep their names and defaults; {@code Format}, {@code MaxLineSize} and
+ * {@code ReadBufferKB} are Sluice's. Each TCP connection is read on its own thread and stops being read
+ * while the pipeline is full (backpressure reaches the sender through TCP's window).
+ *
+ * <pre>
+ * "TcpIn":
+ *     Type: consumer.Socket
+ *     Address: "tcp://0.0.0.0:5880"
+ *     Format: ndjson            # plain | ndjson | rfc5424 | rfc3164 | syslog
+ *     Partitioner: delimiter    # delimiter | octet | ascii | binary | binary_be | fixed
+ *     Streams: logs
+ * </pre>
+ */
+public final class SocketConsumer extends Consumer {
+    public static final Param<String> ADDRESS = Param.string("Address", "tcp://0.0.0.0:5880",
+            "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP).");
+    public static final Param<String> PERMISSIONS = Param.string("Permissions", "0770",
+            "File permissions of a unix socket, as an octal number.");
+    public static final Param<String> ACKNOWLEDGE = Param.string("Acknowledge", "",
+            "When set, this text is written back after each read was handed to the pipeline (TCP and unix only).");
+    public static final Param<String> PARTITIONER = Param.string("Partitioner", "delimiter",
+            "How messages are cut from the stream: delimiter, octet (RFC 6587 octet counting, falling back to "
+                    + "newlines), ascii (length then Delimiter), binary, binary_le, binary_be, fixed.");
+    public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n",
+            "End of a message for the delimiter partitioner (removed; a CR before \\n is removed too); "
+                    + "end of the length for ascii.");
+    public static final Param<Integer> OFFSET = Param.integer("Offset", 0,
+            "Where the length starts, for the ascii and binary partitioners.");
+    public static final Param<Integer> SIZE = Param.integer("Size", 1,
+            "Bytes of the length for binary (1, 2, 4 or 8; 4 when left at 1), or of each message for fixed.");
+    public static final Param<Integer> RECONNECT_AFTER_SEC = Param.integer("ReconnectAfterSec", 2,
+            "Seconds to wait before listening again after the socket could not be opened.");
+    public static final Param<Integer> ACK_TIMEOUT_SEC = Param.integer("AckTimeoutSec", 1,
+            "Accepted for Gollum configs; acknowledgements are written with a blocking write.");
+    public static final Param<Integer> READ_TIMEOUT_SEC = Param.integer("ReadTimeoutSec", 2,
+            "Accepted for Gollum configs; Sluice ends blocked reads by closing the socket at shutdown instead.");
+    public static final Param<Boolean> REMOVE_OLD_SOCKET = Param.bool("RemoveOldSocket", true,
+            "Remove an existing file at a unix:// path before listening.");
+    public static final Param<String> FORMAT = Param.string("Format", "plain",
+            "plain (the frame is the payload), ndjson (as plain, blank lines skipped), rfc5424, rfc3164, or syslog "
+                    + "(either RFC per line): syslog fields go to metadata and the MSG becomes the payload.");
+    public static final Param<Integer> MAX_LINE_SIZE = Param.integer("MaxLineSize", 1 << 20,
+            "Longest message in bytes; a longer one is cut at this size, flagged truncated: true, and counted.");
+    public static final Param<Integer> READ_BUFFER_KB = Param.integer("ReadBufferKB", 256,
+            "Read buffer per connection in KB.");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Socket",
+            "Reads messages from TCP, UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
+            .params(ADDRESS, PERMISSIONS, ACKNOWLEDGE, PARTITIONER, DELIMITER, OFFSET, SIZE, RECONNECT_AFTER_SEC,
+                    ACK_TIMEOUT_SEC, READ_TIMEOUT_SEC, REMOVE_OLD_SOCKET, FORMAT, MAX_LINE_SIZE, READ_BUFFER_KB)
+            .factory(SocketConsumer::new);
+
+    private final SocketServer server;
+
+    public SocketConsumer(PluginConfig config) {
+        super(config);
+        SocketServer.Settings s = new SocketServer.Settings();
+        try {
+            s.address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
+        } catch (IllegalArgumentException e) {
+            throw config.error(ADDRESS, e.getMessage());
+        }
+        s.mode = Framer.mode(config.get(PARTITIONER));
+        if (s.mode == null) {
+            throw config.error(PARTITIONER, "unknown partitioner '" + config.get(PARTITIONER)
+                    + "' (delimiter, octet, ascii, binary, binary_le, binary_be, fixed)");
+        }
+        s.delimiter = Bytes.unescape(config.get(DELIMITER));
+        if (s.delimiter.length == 0) {
+            throw config.error(DELIMITER, "must not be empty");
+        }
+        s.offset = config.get(OFFSET);
+        s.size = config.get(SIZE);
+        if (s.mode == Framer.Mode.BINARY_LE || s.mode == Framer.Mode.BINARY_BE) {
+            if (!config.isSet(SIZE)) {
+                s.size = 4;
+            }
+            if (s.size != 1 && s.size != 2 && s.size != 4 && s.size != 8) {
+                throw config.error(SIZE, "binary lengths are 1, 2, 4 or 8 bytes");
+            }
+        }
+        if (s.size < 1) {
+            throw config.error(SIZE, "must be at least 1");
+        }
+        String format = config.get(FORMAT).toLowerCase(Locale.ROOT);
+        switch (format) {
+            case "plain": break;
+            case "ndjson": s.skipEmpty = true; break;
+            case "rfc5424": s.syslog = SyslogParser.Rfc.RFC5424; break;
+            case "rfc3164": s.syslog = SyslogParser.Rfc.RFC3164; break;
+            case "syslog": s.syslog = SyslogParser.Rfc.AUTO; break;
+            default: throw config.error(FORMAT, "unknown format '" + format + "' (plain, ndjson, rfc5424, rfc3164, syslog)");
+        }
+        s.maxLineSize = config.get(MAX_LINE_SIZE);
+        if (s.maxLineSize < 1) {
+            throw config.error(MAX_LINE_SIZE, "must be at least 1");
+        }
+        s.readBufferSize = Math.max(4, config.get(READ_BUFFER_KB)) * 1024;
+        String ack = config.get(ACKNOWLEDGE);
+        if (!ack.isEmpty()) {
+            if (s.address.protocol() == Address.Protocol.UDP) {
+                throw config.error(ACKNOWLEDGE, "UDP sockets cannot acknowledge");
+            }
+            s.acknowledge = Bytes.unescape(ack);
+        }
+        s.permissions = permissions(config, PERMISSIONS);
+        s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
+        s.reconnectAfterMs = Math.max(0, config.get(RECONNECT_AFTER_SEC)) * 1000L;
+        this.server = new SocketServer(config.id(), s);
+    }
+
+    static String permissions(PluginConfig config, Param<String> param) {
+        String p = config.get(param);
+        if (!p.matches("0?[0-7]{3}")) {
+            throw config.error(param, "expected an octal mode such as 0770, found '" + p + "'");
+        }
+        return p;
+    }
+
+    @Override
+    public void consume(ConsumerContext ctx) throws Exception {
+        server.run(ctx);
+    }
+
+    @Override
+    public void stop() {
+        server.stop();
+    }
+
+    /** The address bound, with a port chosen by the system when configured as 0; null before listening. */
+    public java.net.SocketAddress boundAddress() {
+        return server.boundAddress();
+    }
+
+    /** Messages read so far (from connections that ended). */
+    public long lines() {
+        return server.lines();
+    }
+
+    /** Messages cut at MaxLineSize. */
+    public long truncated() {
+        return server.truncated();
+    }
+
+    /** Length headers that did not parse (octet, ascii). */
+    public long badHeaders() {
+        return server.badHeaders();
+    }
+
+    /** Connections that ended in the middle of a line. */
+    public long unterminated() {
+        return server.unterminated();
+    }
+
+    /** Lines that were not valid syslog. */
+    public long syslogErrors() {
+        return server.syslogErrors();
+    }
+}

@@ -1,0 +1,82 @@
+package io.sluice.io.socket;
+
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.pipeline.Consumer;
+import io.sluice.core.pipeline.ConsumerContext;
+import java.util.Locale;
+
+/**
+ * {@code consumer.Syslogd}: Gollum's syslog server, with its parameters and defaults. {@code RFC6587} reads
+ * octet-counted (or newline-terminated) RFC 5424 messages from a stream; {@code RFC5424} and {@code RFC3164}
+ * read one message per line or datagram. Unix sockets are stream sockets here: the JDK has no unix
+ * datagram channel, so {@code /dev/log} style datagram sockets are not supported.
+ */
+public final class Syslogd extends Consumer {
+    public static final Param<String> ADDRESS = Param.string("Address", "udp://0.0.0.0:514",
+            "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP).");
+    public static final Param<String> FORMAT = Param.string("Format", "RFC6587",
+            "RFC3164, RFC5424, or RFC6587 (RFC 5424 messages with octet counting over streams).");
+    public static final Param<Boolean> SET_METADATA = Param.bool("SetMetadata", false,
+            "Attach the syslog fields (hostname, app_name, priority, ...) as metadata.");
+    public static final Param<String> TIMESTAMP_FORMAT = Param.string("TimestampFormat", "2006-01-02T15:04:05.000 MST",
+            "Accepted for Gollum configs; the timestamp field keeps the sender's text and the message time is set from it.");
+    public static final Param<Integer> MAX_LINE_SIZE = Param.integer("MaxLineSize", 64 * 1024,
+            "Longest message in bytes; a longer one is cut, flagged truncated: true, and counted.");
+    public static final Param<String> PERMISSIONS = Param.string("Permissions", "0770",
+            "File permissions of a unix socket, as an octal number.");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Syslogd",
+            "A syslog server on TCP, UDP or a unix stream socket (RFC 3164, RFC 5424, RFC 6587).")
+            .params(ADDRESS, FORMAT, SET_METADATA, TIMESTAMP_FORMAT, MAX_LINE_SIZE, PERMISSIONS)
+            .factory(Syslogd::new);
+
+    private final SocketServer server;
+
+    public Syslogd(PluginConfig config) {
+        super(config);
+        SocketServer.Settings s = new SocketServer.Settings();
+        try {
+            s.address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
+        } catch (IllegalArgumentException e) {
+            throw config.error(ADDRESS, e.getMessage());
+        }
+        switch (config.get(FORMAT).toUpperCase(Locale.ROOT)) {
+            case "RFC3164":
+                s.syslog = SyslogParser.Rfc.RFC3164;
+                break;
+            case "RFC5424":
+                s.syslog = SyslogParser.Rfc.RFC5424;
+                break;
+            case "RFC6587":
+                s.syslog = SyslogParser.Rfc.RFC5424;
+                s.mode = Framer.Mode.OCTET;
+                break;
+            default:
+                throw config.error(FORMAT, "expected RFC3164, RFC5424 or RFC6587, found '" + config.get(FORMAT) + "'");
+        }
+        s.skipEmpty = true;
+        s.metadata = config.get(SET_METADATA);
+        s.maxLineSize = Math.max(1, config.get(MAX_LINE_SIZE));
+        s.readBufferSize = 64 * 1024;
+        s.permissions = SocketConsumer.permissions(config, PERMISSIONS);
+        this.server = new SocketServer(config.id(), s);
+    }
+
+    @Override
+    public void consume(ConsumerContext ctx) throws Exception {
+        server.run(ctx);
+    }
+
+    @Override
+    public void stop() {
+        server.stop();
+    }
+
+    /** The address bound; null before listening. */
+    public java.net.SocketAddress boundAddress() {
+        return server.boundAddress();
+    }
+}
