@@ -146,11 +146,16 @@ class SocketConsumerTest {
                         + "Out:\n  Type: producer.Capture\n  Streams: u\n"
                         + "Gen:\n  Type: consumer.Profiler\n  Runs: 50\n  Batches: 1\n  Message: \"gen %d\"\n  DelayMs: 0\n  KeepRunning: true\n  Streams: g\n"
                         + "Send:\n  Type: producer.Socket\n  Address: 127.0.0.1:" + late + "\n  ReconnectMaxMs: 50\n  Streams: g\n")) {
-            TestPipeline.awaitUntil("the unix socket", () -> sock.toFile().exists(), 10_000, p);
-            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                ch.connect(UnixDomainSocketAddress.of(sock));
-                ch.write(ByteBuffer.wrap("via unix\n".getBytes(StandardCharsets.UTF_8)));
-            }
+            // The socket file appears at bind, a moment before listen: retry the connect until it is accepted.
+            TestPipeline.awaitUntil("the unix socket accepting", () -> {
+                try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    ch.connect(UnixDomainSocketAddress.of(sock));
+                    ch.write(ByteBuffer.wrap("via unix\n".getBytes(StandardCharsets.UTF_8)));
+                    return true;
+                } catch (java.io.IOException notYet) {
+                    return false;
+                }
+            }, 10_000, p);
             p.await("the unix line", () -> p.capture("Out").payloads().contains("via unix"));
             // producer.Socket has been retrying since start; the server appears only now.
             List<String> received = new ArrayList<>();
