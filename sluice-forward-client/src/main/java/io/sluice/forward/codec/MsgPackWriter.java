@@ -444,11 +444,30 @@ public final class MsgPackWriter {
      */
     public void writeRecord(Map<String, ?> record, KeyCache keys) {
         writeMapHeader(record.size());
-        for (Map.Entry<String, ?> e : record.entrySet()) {
-            writeString(e.getKey(), keys);
-            writeValue(e.getValue(), keys);
+        // forEach with a reused consumer: HashMap and LinkedHashMap walk their tables without the entry-set
+        // iterator that a for-each loop allocates per record (the one allocation left on the send path).
+        RecordEntryWriter w = entryWriter;
+        KeyCache previous = w.keys;
+        w.keys = keys;
+        try {
+            record.forEach(w);
+        } finally {
+            w.keys = previous;
         }
     }
+
+    /** Writes one record entry; reused, so writing a record allocates nothing. */
+    private final class RecordEntryWriter implements java.util.function.BiConsumer<String, Object> {
+        private KeyCache keys;
+
+        @Override
+        public void accept(String key, Object value) {
+            writeString(key, keys);
+            writeValue(value, keys);
+        }
+    }
+
+    private final RecordEntryWriter entryWriter = new RecordEntryWriter();
 
     /**
      * Writes any supported Java value: null, String, Boolean, integral Number (Byte, Short, Integer,

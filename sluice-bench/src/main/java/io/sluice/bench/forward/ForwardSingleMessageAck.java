@@ -1,0 +1,94 @@
+package io.sluice.bench.forward;
+
+import io.sluice.forward.client.ForwardClient;
+import io.sluice.forward.client.ForwardEmitter;
+import io.sluice.forward.codec.ForwardMode;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.komamitsu.fluency.Fluency;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Seed 003's {@code SingleMessageAck}: the same event, acknowledged by the server. One op is
+ * one event. {@code sluiceClient} waits for each ack before the next send (stop-and-wait, as fluent-forward-go;
+ * fluent-logger-java has no ack mode); {@code sluiceEmitter} vs {@code fluency} are asynchronous emits, timed per burst until the server
+ * has counted the whole burst.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class ForwardSingleMessageAck {
+
+    @State(Scope.Benchmark)
+    public static class SluiceClient {
+        ForwardClient client;
+
+        @Setup(Level.Trial)
+        public void setup(ServerProcess server) throws IOException {
+            client = Senders.client(server.port, true);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            client.close();
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Emitter {
+        ForwardEmitter emitter;
+        long total;
+
+        @Setup(Level.Trial)
+        public void setup(ServerProcess server) {
+            emitter = Senders.emitter(server.port, true, ForwardMode.PACKED_FORWARD);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            emitter.close();
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class FluencyState {
+        Fluency fluency;
+        long total;
+
+        @Setup(Level.Trial)
+        public void setup(ServerProcess server) {
+            fluency = Senders.fluency(server.port, true);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws IOException {
+            fluency.close();
+        }
+    }
+
+    @Benchmark
+    public void sluiceClient(SluiceClient s) throws IOException {
+        long ms = System.currentTimeMillis();
+        s.client.sendMessage(Records.TAG, ms / 1000, (int) (ms % 1000) * 1_000_000, Records.RECORD);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(Senders.BURST)
+    public void sluiceEmitter(Emitter s, ServerProcess server) throws IOException {
+        s.total = Senders.emitterBurst(s.emitter, server, s.total);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(Senders.BURST)
+    public void fluency(FluencyState s, ServerProcess server) throws IOException {
+        s.total = Senders.fluencyBurst(s.fluency, server, s.total);
+    }
+}

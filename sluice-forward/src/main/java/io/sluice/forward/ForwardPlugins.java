@@ -1,0 +1,13 @@
+package io.sluice.forward;
+
+import io.sluice.core.config.PluginProvider;
+import io.sluice.core.config.PluginSpec;
+import java.util.List;
+
+/** Registers consumer.Forward and producer.Forward (found through {@link java.util.ServiceLoader}). */
+public final class ForwardPlugins implements PluginProvider {
+    @Override
+    public List<PluginSpec> plugins() {
+        return List.of(io.sluice.forward.server.Forward.SPEC, io.sluice.forward.producer.Forward.SPEC);
+    }
+}

@@ -1,0 +1,423 @@
+package io.sluice.forward.producer;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.Batch;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Producer;
+import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.forward.FrameDecoder;
+import io.sluice.forward.Tls;
+import io.sluice.forward.codec.ForwardMode;
+import io.sluice.forward.codec.TimeFormat;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * {@code producer.Forward}: sends batches to a Fluent Forward server (Fluentd, Fluent Bit, another Sluice) as
+ * PackedForward or CompressedPackedForward frames, one frame per run of messages with the same tag.
+ *
+ * <p>With {@code RequireAck}, {@link #deliver} returns only once the server acknowledged every frame of the batch,
+ * so the pipeline's own acknowledgement upstream (a Forward or HEC client's) is honest. Up to {@code MaxInFlight}
+ * batches are sent and awaiting their acks at once over the one connection (a window, not stop-and-wait): the
+ * pipeline runs that many delivery workers. A frame whose ack does not come within {@code AckTimeoutMs}, or whose
+ * connection breaks, is sent again (same bytes, same chunk id) after a backoff, on a new connection, to the first
+ * server that answers: servers are tried in the order given, so the first is the primary and the others fail-overs.
+ * {@link #isReady()} is false while no server can be reached.
+ */
+public final class Forward extends Producer {
+    static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:24224"),
+            "host:port of each server, primary first; the next ones take over when it cannot be reached.");
+    static final Param<String> MODE = Param.string("Mode", "PackedForward",
+            "Frame format: PackedForward, CompressedPackedForward (gzip) or Forward.");
+    static final Param<Integer> COMPRESSION_LEVEL = Param.integer("CompressionLevel", 1,
+            "gzip level for CompressedPackedForward, 1 (fast) to 9 (small).");
+    static final Param<Boolean> REQUIRE_ACK = Param.bool("RequireAck", true,
+            "Ask the server to acknowledge each frame ('chunk' option) and count a batch delivered only then.");
+    static final Param<Integer> ACK_TIMEOUT_MS = Param.integer("AckTimeoutMs", 30_000,
+            "How long to wait for an ack before the connection is dropped and the frame resent.");
+    static final Param<Integer> MAX_IN_FLIGHT = Param.integer("MaxInFlight", 4,
+            "Batches sent and awaiting their ack at once (delivery workers).");
+    static final Param<Integer> MAX_RETRIES = Param.integer("MaxRetries", -1,
+            "Resends of a batch before it fails to the FallbackStream; -1 retries until shutdown (no loss, "
+                    + "backpressure instead).");
+    static final Param<Integer> RETRY_BACKOFF_MS = Param.integer("RetryBackoffMs", 100,
+            "First wait before a resend; doubles on each failure.");
+    static final Param<Integer> MAX_RETRY_BACKOFF_MS = Param.integer("MaxRetryBackoffMs", 5_000,
+            "Longest wait between resends.");
+    static final Param<Integer> CONNECT_TIMEOUT_MS = Param.integer("ConnectTimeoutMs", 5_000,
+            "How long to wait for a connection (including TLS and the handshake).");
+    static final Param<Boolean> KEEPALIVE = Param.bool("Keepalive", true,
+            "Keep the connection open between batches; false connects for each batch (Fluentd keepalive false).");
+    static final Param<String> TAG = Param.string("Tag", "",
+            "Tag for every event; empty uses the message's own tag (from consumer.Forward) or its stream name.");
+    static final Param<String> RECORD = Param.string("Record", "auto",
+            "Where the record comes from: metadata (the message's fields), payload (the payload as a string under "
+                    + "PayloadKey), msgpack (the payload is a msgpack map, as consumer.Forward's Payload: msgpack "
+                    + "makes it) or auto (metadata when there is any, else payload).");
+    static final Param<String> PAYLOAD_KEY = Param.string("PayloadKey", "message",
+            "Record field holding the payload when Record is payload (or auto without metadata).");
+    static final Param<Boolean> TIME_AS_INTEGER = Param.bool("TimeAsInteger", false,
+            "Send whole seconds instead of EventTime (for Fluentd 0.12 and older).");
+    static final Param<String> SHARED_KEY = Param.string("SharedKey", "",
+            "Shared key for the HELO/PING/PONG handshake; empty sends without one.");
+    static final Param<String> SELF_HOSTNAME = Param.string("SelfHostname", "",
+            "Hostname sent in PING; empty uses the machine's name.");
+    static final Param<String> USERNAME = Param.string("Username", "", "User name, when the server requires users.");
+    static final Param<String> PASSWORD = Param.string("Password", "", "Password of Username.");
+    static final Param<Boolean> TLS = Param.bool("Tls", false, "Connect with TLS.");
+    static final Param<String> TLS_CA_FILE = Param.string("TlsCaFile", "",
+            "PEM file of certificates to trust; empty trusts the JVM's default authorities.");
+    static final Param<String> TLS_TRUST_STORE = Param.string("TlsTrustStore", "",
+            "PKCS#12 (or .jks) trust store, instead of TlsCaFile.");
+    static final Param<String> TLS_TRUST_STORE_PASSWORD = Param.string("TlsTrustStorePassword", "",
+            "Password of TlsTrustStore.");
+    static final Param<Boolean> TLS_VERIFY_HOSTNAME = Param.bool("TlsVerifyHostname", true,
+            "Check that the server's certificate names the host connected to.");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Forward",
+            "Sends to Fluent Forward servers (Fluentd, Fluent Bit, Sluice): PackedForward or gzip, acks with a window, "
+                    + "retries, failover, TLS, shared_key.")
+            .params(SERVERS, MODE, COMPRESSION_LEVEL, REQUIRE_ACK, ACK_TIMEOUT_MS, MAX_IN_FLIGHT, MAX_RETRIES,
+                    RETRY_BACKOFF_MS, MAX_RETRY_BACKOFF_MS, CONNECT_TIMEOUT_MS, KEEPALIVE, TAG, RECORD, PAYLOAD_KEY,
+                    TIME_AS_INTEGER, SHARED_KEY, SELF_HOSTNAME, USERNAME, PASSWORD, TLS, TLS_CA_FILE, TLS_TRUST_STORE,
+                    TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME)
+            .factory(Forward::new);
+
+    private record Server(String host, int port) {
+        @Override
+        public String toString() {
+            return host + ":" + port;
+        }
+    }
+
+    private final List<Server> servers = new ArrayList<>();
+    private final ForwardMode mode;
+    private final RecordEncoder.Source source;
+    private final boolean requireAck;
+    private final long ackTimeoutNanos;
+    private final ThreadLocal<BatchEncoder> encoders;
+    private final List<BatchEncoder> allEncoders = new ArrayList<>();
+    private final Object connectLock = new Object();
+    private volatile ServerConnection connection;
+    private volatile boolean ready;
+    private volatile boolean closed;
+    private EventLoopGroup group;
+    private Bootstrap bootstrap;
+    private SslContext ssl;
+    private Log log;
+    private ProducerContext ctx;
+
+    /** Validates the config; connections are made in {@link #start}. */
+    public Forward(PluginConfig config) {
+        super(config);
+        for (String s : config.get(SERVERS)) {
+            int colon = s.lastIndexOf(':');
+            try {
+                int port = Integer.parseInt(s.substring(colon + 1));
+                if (colon <= 0 || port <= 0 || port > 65535) {
+                    throw new NumberFormatException();
+                }
+                servers.add(new Server(s.substring(0, colon).replace("[", "").replace("]", ""), port));
+            } catch (RuntimeException e) {
+                throw config.error(SERVERS, "expected host:port, found '" + s + "'");
+            }
+        }
+        if (servers.isEmpty()) {
+            throw config.error(SERVERS, "needs at least one host:port");
+        }
+        mode = switch (config.get(MODE).toLowerCase(Locale.ROOT)) {
+            case "packedforward" -> ForwardMode.PACKED_FORWARD;
+            case "compressedpackedforward" -> ForwardMode.COMPRESSED_PACKED_FORWARD;
+            case "forward" -> ForwardMode.FORWARD;
+            default -> throw config.error(MODE, "expected PackedForward, CompressedPackedForward or Forward, found '"
+                    + config.get(MODE) + "'");
+        };
+        try {
+            source = RecordEncoder.Source.valueOf(config.get(RECORD).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw config.error(RECORD, "expected auto, metadata, payload or msgpack, found '" + config.get(RECORD) + "'");
+        }
+        int level = config.get(COMPRESSION_LEVEL);
+        if (level < 1 || level > 9) {
+            throw config.error(COMPRESSION_LEVEL, "expected 1 to 9, found " + level);
+        }
+        if (config.get(MAX_IN_FLIGHT) < 1) {
+            throw config.error(MAX_IN_FLIGHT, "must be at least 1");
+        }
+        if (config.get(ACK_TIMEOUT_MS) < 1) {
+            throw config.error(ACK_TIMEOUT_MS, "must be positive");
+        }
+        requireAck = config.get(REQUIRE_ACK);
+        ackTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(ACK_TIMEOUT_MS));
+        TimeFormat tf = config.get(TIME_AS_INTEGER) ? TimeFormat.INTEGER : TimeFormat.EVENT_TIME;
+        encoders = ThreadLocal.withInitial(() -> {
+            BatchEncoder e = new BatchEncoder(mode, requireAck, tf, config.get(TAG),
+                    new RecordEncoder(source, config.get(PAYLOAD_KEY)), level);
+            synchronized (allEncoders) {
+                allEncoders.add(e);
+            }
+            return e;
+        });
+    }
+
+    @Override
+    public void start(ProducerContext context) throws Exception {
+        this.ctx = context;
+        this.log = context.log();
+        if (config.get(TLS)) {
+            ssl = Tls.client(config.get(TLS_TRUST_STORE), config.get(TLS_TRUST_STORE_PASSWORD), config.get(TLS_CA_FILE));
+        }
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.get(CONNECT_TIMEOUT_MS));
+        try {
+            connection();
+        } catch (IOException e) {
+            // Not fatal: deliver retries, and /ready reports the state meanwhile.
+            log.warn(config.id() + ": " + e.getMessage() + "; will retry when there is something to send");
+        }
+    }
+
+    private ServerConnection newConnection(Server s) {
+        String sharedKey = config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY);
+        String self = config.get(SELF_HOSTNAME).isEmpty() ? localHostname() : config.get(SELF_HOSTNAME);
+        return new ServerConnection(s.toString(), sharedKey, self, config.get(USERNAME), config.get(PASSWORD));
+    }
+
+    /** The open connection, or a new one to the first server that accepts (primary first). */
+    private ServerConnection connection() throws IOException, InterruptedException {
+        ServerConnection c = connection;
+        if (c != null && c.isActive()) {
+            return c;
+        }
+        synchronized (connectLock) {
+            c = connection;
+            if (c != null && c.isActive()) {
+                return c;
+            }
+            IOException last = null;
+            for (Server s : servers) {
+                if (closed) {
+                    throw new IOException("producer is closed");
+                }
+                try {
+                    c = connect(s);
+                    connection = c;
+                    if (!ready) {
+                        log.info(config.id() + ": connected to " + s);
+                    }
+                    ready = true;
+                    return c;
+                } catch (IOException e) {
+                    last = e;
+                    log.limited(Log.WARNING, config.id() + ": connect failed", config.id() + ": cannot use " + s + ": "
+                            + e.getMessage());
+                }
+            }
+            ready = false;
+            throw new IOException("no Forward server reachable (" + servers + "); last error: "
+                    + (last == null ? "?" : last.getMessage()), last);
+        }
+    }
+
+    private ServerConnection connect(Server s) throws IOException, InterruptedException {
+        ServerConnection conn = newConnection(s);
+        long timeout = config.get(CONNECT_TIMEOUT_MS);
+        ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                if (ssl != null) {
+                    SslHandler h = ssl.newHandler(ch.alloc(), s.host(), s.port());
+                    if (config.get(TLS_VERIFY_HOSTNAME)) {
+                        SSLEngine engine = h.engine();
+                        SSLParameters p = engine.getSSLParameters();
+                        p.setEndpointIdentificationAlgorithm("HTTPS");
+                        engine.setSSLParameters(p);
+                    }
+                    ch.pipeline().addLast("tls", h);
+                }
+                ch.pipeline().addLast("frames", new FrameDecoder(1 << 20));
+                ch.pipeline().addLast("responses", conn);
+            }
+        }).connect(s.host(), s.port());
+        if (!f.await(timeout, TimeUnit.MILLISECONDS)) {
+            f.cancel(false);
+            f.channel().close();
+            throw new IOException("connect timed out after " + timeout + " ms");
+        }
+        if (!f.isSuccess()) {
+            throw new IOException(String.valueOf(f.cause().getMessage()), f.cause());
+        }
+        try {
+            SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+            if (tls != null) {
+                io.netty.util.concurrent.Future<?> hs = tls.handshakeFuture();
+                if (!hs.await(timeout, TimeUnit.MILLISECONDS) || !hs.isSuccess()) {
+                    throw new IOException("TLS handshake failed: " + (hs.cause() == null ? "timed out" : hs.cause().getMessage()));
+                }
+            }
+            conn.ready().get(timeout, TimeUnit.MILLISECONDS);
+            return conn;
+        } catch (ExecutionException e) {
+            f.channel().close();
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (TimeoutException e) {
+            f.channel().close();
+            throw new IOException("handshake timed out after " + timeout + " ms");
+        } catch (IOException e) {
+            f.channel().close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void deliver(Batch batch) throws Exception {
+        BatchEncoder enc = encoders.get();
+        int frames = enc.encode(batch);
+        if (enc.skipped() > 0) {
+            log.limited(Log.WARNING, config.id() + ": not a record", config.id() + ": " + enc.skipped()
+                    + " messages whose payload is not a msgpack map were not sent (Record: msgpack)");
+        }
+        if (frames == 0) {
+            return;
+        }
+        long backoff = TimeUnit.MILLISECONDS.toNanos(config.get(RETRY_BACKOFF_MS));
+        long maxBackoff = TimeUnit.MILLISECONDS.toNanos(config.get(MAX_RETRY_BACKOFF_MS));
+        int maxRetries = config.get(MAX_RETRIES);
+        for (int attempt = 0; ; attempt++) {
+            if (closed) {
+                throw new IOException(config.id() + ": closed before the batch was delivered");
+            }
+            ServerConnection c = null;
+            try {
+                c = connection();
+                send(c, enc, frames);
+                if (!config.get(KEEPALIVE)) {
+                    c.close();
+                }
+                return;
+            } catch (IOException | TimeoutException e) {
+                if (c != null) {
+                    // A silent or broken server: drop the connection so every frame waiting on it is resent.
+                    c.close();
+                }
+                if (maxRetries >= 0 && attempt >= maxRetries) {
+                    throw new IOException(config.id() + ": gave up after " + (attempt + 1) + " attempts: " + e.getMessage(), e);
+                }
+                log.limited(Log.WARNING, config.id() + ": send failed", config.id() + ": resending " + batch.size()
+                        + " messages after: " + e.getMessage());
+                ctx.stats().addRetried(batch.size());
+                long wait = Math.min(maxBackoff, backoff << Math.min(attempt, 20));
+                TimeUnit.NANOSECONDS.sleep(wait); // backoff between attempts, not waiting for a result
+            }
+        }
+    }
+
+    /** Writes the frames not yet acknowledged and waits for their acks (or for the writes, without acks). */
+    private void send(ServerConnection c, BatchEncoder enc, int frames)
+            throws IOException, TimeoutException, InterruptedException {
+        byte[] buf = enc.array();
+        if (!requireAck) {
+            ChannelFuture last = null;
+            for (int i = 0; i < frames; i++) {
+                last = c.write(Unpooled.wrappedBuffer(buf, enc.offset(i), enc.length(i)));
+            }
+            // The buffer is reused by the next batch: wait until the bytes are in the socket.
+            last.await();
+            if (!last.isSuccess()) {
+                throw new IOException("write to " + c.address() + " failed: " + last.cause().getMessage(), last.cause());
+            }
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void>[] acks = new CompletableFuture[frames];
+        for (int i = 0; i < frames; i++) {
+            if (!enc.acked(i)) {
+                acks[i] = c.expect(enc.chunk(i));
+                c.write(Unpooled.wrappedBuffer(buf, enc.offset(i), enc.length(i)));
+            }
+        }
+        long deadline = System.nanoTime() + ackTimeoutNanos;
+        for (int i = 0; i < frames; i++) {
+            if (acks[i] == null) {
+                continue;
+            }
+            try {
+                acks[i].get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                enc.setAcked(i);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (TimeoutException e) {
+                for (int k = i; k < frames; k++) {
+                    c.forget(enc.chunk(k));
+                }
+                throw new TimeoutException("no ack from " + c.address() + " within " + config.get(ACK_TIMEOUT_MS)
+                        + " ms for chunk " + enc.chunk(i));
+            }
+        }
+    }
+
+    @Override
+    public boolean isReady() {
+        return ready && !closed;
+    }
+
+    @Override
+    public boolean concurrent() {
+        return true;
+    }
+
+    @Override
+    public int workers() {
+        return config.get(MAX_IN_FLIGHT);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        ServerConnection c = connection;
+        if (c != null) {
+            c.close();
+        }
+        if (group != null) {
+            group.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        synchronized (allEncoders) {
+            allEncoders.forEach(BatchEncoder::close);
+        }
+    }
+
+    private static String localHostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "localhost";
+        }
+    }
+}

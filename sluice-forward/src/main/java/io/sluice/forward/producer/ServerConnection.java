@@ -1,0 +1,242 @@
+package io.sluice.forward.producer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.forward.codec.ForwardProtocolException;
+import io.sluice.forward.codec.MsgPackReader;
+import io.sluice.forward.codec.MsgPackWriter;
+import io.sluice.forward.codec.ValueType;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One connection of {@code producer.Forward} to a server, and the Netty handler that reads what the server sends:
+ * the handshake (HELO, then PONG) and acks. Several producer workers write frames on it at once; each waits for its
+ * own chunks' acks, which arrive here and complete the matching futures. When the connection drops, every waiting
+ * future fails, so their workers resend on the next connection.
+ */
+final class ServerConnection extends ChannelInboundHandlerAdapter {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String address;
+    private final String sharedKey;
+    private final String selfHostname;
+    private final String username;
+    private final String password;
+    private final Map<String, CompletableFuture<Void>> acks = new ConcurrentHashMap<>();
+    /** Completes when the connection may carry frames: after the handshake, or at once without one. */
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final MsgPackReader reader = new MsgPackReader();
+    private volatile Channel channel;
+    private byte[] nonce;
+    private byte[] salt;
+
+    ServerConnection(String address, String sharedKey, String selfHostname, String username, String password) {
+        this.address = address;
+        this.sharedKey = sharedKey;
+        this.selfHostname = selfHostname;
+        this.username = username;
+        this.password = password;
+    }
+
+    String address() {
+        return address;
+    }
+
+    CompletableFuture<Void> ready() {
+        return ready;
+    }
+
+    boolean isActive() {
+        Channel c = channel;
+        return c != null && c.isActive() && ready.isDone() && !ready.isCompletedExceptionally();
+    }
+
+    /** Registers interest in a chunk's ack before the frame is written (the ack may come back at once). */
+    CompletableFuture<Void> expect(String chunk) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        acks.put(chunk, f);
+        if (!channel.isActive()) {
+            f.completeExceptionally(new IOException("connection to " + address + " closed"));
+        }
+        return f;
+    }
+
+    /** Forgets a chunk (after a timeout, before resending it elsewhere). */
+    void forget(String chunk) {
+        acks.remove(chunk);
+    }
+
+    ChannelFuture write(ByteBuf frame) {
+        return channel.writeAndFlush(frame);
+    }
+
+    void close() {
+        Channel c = channel;
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        if (sharedKey == null) {
+            ready.complete(null);
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        IOException closed = new IOException("connection to " + address + " closed");
+        ready.completeExceptionally(closed);
+        for (CompletableFuture<Void> f : acks.values()) {
+            f.completeExceptionally(closed);
+        }
+        acks.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        try {
+            MsgPackReader r = reader.reset(frame.array(), frame.arrayOffset() + frame.readerIndex(), frame.readableBytes(), 0);
+            if (!ready.isDone()) {
+                handshake(ctx, r);
+            } else {
+                ack(r);
+            }
+        } catch (ForwardProtocolException | RuntimeException e) {
+            ready.completeExceptionally(new IOException("bad response from " + address + ": " + e.getMessage(), e));
+            ctx.close();
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** {@code {"ack": chunk}}; anything else from the server is ignored. */
+    private void ack(MsgPackReader r) throws ForwardProtocolException {
+        if (r.nextType() != ValueType.MAP) {
+            return;
+        }
+        int n = r.readMapHeader();
+        for (int i = 0; i < n; i++) {
+            if (r.nextType() == ValueType.STRING && r.readStringEquals("ack") && r.nextType() == ValueType.STRING) {
+                CompletableFuture<Void> f = acks.remove(r.readString());
+                if (f != null) {
+                    f.complete(null);
+                }
+            } else {
+                r.skipValue();
+            }
+        }
+    }
+
+    private void handshake(ChannelHandlerContext ctx, MsgPackReader r) throws ForwardProtocolException {
+        int n = r.readArrayHeader();
+        String kind = r.readString();
+        if (nonce == null && kind.equals("HELO") && n >= 2) {
+            byte[] authSalt = new byte[0];
+            nonce = new byte[0];
+            int entries = r.readMapHeader();
+            for (int i = 0; i < entries; i++) {
+                String key = r.readString();
+                if (key.equals("nonce")) {
+                    nonce = bytes(r);
+                } else if (key.equals("auth")) {
+                    authSalt = bytes(r);
+                } else {
+                    r.skipValue();
+                }
+            }
+            salt = new byte[16];
+            RANDOM.nextBytes(salt);
+            boolean userAuth = authSalt.length > 0;
+            MsgPackWriter w = new MsgPackWriter(512);
+            w.writeArrayHeader(6);
+            w.writeString("PING");
+            w.writeString(selfHostname);
+            w.writeBin(salt, 0, salt.length);
+            w.writeString(sha512Hex(salt, utf8(selfHostname), nonce, utf8(sharedKey)));
+            w.writeString(userAuth ? username : "");
+            w.writeString(userAuth ? sha512Hex(authSalt, utf8(username), utf8(password)) : "");
+            ctx.writeAndFlush(ctx.alloc().buffer(w.size()).writeBytes(w.array(), 0, w.size()));
+        } else if (nonce != null && kind.equals("PONG") && n >= 5) {
+            boolean ok = r.nextType() == ValueType.BOOLEAN && r.readBoolean();
+            String reason = r.readString();
+            String serverHost = r.readString();
+            String digest = r.readString();
+            if (!ok) {
+                fail(ctx, "server " + address + " refused the handshake: " + reason);
+            } else if (!digest.equals(sha512Hex(salt, utf8(serverHost), nonce, utf8(sharedKey)))) {
+                fail(ctx, "server " + address + " (" + serverHost + ") does not know the shared key");
+            } else {
+                ready.complete(null);
+            }
+        } else {
+            fail(ctx, "unexpected " + kind + " from " + address + " during the handshake");
+        }
+    }
+
+    private void fail(ChannelHandlerContext ctx, String why) {
+        ready.completeExceptionally(new HandshakeException(why));
+        ctx.close();
+    }
+
+    /** The server refused us or failed to prove it knows the key: retrying the same server will not help. */
+    static final class HandshakeException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        HandshakeException(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ready.completeExceptionally(new IOException("connection to " + address + " failed: " + cause.getMessage(), cause));
+        ctx.close();
+    }
+
+    private static byte[] bytes(MsgPackReader r) throws ForwardProtocolException {
+        int len = r.readStrOrBinHeader();
+        byte[] v = new byte[len];
+        System.arraycopy(r.array(), r.position(), v, 0, len);
+        r.position(r.position() + len);
+        return v;
+    }
+
+    private static String sha512Hex(byte[]... parts) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-512");
+            for (byte[] p : parts) {
+                md.update(p);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-512 is required of every JVM", e);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

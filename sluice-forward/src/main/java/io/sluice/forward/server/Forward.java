@@ -1,0 +1,186 @@
+package io.sluice.forward.server;
+
+import io.netty.handler.ssl.SslContext;
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.pipeline.Consumer;
+import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.forward.Tls;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code consumer.Forward}: a Fluent Forward server (Fluentd's {@code in_forward}) that Fluent Bit, Fluentd,
+ * fluency, fluent-logger and {@code producer.Forward} can send to.
+ *
+ * <p>It accepts every mode (Message, Forward, PackedForward, CompressedPackedForward), EventTime and integer times,
+ * and the v1.5 {@code [time, {metadata}]} form. Each event becomes a message carrying its tag and time; the
+ * payload is the record as JSON (or its msgpack bytes, or one key's value) and the record's fields are copied into
+ * the message's metadata. A frame that asks for an ack ({@code chunk}) is acknowledged only after every producer
+ * reading its events has taken them, so "acked" means "delivered or durably buffered".
+ *
+ * <p>Tags pick the stream: the first {@code TagStreams} pattern that matches; otherwise the consumer's
+ * {@code Streams} when set; otherwise the stream named like the tag.
+ */
+public final class Forward extends Consumer {
+    static final Param<String> ADDRESS = Param.string("Address", "0.0.0.0:24224",
+            "host:port to listen on. Port 0 picks a free port (logged at start).");
+    static final Param<Long> MAX_MESSAGE_SIZE = Param.longValue("MaxMessageSize", 32L << 20,
+            "Largest frame accepted, in bytes. A bigger frame is refused from its header, before it is read, and the "
+                    + "connection is closed.");
+    static final Param<Long> MAX_DECOMPRESSED_SIZE = Param.longValue("MaxDecompressedSize", 128L << 20,
+            "Largest CompressedPackedForward payload accepted once inflated, in bytes.");
+    static final Param<String> PAYLOAD = Param.string("Payload", "json",
+            "What becomes the message payload: json (the record as a JSON object), msgpack (the record's msgpack "
+                    + "bytes as received; producer.Forward sends them on unchanged) or none.");
+    static final Param<String> PAYLOAD_KEY = Param.string("PayloadKey", "",
+            "When set, the payload is this record field's value (a string as is, anything else as JSON); records "
+                    + "without the field fall back to Payload.");
+    static final Param<Boolean> METADATA = Param.bool("Metadata", true,
+            "Copies the record's top-level fields into the message metadata (nested values as JSON text).");
+    static final Param<Map<String, String>> TAG_STREAMS = Param.stringMap("TagStreams",
+            "Tag pattern to stream, first match wins. Fluentd patterns: * one tag part, ** any number of parts, "
+                    + "{a,b} alternatives. Unmatched tags go to Streams when set, else to the stream named like the tag.");
+    static final Param<String> SHARED_KEY = Param.string("SharedKey", "",
+            "Requires the HELO/PING/PONG handshake with this shared key (Fluentd <security> shared_key).");
+    static final Param<String> SELF_HOSTNAME = Param.string("SelfHostname", "",
+            "Hostname this server names in PONG; empty uses the machine's name.");
+    static final Param<Map<String, String>> USERS = Param.stringMap("Users",
+            "User name to password; when set, clients must also authenticate as one of them (needs SharedKey).");
+    static final Param<String> TLS_KEY_STORE = Param.string("TlsKeyStore", "",
+            "PKCS#12 (or .jks) key store with the server certificate; enables TLS.");
+    static final Param<String> TLS_KEY_STORE_PASSWORD = Param.string("TlsKeyStorePassword", "",
+            "Password of TlsKeyStore.");
+    static final Param<String> TLS_CERT_FILE = Param.string("TlsCertFile", "",
+            "PEM certificate chain; with TlsKeyFile, enables TLS (alternative to TlsKeyStore).");
+    static final Param<String> TLS_KEY_FILE = Param.string("TlsKeyFile", "", "PEM PKCS#8 private key.");
+    static final Param<String> TLS_KEY_PASSWORD = Param.string("TlsKeyPassword", "",
+            "Password of TlsKeyFile when it is encrypted.");
+    static final Param<Integer> IO_THREADS = Param.integer("IoThreads", 0,
+            "Event loop threads reading connections; 0 uses one per core.");
+    static final Param<Integer> PUBLISH_THREADS = Param.integer("PublishThreads", 0,
+            "Threads handing decoded batches to the pipeline (they block when it is full); 0 uses one per core.");
+    static final Param<Integer> READ_AHEAD = Param.integer("ReadAhead", 4,
+            "Decoded groups of batches a connection may have waiting for the pipeline before Sluice stops reading "
+                    + "it (TCP backpressure).");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Forward",
+            "Receives Fluent Forward (Fluent Bit, Fluentd, fluency, fluent-logger): every mode, gzip, acks after "
+                    + "delivery, shared_key and users, TLS.")
+            .params(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA, TAG_STREAMS,
+                    SHARED_KEY, SELF_HOSTNAME, USERS, TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE,
+                    TLS_KEY_FILE, TLS_KEY_PASSWORD, IO_THREADS, PUBLISH_THREADS, READ_AHEAD)
+            .factory(Forward::new);
+
+    private final String host;
+    private final int port;
+    private final RecordMapper.PayloadMode payloadMode;
+    private final TagRoutes routes;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile ForwardServer server;
+    private volatile InetSocketAddress bound;
+
+    /** Validates the config; the server starts in {@link #consume}. */
+    public Forward(PluginConfig config) {
+        super(config);
+        String address = config.get(ADDRESS);
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            throw config.error(ADDRESS, "expected host:port, found '" + address + "'");
+        }
+        host = address.substring(0, colon).isEmpty() ? "0.0.0.0" : address.substring(0, colon).replace("[", "").replace("]", "");
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw config.error(ADDRESS, "expected a port number after ':', found '" + address.substring(colon + 1) + "'");
+        }
+        if (port < 0 || port > 65535) {
+            throw config.error(ADDRESS, "port out of range: " + port);
+        }
+        try {
+            payloadMode = RecordMapper.PayloadMode.valueOf(config.get(PAYLOAD).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw config.error(PAYLOAD, "expected json, msgpack or none, found '" + config.get(PAYLOAD) + "'");
+        }
+        if (config.get(MAX_MESSAGE_SIZE) < 16) {
+            throw config.error(MAX_MESSAGE_SIZE, "must be at least 16 bytes");
+        }
+        for (String pattern : config.get(TAG_STREAMS).keySet()) {
+            String problem = TagRoutes.check(pattern);
+            if (problem != null) {
+                throw config.error(TAG_STREAMS, problem);
+            }
+        }
+        if (!config.get(USERS).isEmpty() && config.get(SHARED_KEY).isEmpty()) {
+            throw config.error(USERS, "user authentication is part of the handshake: set SharedKey too");
+        }
+        boolean certOnly = !config.get(TLS_CERT_FILE).isEmpty() != !config.get(TLS_KEY_FILE).isEmpty();
+        if (certOnly) {
+            throw config.error(TLS_CERT_FILE, "TlsCertFile and TlsKeyFile go together");
+        }
+        routes = new TagRoutes(config.get(TAG_STREAMS), config.isSet(PluginSpec.STREAMS));
+    }
+
+    @Override
+    public void consume(ConsumerContext ctx) throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        SslContext ssl = null;
+        if (!config.get(TLS_KEY_STORE).isEmpty() || !config.get(TLS_CERT_FILE).isEmpty()) {
+            ssl = Tls.server(config.get(TLS_KEY_STORE), config.get(TLS_KEY_STORE_PASSWORD), config.get(TLS_CERT_FILE),
+                    config.get(TLS_KEY_FILE), config.get(TLS_KEY_PASSWORD));
+        }
+        String hostname = config.get(SELF_HOSTNAME);
+        if (hostname.isEmpty()) {
+            hostname = localHostname();
+        }
+        ForwardServer.Settings s = new ForwardServer.Settings(config.id(), host, port, config.get(MAX_MESSAGE_SIZE),
+                config.get(MAX_DECOMPRESSED_SIZE), payloadMode, config.get(PAYLOAD_KEY), config.get(METADATA), routes,
+                config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY), hostname, Map.copyOf(config.get(USERS)),
+                ssl, positiveOr(config.get(IO_THREADS), cores), positiveOr(config.get(PUBLISH_THREADS), cores),
+                Math.max(1, config.get(READ_AHEAD)));
+        ForwardServer srv = new ForwardServer(s, ctx);
+        server = srv;
+        try {
+            bound = srv.start();
+            ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
+                    + bound.getPort() + (ssl != null ? " (TLS)" : "") + (s.sharedKey() != null ? " (shared_key)" : ""));
+            stopped.await();
+        } finally {
+            srv.stop(5000);
+        }
+    }
+
+    private static int positiveOr(int v, int dflt) {
+        return v > 0 ? v : Math.max(1, dflt);
+    }
+
+    private static String localHostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "localhost";
+        }
+    }
+
+    @Override
+    public void stop() {
+        stopped.countDown();
+    }
+
+    @Override
+    public boolean isReady() {
+        ForwardServer s = server;
+        return s != null && s.isListening();
+    }
+
+    /** The port listened on once started (useful with port 0), or -1. */
+    public int port() {
+        InetSocketAddress b = bound;
+        return b == null ? -1 : b.getPort();
+    }
+}

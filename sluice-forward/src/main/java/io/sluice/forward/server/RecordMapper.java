@@ -1,0 +1,567 @@
+package io.sluice.forward.server;
+
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Metadata;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Turns a Forward record (a msgpack map, as it came off the wire) into a message: the payload (the record as
+ * JSON, its msgpack bytes as they are, or the value of one key) and, optionally, the record's top-level fields as
+ * metadata. Walks the msgpack bytes directly and writes into reused buffers: no object per field or event.
+ *
+ * <p>The decoder has already checked that the record is one well-formed map inside the frame, so this walker
+ * trusts lengths. Metadata kinds follow the JSON kinds the rest of Sluice uses: str is STRING (its bytes as they
+ * are), integers and floats NUMBER, booleans BOOLEAN, nil NULL, maps and arrays JSON (their JSON text), bin a
+ * STRING of its bytes, EventTime a NUMBER of seconds with a fraction. Not thread-safe: one per connection.
+ */
+final class RecordMapper {
+    /** What becomes the payload. */
+    enum PayloadMode {
+        /** The record as a JSON object. */
+        JSON,
+        /** The record's msgpack bytes as received (fastest; producer.Forward sends them on as they are). */
+        MSGPACK,
+        /** Nothing: the record lives in the metadata only. */
+        NONE
+    }
+
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
+    private final PayloadMode mode;
+    private final byte[] payloadKey;
+    private final boolean metadata;
+    private byte[] out = new byte[512];
+    private int pos;
+    private byte[] buf;
+    private int at;
+
+    RecordMapper(PayloadMode mode, String payloadKey, boolean metadata) {
+        this.mode = mode;
+        this.payloadKey = payloadKey == null || payloadKey.isEmpty() ? null : payloadKey.getBytes(StandardCharsets.UTF_8);
+        this.metadata = metadata;
+    }
+
+    /** Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}. */
+    void map(byte[] record, int off, int len, Message m) {
+        boolean payloadDone = false;
+        if (payloadKey != null) {
+            payloadDone = payloadFromKey(record, off, m);
+        }
+        if (!payloadDone) {
+            switch (mode) {
+                case JSON -> {
+                    pos = 0;
+                    buf = record;
+                    at = off;
+                    writeJson();
+                    m.setPayload(out, 0, pos);
+                }
+                case MSGPACK -> m.setPayload(record, off, len);
+                case NONE -> m.setLength(0);
+            }
+        }
+        if (metadata) {
+            fields(record, off, m.metadata());
+        }
+    }
+
+    /** Sets the payload to the value of the configured key; false when the record lacks it. */
+    private boolean payloadFromKey(byte[] record, int off, Message m) {
+        buf = record;
+        at = off;
+        int n = mapHeader();
+        for (int i = 0; i < n; i++) {
+            boolean match = keyEquals(payloadKey);
+            if (!match) {
+                skipKeyThenValue();
+                continue;
+            }
+            skip(); // the key
+            int b = buf[at] & 0xff;
+            if (isStr(b) || isBin(b)) {
+                int l = strLength(b);
+                m.setPayload(buf, at, l);
+            } else {
+                pos = 0;
+                writeJson();
+                m.setPayload(out, 0, pos);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private void skipKeyThenValue() {
+        skip();
+        skip();
+    }
+
+    private boolean keyEquals(byte[] key) {
+        int save = at;
+        int b = buf[at] & 0xff;
+        if (!isStr(b) && !isBin(b)) {
+            return false;
+        }
+        int l = strLength(b);
+        boolean eq = l == key.length && Arrays.equals(buf, at, at + l, key, 0, l);
+        at = save;
+        return eq;
+    }
+
+    /** Copies the top-level entries into metadata. */
+    private void fields(byte[] record, int off, Metadata md) {
+        buf = record;
+        at = off;
+        int n = mapHeader();
+        for (int i = 0; i < n; i++) {
+            int kb = buf[at] & 0xff;
+            if (isStr(kb) || isBin(kb)) {
+                int keyLen = strLength(kb);
+                int keyOff = at;
+                at += keyLen;
+                setValue(md, buf, keyOff, keyLen);
+            } else {
+                // A non-string key (rare, allowed by msgpack): its JSON text is the field name.
+                pos = 0;
+                writeJson();
+                byte[] key = Arrays.copyOf(out, pos);
+                setValue(md, key, 0, key.length);
+            }
+        }
+    }
+
+    /** Reads the value at {@code at} and stores it under the key {@code key[ko, ko+kl)}. */
+    private void setValue(Metadata md, byte[] key, int ko, int kl) {
+        int b = buf[at] & 0xff;
+        if (isStr(b) || isBin(b)) {
+            int l = strLength(b);
+            md.set(key, ko, kl, buf, at, l, Metadata.STRING);
+            at += l;
+            return;
+        }
+        if (b == 0xc0) {
+            at++;
+            md.set(key, ko, kl, NULL, 0, 4, Metadata.NULL);
+            return;
+        }
+        if (b == 0xc2 || b == 0xc3) {
+            at++;
+            byte[] v = b == 0xc3 ? TRUE : FALSE;
+            md.set(key, ko, kl, v, 0, v.length, Metadata.BOOLEAN);
+            return;
+        }
+        // Numbers, maps, arrays and ext go through the JSON writer.
+        pos = 0;
+        byte kind = isInt(b) || b == 0xca || b == 0xcb || isExt(b) ? Metadata.NUMBER : Metadata.JSON;
+        writeJson();
+        if (kind == Metadata.NUMBER && out[0] == 'n') {
+            kind = Metadata.NULL; // NaN, infinities and extensions other than EventTime are written as null
+        }
+        md.set(key, ko, kl, out, 0, pos, kind);
+    }
+
+    // ---- JSON writer ----
+
+    private void writeJson() {
+        int b = buf[at] & 0xff;
+        if (b <= 0x7f) {
+            at++;
+            writeLong(b);
+        } else if (b >= 0xe0) {
+            at++;
+            writeLong((byte) b);
+        } else if (b <= 0x8f) {
+            at++;
+            writeMap(b & 0x0f);
+        } else if (b <= 0x9f) {
+            at++;
+            writeArray(b & 0x0f);
+        } else if (b <= 0xbf) {
+            writeStr(strLength(b));
+        } else {
+            switch (b) {
+                case 0xc0 -> {
+                    at++;
+                    raw(NULL);
+                }
+                case 0xc2 -> {
+                    at++;
+                    raw(FALSE);
+                }
+                case 0xc3 -> {
+                    at++;
+                    raw(TRUE);
+                }
+                case 0xc4, 0xc5, 0xc6, 0xd9, 0xda, 0xdb -> writeStr(strLength(b));
+                case 0xca -> {
+                    at++;
+                    writeDouble(Float.intBitsToFloat(int32()));
+                }
+                case 0xcb -> {
+                    at++;
+                    writeDouble(Double.longBitsToDouble(int64()));
+                }
+                case 0xcc -> {
+                    at++;
+                    writeLong(u8());
+                }
+                case 0xcd -> {
+                    at++;
+                    writeLong(u16());
+                }
+                case 0xce -> {
+                    at++;
+                    writeLong(int32() & 0xffffffffL);
+                }
+                case 0xcf -> {
+                    at++;
+                    long v = int64();
+                    if (v >= 0) {
+                        writeLong(v);
+                    } else {
+                        ascii(Long.toUnsignedString(v));
+                    }
+                }
+                case 0xd0 -> {
+                    at++;
+                    writeLong((byte) u8());
+                }
+                case 0xd1 -> {
+                    at++;
+                    writeLong((short) u16());
+                }
+                case 0xd2 -> {
+                    at++;
+                    writeLong(int32());
+                }
+                case 0xd3 -> {
+                    at++;
+                    writeLong(int64());
+                }
+                case 0xdc -> {
+                    at++;
+                    writeArray(u16());
+                }
+                case 0xdd -> {
+                    at++;
+                    writeArray(int32());
+                }
+                case 0xde -> {
+                    at++;
+                    writeMap(u16());
+                }
+                case 0xdf -> {
+                    at++;
+                    writeMap(int32());
+                }
+                default -> writeExt(b);
+            }
+        }
+    }
+
+    private void writeMap(int n) {
+        put((byte) '{');
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            int b = buf[at] & 0xff;
+            if (isStr(b) || isBin(b)) {
+                writeStr(strLength(b));
+            } else {
+                // JSON keys are strings: write a non-string key's JSON text as a string.
+                int start = pos;
+                writeJson();
+                int len = pos - start;
+                byte[] text = Arrays.copyOfRange(out, start, start + len);
+                pos = start;
+                put((byte) '"');
+                escape(text, 0, len);
+                put((byte) '"');
+            }
+            put((byte) ':');
+            writeJson();
+        }
+        put((byte) '}');
+    }
+
+    private void writeArray(int n) {
+        put((byte) '[');
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            writeJson();
+        }
+        put((byte) ']');
+    }
+
+    /** Writes the string whose bytes start at {@code at} (header already consumed by strLength). */
+    private void writeStr(int len) {
+        put((byte) '"');
+        escape(buf, at, len);
+        at += len;
+        put((byte) '"');
+    }
+
+    private void escape(byte[] src, int off, int len) {
+        ensure(len);
+        int end = off + len;
+        for (int i = off; i < end; i++) {
+            byte c = src[i];
+            if (c == '"' || c == '\\') {
+                ensure(2 + end - i);
+                out[pos++] = '\\';
+                out[pos++] = c;
+            } else if (c >= 0 && c < 0x20) {
+                ensure(6 + end - i);
+                switch (c) {
+                    case '\n' -> {
+                        out[pos++] = '\\';
+                        out[pos++] = 'n';
+                    }
+                    case '\r' -> {
+                        out[pos++] = '\\';
+                        out[pos++] = 'r';
+                    }
+                    case '\t' -> {
+                        out[pos++] = '\\';
+                        out[pos++] = 't';
+                    }
+                    default -> {
+                        out[pos++] = '\\';
+                        out[pos++] = 'u';
+                        out[pos++] = '0';
+                        out[pos++] = '0';
+                        out[pos++] = HEX[c >> 4];
+                        out[pos++] = HEX[c & 0xf];
+                    }
+                }
+            } else {
+                out[pos++] = c;
+            }
+        }
+    }
+
+    /** EventTime becomes seconds with a fraction; other extensions have no JSON form and become null. */
+    private void writeExt(int b) {
+        at++;
+        int len;
+        switch (b) {
+            case 0xd4 -> len = 1;
+            case 0xd5 -> len = 2;
+            case 0xd6 -> len = 4;
+            case 0xd7 -> len = 8;
+            case 0xd8 -> len = 16;
+            case 0xc7 -> len = u8();
+            case 0xc8 -> len = u16();
+            case 0xc9 -> len = int32();
+            default -> {
+                // 0xc1 never gets here: the decoder refused it.
+                raw(NULL);
+                return;
+            }
+        }
+        int type = buf[at++];
+        if (type == 0 && len == 8) {
+            long sec = int32() & 0xffffffffL;
+            long ns = int32() & 0xffffffffL;
+            writeLong(sec);
+            put((byte) '.');
+            String frac = Long.toString(1_000_000_000L + ns);
+            ascii(frac.substring(1));
+        } else {
+            at += len;
+            raw(NULL);
+        }
+    }
+
+    private void writeLong(long v) {
+        ensure(20);
+        if (v == Long.MIN_VALUE) {
+            ascii(Long.toString(v));
+            return;
+        }
+        if (v < 0) {
+            out[pos++] = '-';
+            v = -v;
+        }
+        if (v < 10) {
+            out[pos++] = (byte) ('0' + v);
+            return;
+        }
+        int digits = 0;
+        for (long t = v; t > 0; t /= 10) {
+            digits++;
+        }
+        int end = pos + digits;
+        for (int i = end - 1; i >= pos; i--) {
+            out[i] = (byte) ('0' + (v % 10));
+            v /= 10;
+        }
+        pos = end;
+    }
+
+    private void writeDouble(double d) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) {
+            raw(NULL);
+            return;
+        }
+        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+            writeLong((long) d);
+            put((byte) '.');
+            put((byte) '0');
+            return;
+        }
+        ascii(Double.toString(d));
+    }
+
+    // ---- msgpack primitives ----
+
+    private static boolean isStr(int b) {
+        return (b >= 0xa0 && b <= 0xbf) || b == 0xd9 || b == 0xda || b == 0xdb;
+    }
+
+    private static boolean isBin(int b) {
+        return b == 0xc4 || b == 0xc5 || b == 0xc6;
+    }
+
+    private static boolean isInt(int b) {
+        return b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xd3);
+    }
+
+    private static boolean isExt(int b) {
+        return b == 0xc7 || b == 0xc8 || b == 0xc9 || (b >= 0xd4 && b <= 0xd8);
+    }
+
+    /** Consumes a str/bin header and returns the byte length; {@code at} is then on the first byte. */
+    private int strLength(int b) {
+        at++;
+        if (b >= 0xa0 && b <= 0xbf) {
+            return b & 0x1f;
+        }
+        return switch (b) {
+            case 0xd9, 0xc4 -> u8();
+            case 0xda, 0xc5 -> u16();
+            default -> int32();
+        };
+    }
+
+    private int mapHeader() {
+        int b = buf[at++] & 0xff;
+        if ((b & 0xf0) == 0x80) {
+            return b & 0x0f;
+        }
+        return b == 0xde ? u16() : int32();
+    }
+
+    /**
+     * Skips one value (trusting lengths: the decoder validated the record). Lengths are read into a local before
+     * {@code at} moves: {@code at += u8()} would add to the value of {@code at} from before u8 advanced it.
+     */
+    private void skip() {
+        int pending = 1;
+        while (pending-- > 0) {
+            int b = buf[at] & 0xff;
+            if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+                at++;
+            } else if (b <= 0x8f) {
+                at++;
+                pending += 2 * (b & 0x0f);
+            } else if (b <= 0x9f) {
+                at++;
+                pending += b & 0x0f;
+            } else if (isStr(b) || isBin(b)) {
+                int len = strLength(b);
+                at += len;
+            } else {
+                at++;
+                int n;
+                switch (b) {
+                    case 0xca -> at += 4;
+                    case 0xcb -> at += 8;
+                    case 0xcc, 0xd0 -> at += 1;
+                    case 0xcd, 0xd1 -> at += 2;
+                    case 0xce, 0xd2 -> at += 4;
+                    case 0xcf, 0xd3 -> at += 8;
+                    case 0xd4 -> at += 2;
+                    case 0xd5 -> at += 3;
+                    case 0xd6 -> at += 5;
+                    case 0xd7 -> at += 9;
+                    case 0xd8 -> at += 17;
+                    case 0xc7 -> {
+                        n = u8();
+                        at += n + 1;
+                    }
+                    case 0xc8 -> {
+                        n = u16();
+                        at += n + 1;
+                    }
+                    case 0xc9 -> {
+                        n = int32();
+                        at += n + 1;
+                    }
+                    case 0xdc -> pending += u16();
+                    case 0xdd -> pending += int32();
+                    case 0xde -> pending += 2 * u16();
+                    case 0xdf -> pending += 2 * int32();
+                    default -> {
+                        // 0xc1 never gets here: the decoder refused it.
+                    }
+                }
+            }
+        }
+    }
+
+    private int u8() {
+        return buf[at++] & 0xff;
+    }
+
+    private int u16() {
+        int v = ((buf[at] & 0xff) << 8) | (buf[at + 1] & 0xff);
+        at += 2;
+        return v;
+    }
+
+    private int int32() {
+        int v = ((buf[at] & 0xff) << 24) | ((buf[at + 1] & 0xff) << 16) | ((buf[at + 2] & 0xff) << 8) | (buf[at + 3] & 0xff);
+        at += 4;
+        return v;
+    }
+
+    private long int64() {
+        long hi = int32() & 0xffffffffL;
+        long lo = int32() & 0xffffffffL;
+        return (hi << 32) | lo;
+    }
+
+    // ---- output ----
+
+    private void ensure(int n) {
+        if (pos + n > out.length) {
+            out = Arrays.copyOf(out, Math.max(pos + n, out.length * 2));
+        }
+    }
+
+    private void put(byte b) {
+        ensure(1);
+        out[pos++] = b;
+    }
+
+    private void raw(byte[] b) {
+        ensure(b.length);
+        System.arraycopy(b, 0, out, pos, b.length);
+        pos += b.length;
+    }
+
+    private void ascii(String s) {
+        ensure(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            out[pos++] = (byte) s.charAt(i);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package io.sluice.forward.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.BatchPool;
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Metadata;
+import io.sluice.core.message.Streams;
+import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.PluginStats;
+import io.sluice.forward.FrameDecoder;
+import io.sluice.forward.testutil.Pipelines;
+import io.sluice.forward.testutil.Pipelines.Event;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A consumer.Forward connection on an {@link EmbeddedChannel}: bytes go in exactly as split by the test, batches
+ * are "published" on the calling thread into a list, and acks come out as outbound buffers. Deterministic.
+ */
+final class Harness implements ConsumerContext {
+    final BatchPool pool = new BatchPool(4);
+    final List<Event> events = new ArrayList<>();
+    final List<Batch> held = new ArrayList<>();
+    final PluginStats stats = Pipelines.stats();
+    final Log log;
+    final EmbeddedChannel channel;
+    boolean hold;
+
+    Harness(long maxMessageSize, RecordMapper.PayloadMode mode, String payloadKey, String sharedKey, Map<String, String> users,
+            Log log) {
+        this.log = log;
+        ForwardServer.Settings s = new ForwardServer.Settings("fwd", "127.0.0.1", 0, maxMessageSize, 1 << 20, mode,
+                payloadKey, true, new TagRoutes(Map.of(), false), sharedKey, "server-host", users, null, 1, 1, 4);
+        ForwardServer server = new ForwardServer(s, this, new Direct());
+        channel = new EmbeddedChannel(new FrameDecoder(maxMessageSize), new ForwardConnection(server));
+    }
+
+    Harness() {
+        this(1 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), Pipelines.quietLog());
+    }
+
+    /** Feeds bytes as one read. */
+    void feed(byte[] b, int off, int len) {
+        channel.writeInbound(Unpooled.wrappedBuffer(b, off, len));
+        channel.runPendingTasks();
+    }
+
+    /** Everything the server wrote back, concatenated. */
+    byte[] outbound() {
+        channel.runPendingTasks();
+        List<byte[]> parts = new ArrayList<>();
+        int total = 0;
+        ByteBuf b;
+        while ((b = channel.readOutbound()) != null) {
+            byte[] x = new byte[b.readableBytes()];
+            b.readBytes(x);
+            b.release();
+            parts.add(x);
+            total += x.length;
+        }
+        byte[] all = new byte[total];
+        int at = 0;
+        for (byte[] x : parts) {
+            System.arraycopy(x, 0, all, at, x.length);
+            at += x.length;
+        }
+        return all;
+    }
+
+    void releaseHeld() {
+        for (Batch b : held) {
+            b.release();
+        }
+        held.clear();
+        channel.runPendingTasks();
+    }
+
+    @Override
+    public Batch newBatch() {
+        return pool.acquire();
+    }
+
+    @Override
+    public void publish(Batch batch) {
+        for (int i = 0; i < batch.size(); i++) {
+            Message m = batch.get(i);
+            Map<String, String> fields = new LinkedHashMap<>();
+            Map<String, Byte> kinds = new LinkedHashMap<>();
+            Metadata md = m.metadata();
+            for (int f = 0; f < md.size(); f++) {
+                fields.put(md.key(f), md.value(f));
+                kinds.put(md.key(f), md.kind(f));
+            }
+            events.add(new Event(m.tag(), Streams.name(m.stream()), m.timestamp(), m.payloadString(), fields, kinds));
+        }
+        if (hold) {
+            held.add(batch);
+        } else {
+            batch.release();
+        }
+    }
+
+    @Override
+    public boolean isActive() {
+        return true;
+    }
+
+    @Override
+    public Log log() {
+        return log;
+    }
+
+    @Override
+    public PluginStats stats() {
+        return stats;
+    }
+
+    /** Runs tasks on the calling thread. */
+    private static final class Direct extends AbstractExecutorService {
+        @Override
+        public void execute(Runnable command) {
+            command.run();
+        }
+
+        @Override
+        public void shutdown() {
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return false;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return false;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+}
