@@ -21,7 +21,8 @@ public final class PluginStats {
     private final AtomicLong bufferedBytes = new AtomicLong();
     private final LatencyHistogram sendLatency = new LatencyHistogram();
 
-    PluginStats(String id, String type) {
+    /** Counters for plugin {@code id}; the pipeline makes them, tests and benchmarks may too. */
+    public PluginStats(String id, String type) {
         this.id = id;
         this.type = type;
     }

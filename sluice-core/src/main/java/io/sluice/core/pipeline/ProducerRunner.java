@@ -145,7 +145,8 @@ public final class ProducerRunner {
         this.log = log;
         this.buffer = openBuffer(pool);
         producer.start(ctx);
-        int n = Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES));
+        // A concurrent producer may ask for more workers than ModulatorRoutines, one per connection it keeps busy.
+        int n = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), producer.concurrent() ? producer.workers() : 1);
         for (int i = 0; i < n; i++) {
             ModulatorChain chain = new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream);
             Thread t = new Thread(() -> work(chain), "producer-" + config.id() + "-" + i);

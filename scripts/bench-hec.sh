@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Whole-process HEC figures of issue 5, on loopback, timed to the last event delivered:
+#  1. consumer.HEC → producer.Benchmark: 4 senders POST 1,000 events (~250 B) per request and wait for the
+#     answer, which consumer.HEC gives only after delivery (HecLoad prints events/s), plain then gzip.
+#  2. NDJSON over TCP (consumer.Socket) → producer.SplunkHEC → an HTTP server that reads and discards
+#     (HecDiscardServer prints events/s from its first request to the last event), plain then gzip level 6.
+#     Without consumer.Socket on the class path, consumer.Profiler with 250-byte messages is the source.
+# Usage: scripts/bench-hec.sh [events=2000000]   (JAVA_HOME picks the JDK; SLUICE_JAVA_OPTS adds options)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+events="${1:-2000000}"
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+jvm=(-Xms64m -Xmx192m -XX:+UseParallelGC ${SLUICE_JAVA_OPTS:-})
+cli=sluice-cli/target/sluice.jar
+bench=sluice-bench/target/benchmarks.jar
+[ -f "$cli" ] || mvn -B -q -o -pl sluice-cli -am package -DskipTests
+[ -f "$bench" ] || mvn -B -q -o -Pbench -pl sluice-bench -am package -DskipTests
+tmp="$(mktemp -d)"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+wait_port() { for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; return 1; }
+"$java_bin" -version 2>&1 | head -1
+
+echo "== 1. consumer.HEC -> producer.Benchmark ($events events, 4 senders, 1000 events/request)"
+cat > "$tmp/receiver.yaml" <<YAML
+"HecIn":
+    Type: "consumer.HEC"
+    Address: "127.0.0.1:18088"
+    Tokens: ["bench"]
+    Streams: "hec"
+"Count":
+    Type: "producer.Benchmark"
+    Streams: "hec"
+YAML
+"$java_bin" "${jvm[@]}" -jar "$cli" -c "$tmp/receiver.yaml" > /dev/null 2> "$tmp/receiver.log" &
+pids+=($!)
+wait_port 18088
+for gz in false true; do
+  "$java_bin" -Xmx256m -cp "$bench" io.sluice.bench.hec.HecLoad 18088 "$events" 4 1000 "$gz"
+done
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
+grep -E "Count|delivered" "$tmp/receiver.log" | tail -2 || true
+
+lines=1000000
+echo "== 2. $lines NDJSON lines (~250 B) -> producer.SplunkHEC -> discarding HTTP server"
+source_kind=socket
+if ! "$java_bin" -jar "$cli" list 2>/dev/null | grep -q "consumer.Socket"; then
+  source_kind=profiler
+  echo "   (consumer.Socket not available: consumer.Profiler with 250-byte messages is the source)"
+else
+  python3 - "$tmp/lines.ndjson" "$lines" <<'PY'
+import random, string, sys
+random.seed(1)
+alpha = string.ascii_letters + string.digits
+with open(sys.argv[1], "w") as f:
+    for i in range(int(sys.argv[2])):
+        pad = "".join(random.choices(alpha, k=180))
+        f.write('{"level":"info","service":"checkout","n":%d,"msg":"%s"}\n' % (i, pad[: 250 - 60 - len(str(i))]))
+PY
+fi
+for gz in false true; do
+  port=$((18090 + ${#pids[@]}))
+  "$java_bin" -Xmx256m -cp "$bench" io.sluice.bench.hec.HecDiscardServer "$port" "$lines" > "$tmp/sink.out" &
+  sink=$!; pids+=($sink)
+  wait_port "$port"
+  if [ "$source_kind" = socket ]; then
+    src="\"In\":
+    Type: \"consumer.Socket\"
+    Address: \"tcp://127.0.0.1:15880\"
+    Streams: \"ndjson\""
+  else
+    src="\"In\":
+    Type: \"consumer.Profiler\"
+    Runs: 10000
+    Batches: $((lines / 10000))
+    Message: \"%250s\"
+    KeepRunning: true
+    Streams: \"ndjson\""
+  fi
+  cat > "$tmp/producer.yaml" <<YAML
+$src
+"Hec":
+    Type: "producer.SplunkHEC"
+    Streams: "ndjson"
+    Endpoint: "http://127.0.0.1:$port"
+    Token: "bench"
+    Gzip: $gz
+YAML
+  "$java_bin" "${jvm[@]}" -jar "$cli" -c "$tmp/producer.yaml" > /dev/null 2> "$tmp/producer.log" &
+  sluice=$!; pids+=($sluice)
+  if [ "$source_kind" = socket ]; then
+    wait_port 15880
+    cat "$tmp/lines.ndjson" > /dev/tcp/127.0.0.1/15880
+  fi
+  wait "$sink" || true
+  echo "   gzip=$gz: $(grep events/s "$tmp/sink.out")"
+  kill "$sluice" 2>/dev/null; wait "$sluice" 2>/dev/null || true
+done

@@ -1,0 +1,118 @@
+package io.sluice.hec.encode;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * What an {@link HecEncoder} writes: the default {@code host}, {@code source}, {@code sourcetype} and
+ * {@code index} (pre-encoded once), how the payload becomes {@code event}, which metadata become
+ * {@code fields}, multi-metric merging, raw mode, and the size limits. Immutable; shared by encoders.
+ */
+public final class HecFormat {
+    /** How a message payload becomes the event's {@code event} value. */
+    public enum EventFormat {
+        /** A payload that is one valid JSON object or array is sent as JSON, anything else as a string. */
+        AUTO,
+        /** Always a JSON string. */
+        STRING,
+        /** Always embedded as JSON, unchecked: only for payloads known to be valid JSON. */
+        JSON
+    }
+
+    final byte[] host;
+    final byte[] source;
+    final byte[] sourcetype;
+    final byte[] index;
+    final EventFormat eventFormat;
+    final byte[][] fieldKeys;
+    final boolean multiMetric;
+    final boolean raw;
+    final int maxEventSize;
+    final int maxContentLength;
+    final boolean gzip;
+    final int gzipLevel;
+
+    private HecFormat(Builder b) {
+        host = encoded("host", b.host);
+        source = encoded("source", b.source);
+        sourcetype = encoded("sourcetype", b.sourcetype);
+        index = encoded("index", b.index);
+        eventFormat = b.eventFormat;
+        fieldKeys = b.fields == null || b.fields.isEmpty() ? null
+                : b.fields.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+        multiMetric = b.multiMetric;
+        raw = b.raw;
+        maxEventSize = b.maxEventSize;
+        maxContentLength = b.maxContentLength;
+        gzip = b.gzip;
+        gzipLevel = b.gzipLevel;
+    }
+
+    /** {@code "key":"value",} ready to copy, or null when the default is empty. */
+    private static byte[] encoded(String key, String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        ByteOut o = new ByteOut(key.length() + value.length() + 8);
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        o.writeQuoted(k, 0, k.length);
+        o.write(':');
+        byte[] v = value.getBytes(StandardCharsets.UTF_8);
+        o.writeQuoted(v, 0, v.length);
+        o.write(',');
+        return java.util.Arrays.copyOf(o.array(), o.length());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public boolean gzip() {
+        return gzip;
+    }
+
+    public boolean raw() {
+        return raw;
+    }
+
+    public int maxContentLength() {
+        return maxContentLength;
+    }
+
+    /** Settings for {@link HecFormat}; defaults are Splunk's and the OTel exporter's. */
+    public static final class Builder {
+        private String host;
+        private String source;
+        private String sourcetype;
+        private String index;
+        private EventFormat eventFormat = EventFormat.AUTO;
+        private List<String> fields;
+        private boolean multiMetric;
+        private boolean raw;
+        private int maxEventSize = 5 * 1024 * 1024;
+        private int maxContentLength = 2 * 1024 * 1024;
+        private boolean gzip = true;
+        private int gzipLevel = 6;
+
+        public Builder host(String v) { host = v; return this; }
+        public Builder source(String v) { source = v; return this; }
+        public Builder sourcetype(String v) { sourcetype = v; return this; }
+        public Builder index(String v) { index = v; return this; }
+        public Builder eventFormat(EventFormat v) { eventFormat = v; return this; }
+        /** Metadata keys sent as {@code fields}; empty or null sends every non-reserved key. */
+        public Builder fields(List<String> v) { fields = v; return this; }
+        public Builder multiMetric(boolean v) { multiMetric = v; return this; }
+        public Builder raw(boolean v) { raw = v; return this; }
+        public Builder maxEventSize(int v) { maxEventSize = v; return this; }
+        public Builder maxContentLength(int v) { maxContentLength = v; return this; }
+        public Builder gzip(boolean v) { gzip = v; return this; }
+        public Builder gzipLevel(int v) { gzipLevel = v; return this; }
+
+        public HecFormat build() {
+            if (maxContentLength < 64) {
+                throw new IllegalArgumentException("MaxContentLength must be at least 64 bytes");
+            }
+            return new HecFormat(this);
+        }
+    }
+}

@@ -1,0 +1,405 @@
+package io.sluice.hec.producer;
+
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Metadata;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.pipeline.Producer;
+import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.hec.encode.HecEncoder;
+import io.sluice.hec.encode.HecFormat;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Sends messages to a Splunk HTTP Event Collector as HEC events or metric events (see the module README for
+ * how a message carries measurements), batched into requests of at most {@code MaxContentLength} bytes as
+ * sent, gzip by default. A batch is delivered when every request of it was accepted; what cannot be delivered
+ * (permanent errors, oversized events, retries exhausted) goes to the fallback stream carrying
+ * {@code hec_error_status}, {@code hec_error_code} and {@code hec_error_text} metadata.
+ */
+public final class SplunkHEC extends Producer {
+    public static final Param<String> ENDPOINT = Param.string("Endpoint", "http://127.0.0.1:8088",
+            "Base URL of the collector (http or https); /services/collector/... is appended.");
+    public static final Param<String> TOKEN = Param.requiredString("Token", "HEC token, sent as 'Authorization: Splunk <token>'.");
+    public static final Param<String> HOST = Param.string("Host", "", "Default host; metadata key 'host' overrides it per message.");
+    public static final Param<String> SOURCE = Param.string("Source", "", "Default source; metadata key 'source' overrides it.");
+    public static final Param<String> SOURCETYPE = Param.string("Sourcetype", "",
+            "Default sourcetype; metadata key 'sourcetype' overrides it.");
+    public static final Param<String> INDEX = Param.string("Index", "", "Default index; metadata key 'index' overrides it.");
+    public static final Param<String> EVENT_FORMAT = Param.string("EventFormat", "auto",
+            "How the payload becomes 'event': auto (a valid JSON object or array is sent as JSON, else a string), "
+                    + "string, or json (trusted, unchecked).");
+    public static final Param<List<String>> FIELDS = Param.strings("Fields", List.of(),
+            "Metadata keys sent as indexed 'fields'; empty sends every key except host/source/sourcetype/index.");
+    public static final Param<Boolean> MULTI_METRIC = Param.bool("UseMultiMetricFormat", false,
+            "Send all measurements sharing time and dimensions as one multi-metric event.");
+    public static final Param<Boolean> RAW = Param.bool("Raw", false,
+            "Post payloads as lines to /services/collector/raw; Host/Source/Sourcetype/Index go in the query.");
+    public static final Param<Integer> MAX_CONTENT_LENGTH = Param.integer("MaxContentLength", 2 * 1024 * 1024,
+            "Maximum bytes of one request body as sent (compressed when Gzip is on).");
+    public static final Param<Integer> MAX_EVENT_SIZE = Param.integer("MaxEventSize", 5 * 1024 * 1024,
+            "Events larger than this (uncompressed) go to the fallback stream.");
+    public static final Param<Boolean> GZIP = Param.bool("Gzip", true, "Compress request bodies with gzip.");
+    public static final Param<Integer> GZIP_LEVEL = Param.integer("GzipLevel", 6, "gzip level, 1 (fastest) to 9.");
+    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 4,
+            "Requests in flight at once (one keep-alive connection and one delivering thread each).");
+    public static final Param<Integer> TIMEOUT_MS = Param.integer("RequestTimeoutMs", 30000, "Connect and request timeout.");
+    public static final Param<Integer> RETRY_INITIAL_MS = Param.integer("RetryInitialMs", 500,
+            "First backoff after a 5xx or I/O error; doubles each attempt, with jitter.");
+    public static final Param<Integer> RETRY_MAX_MS = Param.integer("RetryMaxMs", 30000, "Longest single backoff.");
+    public static final Param<Integer> RETRY_MAX_ELAPSED_MS = Param.integer("RetryMaxElapsedMs", 300000,
+            "Give up on a request after retrying this long; its events go to the fallback stream.");
+    public static final Param<String> TLS_CA_FILE = Param.string("TLSCAFile", "", "PEM file of CAs to trust for https.");
+    public static final Param<Boolean> TLS_INSECURE = Param.bool("TLSInsecureSkipVerify", false,
+            "Trust any certificate and host name (testing only).");
+    public static final Param<Boolean> USE_ACK = Param.bool("UseAck", false,
+            "Indexer acknowledgement: poll /services/collector/ack and resend what is not acked in time.");
+    public static final Param<Integer> ACK_POLL_MS = Param.integer("AckPollMs", 200, "Interval between ack polls.");
+    public static final Param<Integer> ACK_TIMEOUT_MS = Param.integer("AckTimeoutMs", 60000,
+            "Resend a request whose ack did not come within this time.");
+    public static final Param<Boolean> HEALTH_CHECK = Param.bool("HealthCheck", true,
+            "Check /services/collector/health at start and log the result.");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.SplunkHEC",
+            "Sends events and metrics to a Splunk HTTP Event Collector (HEC).")
+            .params(ENDPOINT, TOKEN, HOST, SOURCE, SOURCETYPE, INDEX, EVENT_FORMAT, FIELDS, MULTI_METRIC, RAW,
+                    MAX_CONTENT_LENGTH, MAX_EVENT_SIZE, GZIP, GZIP_LEVEL, MAX_CONNECTIONS, TIMEOUT_MS,
+                    RETRY_INITIAL_MS, RETRY_MAX_MS, RETRY_MAX_ELAPSED_MS, TLS_CA_FILE, TLS_INSECURE,
+                    USE_ACK, ACK_POLL_MS, ACK_TIMEOUT_MS, HEALTH_CHECK)
+            .factory(SplunkHEC::new);
+
+    private static final byte[] K_STATUS = "hec_error_status".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_CODE = "hec_error_code".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_TEXT = "hec_error_text".getBytes(StandardCharsets.US_ASCII);
+    private static final int ACK_ROUNDS = 3;
+
+    private final HecFormat format;
+    private final String path;
+    private final String channel = UUID.randomUUID().toString();
+    private final ConcurrentLinkedQueue<HecEncoder> encoders = new ConcurrentLinkedQueue<>();
+    private final List<HecEncoder> allEncoders = new ArrayList<>();
+    private final int workers;
+    private final long retryInitial;
+    private final long retryMax;
+    private final long retryMaxElapsed;
+    private final boolean useAck;
+    private final long ackPoll;
+    private final long ackTimeout;
+    private HecTransport http;
+    private Log log;
+    private PluginStats stats;
+
+    public SplunkHEC(PluginConfig config) {
+        this(config, null);
+    }
+
+    /** A producer sending through {@code transport} instead of HTTP (benchmarks, tests); null means HTTP. */
+    public SplunkHEC(PluginConfig config, HecTransport transport) {
+        super(config);
+        this.http = transport;
+        HecFormat.EventFormat ef;
+        try {
+            ef = HecFormat.EventFormat.valueOf(config.get(EVENT_FORMAT).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw config.error(EVENT_FORMAT, "must be auto, string or json");
+        }
+        int level = config.get(GZIP_LEVEL);
+        if (level < 1 || level > 9) {
+            throw config.error(GZIP_LEVEL, "must be between 1 and 9");
+        }
+        if (config.get(MAX_CONTENT_LENGTH) < 1024) {
+            throw config.error(MAX_CONTENT_LENGTH, "must be at least 1024");
+        }
+        if (config.get(MAX_CONNECTIONS) < 1) {
+            throw config.error(MAX_CONNECTIONS, "must be at least 1");
+        }
+        boolean raw = config.get(RAW);
+        this.format = HecFormat.builder()
+                .host(config.get(HOST)).source(config.get(SOURCE)).sourcetype(config.get(SOURCETYPE))
+                .index(config.get(INDEX)).eventFormat(ef).fields(config.get(FIELDS))
+                .multiMetric(config.get(MULTI_METRIC)).raw(raw)
+                .maxContentLength(config.get(MAX_CONTENT_LENGTH)).maxEventSize(config.get(MAX_EVENT_SIZE))
+                .gzip(config.get(GZIP)).gzipLevel(level).build();
+        this.path = raw ? "/services/collector/raw" + rawQuery(config) : "/services/collector/event";
+        this.workers = config.get(MAX_CONNECTIONS);
+        this.retryInitial = config.get(RETRY_INITIAL_MS);
+        this.retryMax = config.get(RETRY_MAX_MS);
+        this.retryMaxElapsed = config.get(RETRY_MAX_ELAPSED_MS);
+        this.useAck = config.get(USE_ACK);
+        this.ackPoll = config.get(ACK_POLL_MS);
+        this.ackTimeout = config.get(ACK_TIMEOUT_MS);
+    }
+
+    /** In raw mode metadata cannot travel per event, so the configured defaults go in the query string. */
+    private static String rawQuery(PluginConfig c) {
+        StringBuilder q = new StringBuilder();
+        String[][] kv = {{"host", c.get(HOST)}, {"source", c.get(SOURCE)}, {"sourcetype", c.get(SOURCETYPE)},
+                {"index", c.get(INDEX)}};
+        for (String[] p : kv) {
+            if (!p[1].isEmpty()) {
+                q.append(q.length() == 0 ? '?' : '&').append(p[0]).append('=')
+                        .append(URLEncoder.encode(p[1], StandardCharsets.UTF_8));
+            }
+        }
+        return q.toString();
+    }
+
+    @Override
+    public void start(ProducerContext ctx) throws Exception {
+        this.log = ctx.log();
+        this.stats = ctx.stats();
+        if (http == null) {
+            http = new HecHttp(config.get(ENDPOINT), config.get(TOKEN), channel,
+                    Duration.ofMillis(config.get(TIMEOUT_MS)), config.get(TLS_CA_FILE), config.get(TLS_INSECURE));
+        }
+        if (config.get(HEALTH_CHECK)) {
+            try {
+                HecResponse r = http.get("/services/collector/health");
+                if (r.status == 200) {
+                    log.info(config.id() + ": HEC at " + config.get(ENDPOINT) + " is healthy");
+                } else {
+                    log.warn(config.id() + ": HEC health check answered " + r.status + ": " + r.text());
+                }
+            } catch (IOException e) {
+                log.warn(config.id() + ": HEC health check failed (events will be retried): " + e);
+            }
+        }
+    }
+
+    @Override
+    public boolean concurrent() {
+        return true;
+    }
+
+    @Override
+    public int workers() {
+        return workers;
+    }
+
+    @Override
+    public void deliver(Batch batch) throws Exception {
+        HecEncoder enc = encoders.poll();
+        if (enc == null) {
+            enc = new HecEncoder(format);
+            synchronized (allEncoders) {
+                allEncoders.add(enc);
+            }
+        }
+        try {
+            enc.encode(batch);
+            enc.plan();
+            long[] ackIds = useAck ? new long[enc.requests()] : null;
+            // requests() grows when a 413 splits a request into halves appended at the end.
+            for (int r = 0; r < enc.requests(); r++) {
+                ackIds = send(enc, r, ackIds);
+            }
+            if (useAck) {
+                awaitAcks(enc, ackIds);
+            }
+            if (enc.failedMessages() > 0) {
+                throw moveFailed(batch, enc);
+            }
+        } finally {
+            encoders.offer(enc);
+        }
+    }
+
+    /**
+     * Sends request r until it is accepted, split (413) or failed for good. 429/503 wait for Retry-After;
+     * other 5xx, 408 and I/O errors back off exponentially with jitter; other 4xx are permanent.
+     */
+    private long[] send(HecEncoder enc, int r, long[] ackIds) throws InterruptedException {
+        long start = System.nanoTime();
+        int attempt = 0;
+        while (true) {
+            HecResponse reply = null;
+            IOException error = null;
+            long sent = System.nanoTime();
+            try {
+                reply = http.post(path, enc.requestArray(r), enc.requestOffset(r), enc.requestLength(r), enc.compressed());
+            } catch (IOException e) {
+                error = e;
+            }
+            if (stats != null) {
+                stats.sendLatency().record(System.nanoTime() - sent);
+                if (attempt > 0) {
+                    stats.addRetried(enc.requestEvents(r));
+                }
+            }
+            if (reply != null) {
+                int s = reply.status;
+                if (s >= 200 && s < 300) {
+                    if (ackIds != null) {
+                        if (ackIds.length <= r) {
+                            ackIds = java.util.Arrays.copyOf(ackIds, Math.max(r + 1, ackIds.length * 2));
+                        }
+                        ackIds[r] = HecHttp.longField(reply.body, "ackId", -1);
+                    }
+                    return ackIds;
+                }
+                if (s == 413) {
+                    if (enc.split(r) < 0) {
+                        enc.failRequest(r, s, reply.code(), "request too large for the collector (413) with a single event: "
+                                + reply.text());
+                    }
+                    return ackIds;
+                }
+                if (s >= 400 && s < 500 && s != 408 && s != 429) {
+                    enc.failRequest(r, s, reply.code(), reply.text());
+                    return ackIds;
+                }
+            }
+            long wait = backoff(attempt++);
+            if (reply != null && (reply.status == 429 || reply.status == 503) && reply.retryAfterMillis >= 0) {
+                wait = reply.retryAfterMillis;
+            }
+            long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            if (elapsed + wait > retryMaxElapsed) {
+                String why = reply != null ? reply.status + " " + reply.text() : String.valueOf(error);
+                enc.failRequest(r, reply != null ? reply.status : 0, reply != null ? reply.code() : -1,
+                        "gave up after " + attempt + " attempts in " + elapsed + " ms: " + why);
+                return ackIds;
+            }
+            if (attempt == 1 || log.enabled(Log.DEBUG)) {
+                log.warn(config.id() + ": request of " + enc.requestEvents(r) + " events failed ("
+                        + (reply != null ? "HTTP " + reply.status + " " + reply.text() : error)
+                        + "), retrying in " + wait + " ms");
+            }
+            TimeUnit.MILLISECONDS.sleep(wait);
+        }
+    }
+
+    private long backoff(int attempt) {
+        long base = Math.min(retryMax, retryInitial << Math.min(attempt, 20));
+        // "Equal jitter": half fixed, half random, so that senders that failed together do not retry together.
+        return base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
+    }
+
+    /**
+     * Indexer acknowledgement: poll until every accepted request is acked; resend those not acked within
+     * AckTimeoutMs, at most {@value #ACK_ROUNDS} times, then fail them.
+     */
+    private void awaitAcks(HecEncoder enc, long[] ackIds) throws InterruptedException {
+        int n = enc.requests();
+        for (int round = 0; round < ACK_ROUNDS; round++) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ackTimeout);
+            while (true) {
+                StringBuilder body = new StringBuilder("{\"acks\":[");
+                int pending = 0;
+                for (int r = 0; r < n; r++) {
+                    if (ackIds[r] >= 0) {
+                        body.append(pending++ == 0 ? "" : ",").append(ackIds[r]);
+                    }
+                }
+                if (pending == 0) {
+                    return;
+                }
+                body.append("]}");
+                try {
+                    byte[] b = body.toString().getBytes(StandardCharsets.US_ASCII);
+                    HecResponse reply = http.post("/services/collector/ack?channel=" + channel, b, 0, b.length, false);
+                    if (reply.status == 200) {
+                        for (int r = 0; r < n; r++) {
+                            if (ackIds[r] >= 0 && reply.body.contains("\"" + ackIds[r] + "\":true")) {
+                                ackIds[r] = -1;
+                            }
+                        }
+                    } else {
+                        log.warn(config.id() + ": ack poll answered " + reply.status + ": " + reply.text());
+                    }
+                } catch (IOException e) {
+                    log.warn(config.id() + ": ack poll failed: " + e);
+                }
+                if (System.nanoTime() > deadline) {
+                    break;
+                }
+                TimeUnit.MILLISECONDS.sleep(ackPoll);
+            }
+            for (int r = 0; r < n; r++) {
+                if (ackIds[r] >= 0) {
+                    if (round == ACK_ROUNDS - 1) {
+                        enc.failRequest(r, 0, -1, "not acknowledged by the indexer after " + ACK_ROUNDS + " attempts");
+                        ackIds[r] = -1;
+                    } else {
+                        log.warn(config.id() + ": request of " + enc.requestEvents(r) + " events not acked in time, resending");
+                        ackIds[r] = -1;
+                        send(enc, r, ackIds);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Keeps only the failed messages in the batch, tagged with why, and returns the exception that makes the
+     * pipeline route them to the fallback stream. The delivered ones are removed so they are not sent twice.
+     */
+    private Exception moveFailed(Batch batch, HecEncoder enc) {
+        int kept = 0;
+        String first = null;
+        // Failures come in runs (a whole request shares one reason): encode each distinct reason once.
+        String lastWhy = null;
+        int lastStatus = Integer.MIN_VALUE;
+        int lastCode = Integer.MIN_VALUE;
+        byte[] status = null;
+        byte[] code = null;
+        byte[] text = null;
+        for (int i = 0; i < batch.size(); i++) {
+            String why = enc.failure(i);
+            if (why == null) {
+                continue;
+            }
+            if (first == null) {
+                first = why;
+            }
+            if (why != lastWhy) {
+                lastWhy = why;
+                text = why.getBytes(StandardCharsets.UTF_8);
+            }
+            if (enc.failureStatus(i) != lastStatus) {
+                lastStatus = enc.failureStatus(i);
+                status = Integer.toString(lastStatus).getBytes(StandardCharsets.US_ASCII);
+            }
+            if (enc.failureCode(i) != lastCode) {
+                lastCode = enc.failureCode(i);
+                code = Integer.toString(lastCode).getBytes(StandardCharsets.US_ASCII);
+            }
+            Metadata md = batch.get(i).metadata();
+            md.set(K_STATUS, status, Metadata.NUMBER);
+            md.set(K_CODE, code, Metadata.NUMBER);
+            md.set(K_TEXT, text, Metadata.STRING);
+            batch.swap(i, kept++);
+        }
+        batch.truncate(kept);
+        return new IOException(kept + " events not delivered: " + first);
+    }
+
+    @Override
+    public void close() {
+        synchronized (allEncoders) {
+            allEncoders.forEach(HecEncoder::close);
+        }
+        if (http instanceof HecHttp) {
+            ((HecHttp) http).close();
+        }
+    }
+
+    /** The channel GUID sent in X-Splunk-Request-Channel. */
+    public String channel() {
+        return channel;
+    }
+}

@@ -1,0 +1,421 @@
+package io.sluice.hec.receiver;
+
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Metadata;
+import io.sluice.hec.encode.ByteOut;
+import io.sluice.hec.encode.JsonScanner;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Parses HEC request bodies into messages, straight from the bytes: an {@code /event} body (one or many
+ * concatenated JSON events) or a {@code /raw} body (lines). Strings are copied, unescaped only when they hold
+ * escapes; nested {@code event} objects are copied as their JSON text. Nothing is allocated per event.
+ * <p>Mapping (the module README has the full contract): {@code event} → payload; {@code time} → timestamp;
+ * {@code host}, {@code source}, {@code sourcetype}, {@code index} → metadata of those names; each
+ * {@code fields} entry → a metadata field of its name and JSON kind. A metric event is the same: payload
+ * {@code metric}, measurements as {@code metric_name:<name>} NUMBER fields. One instance per thread.
+ */
+final class EventParser {
+    static final byte[] K_HOST = "host".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] K_SOURCE = "source".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] K_SOURCETYPE = "sourcetype".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] K_INDEX = "index".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_EVENT = "event".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_TIME = "time".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_FIELDS = "fields".getBytes(StandardCharsets.US_ASCII);
+
+    /** Query-string defaults of one request ({@code ?host=&source=&sourcetype=&index=}); null when absent. */
+    static final class Defaults {
+        byte[] host;
+        byte[] source;
+        byte[] sourcetype;
+        byte[] index;
+
+        boolean any() {
+            return host != null || source != null || sourcetype != null || index != null;
+        }
+    }
+
+    private final JsonScanner scanner;
+    private final ByteOut keyCopy = new ByteOut(64);
+    private final byte[][] indexes;
+    private final boolean eventRequired;
+
+    private HecStatus error;
+    private int invalidEvent;
+    private String detail;
+
+    /**
+     * @param indexes       allowed index names, or null for any
+     * @param eventRequired Splunk's rule: an object without {@code event} is rejected (code 12); when false,
+     *                      the whole object becomes the event (what Fluent Bit's Splunk_Send_Raw sends)
+     */
+    EventParser(int maxDepth, byte[][] indexes, boolean eventRequired) {
+        this.scanner = new JsonScanner(maxDepth);
+        this.indexes = indexes;
+        this.eventRequired = eventRequired;
+    }
+
+    HecStatus error() {
+        return error;
+    }
+
+    int invalidEvent() {
+        return invalidEvent;
+    }
+
+    String detail() {
+        return detail;
+    }
+
+    private boolean fail(HecStatus s, int event, String why) {
+        error = s;
+        invalidEvent = event;
+        detail = why;
+        return false;
+    }
+
+    /** Parses an /event body; false with {@link #error()} set when an event is invalid. */
+    boolean parseEvents(byte[] b, int off, int end, BatchCollector out, Defaults dflt, long now) {
+        error = null;
+        int p = JsonScanner.ws(b, off, end);
+        int n = 0;
+        while (p < end) {
+            p = parseEvent(b, p, end, out, dflt, now, n);
+            if (p < 0) {
+                return false;
+            }
+            n++;
+            p = JsonScanner.ws(b, p, end);
+        }
+        return true;
+    }
+
+    /** One event object at p; returns the position after it, or -1. */
+    private int parseEvent(byte[] b, int p, int end, BatchCollector out, Defaults dflt, long now, int n) {
+        if (b[p] != '{') {
+            fail(HecStatus.INVALID_DATA_FORMAT, n, "expected an event object");
+            return -1;
+        }
+        int objStart = p;
+        Message m = out.next();
+        m.setTimestamp(now);
+        boolean hasEvent = false;
+        boolean blank = false;
+        int iIndex = -1;
+        p = JsonScanner.ws(b, p + 1, end);
+        if (p < end && b[p] == '}') {
+            p++;
+        } else {
+            while (true) {
+                if (p >= end || b[p] != '"') {
+                    return invalid(out, n, "expected a key");
+                }
+                int ks = p;
+                p = scanner.skipString(b, p, end);
+                if (p < 0) {
+                    return invalid(out, n, scanner.error());
+                }
+                int ke = p - 1;
+                p = JsonScanner.ws(b, p, end);
+                if (p >= end || b[p] != ':') {
+                    return invalid(out, n, "expected ':'");
+                }
+                p = JsonScanner.ws(b, p + 1, end);
+                if (p >= end) {
+                    return invalid(out, n, "unexpected end of data");
+                }
+                int klen = ke - ks - 1;
+                int k = ks + 1;
+                if (is(b, k, klen, K_EVENT)) {
+                    hasEvent = true;
+                    int vs = p;
+                    byte c = b[p];
+                    if (c == '"') {
+                        p = scanner.skipString(b, p, end);
+                        if (p < 0) {
+                            return invalid(out, n, scanner.error());
+                        }
+                        byte[] t = scanner.text(b, vs, p - 1);
+                        m.setPayload(t, scanner.textOffset(), scanner.textLength());
+                        blank = scanner.textLength() == 0;
+                    } else {
+                        p = scanner.skipValue(b, p, end);
+                        if (p < 0) {
+                            return invalid(out, n, scanner.error());
+                        }
+                        if (c == 'n') {
+                            blank = true; // "event": null
+                        }
+                        m.setPayload(b, vs, p - vs);
+                    }
+                } else if (is(b, k, klen, K_TIME)) {
+                    p = parseTime(b, p, end, m);
+                    if (p < 0) {
+                        return invalid(out, n, "invalid time");
+                    }
+                } else if (is(b, k, klen, K_HOST) || is(b, k, klen, K_SOURCE) || is(b, k, klen, K_SOURCETYPE)
+                        || is(b, k, klen, K_INDEX)) {
+                    if (b[p] != '"') {
+                        return invalid(out, n, new String(b, k, klen, StandardCharsets.UTF_8) + " must be a string");
+                    }
+                    int vs = p;
+                    p = scanner.skipString(b, p, end);
+                    if (p < 0) {
+                        return invalid(out, n, scanner.error());
+                    }
+                    byte[] t = scanner.text(b, vs, p - 1);
+                    m.metadata().set(b, k, klen, t, scanner.textOffset(), scanner.textLength(), Metadata.STRING);
+                    if (klen == 5) {
+                        iIndex = 0;
+                    }
+                } else if (is(b, k, klen, K_FIELDS)) {
+                    p = parseFields(b, p, end, m);
+                    if (p < 0) {
+                        return invalid(out, n, scanner.error() != null ? scanner.error() : "fields must be an object");
+                    }
+                } else {
+                    p = scanner.skipValue(b, p, end);
+                    if (p < 0) {
+                        return invalid(out, n, scanner.error());
+                    }
+                }
+                p = JsonScanner.ws(b, p, end);
+                if (p < end && b[p] == ',') {
+                    p = JsonScanner.ws(b, p + 1, end);
+                    continue;
+                }
+                if (p < end && b[p] == '}') {
+                    p++;
+                    break;
+                }
+                return invalid(out, n, "expected ',' or '}'");
+            }
+        }
+        if (!hasEvent) {
+            if (eventRequired) {
+                out.dropLast();
+                fail(HecStatus.EVENT_REQUIRED, n, null);
+                return -1;
+            }
+            m.setPayload(b, objStart, p - objStart);
+        } else if (blank) {
+            out.dropLast();
+            fail(HecStatus.EVENT_BLANK, n, null);
+            return -1;
+        }
+        if (dflt != null && dflt.any()) {
+            applyDefaults(m, dflt);
+            if (iIndex < 0 && dflt.index != null) {
+                iIndex = 0;
+            }
+        }
+        if (indexes != null && iIndex >= 0 && !allowedIndex(m)) {
+            out.dropLast();
+            fail(HecStatus.INCORRECT_INDEX, n, null);
+            return -1;
+        }
+        return p;
+    }
+
+    private int invalid(BatchCollector out, int n, String why) {
+        out.dropLast();
+        fail(HecStatus.INVALID_DATA_FORMAT, n, why);
+        return -1;
+    }
+
+    private static boolean is(byte[] b, int off, int len, byte[] key) {
+        return len == key.length && Arrays.equals(b, off, off + len, key, 0, len);
+    }
+
+    private boolean allowedIndex(Message m) {
+        Metadata md = m.metadata();
+        int i = md.indexOf(K_INDEX);
+        if (i < 0) {
+            return true;
+        }
+        byte[] a = md.arena();
+        for (byte[] ok : indexes) {
+            if (ok.length == md.valueLength(i) && Arrays.equals(a, md.valueOffset(i), md.valueOffset(i) + ok.length, ok, 0, ok.length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void applyDefaults(Message m, Defaults d) {
+        Metadata md = m.metadata();
+        setIfAbsent(md, K_HOST, d.host);
+        setIfAbsent(md, K_SOURCE, d.source);
+        setIfAbsent(md, K_SOURCETYPE, d.sourcetype);
+        setIfAbsent(md, K_INDEX, d.index);
+    }
+
+    private static void setIfAbsent(Metadata md, byte[] key, byte[] value) {
+        if (value != null && md.indexOf(key) < 0) {
+            md.set(key, value, Metadata.STRING);
+        }
+    }
+
+    /** {@code "fields": {...}}: each entry becomes a metadata field with its JSON kind. */
+    private int parseFields(byte[] b, int p, int end, Message m) {
+        if (b[p] != '{') {
+            return -1;
+        }
+        p = JsonScanner.ws(b, p + 1, end);
+        if (p < end && b[p] == '}') {
+            return p + 1;
+        }
+        Metadata md = m.metadata();
+        while (true) {
+            if (p >= end || b[p] != '"') {
+                return -1;
+            }
+            int ks = p;
+            p = scanner.skipString(b, p, end);
+            if (p < 0) {
+                return -1;
+            }
+            byte[] kb = scanner.text(b, ks, p - 1);
+            int koff = scanner.textOffset();
+            int klen = scanner.textLength();
+            if (kb != b) { // unescaped into the scanner's scratch, which the value will reuse: copy it away
+                keyCopy.clear();
+                keyCopy.write(kb, koff, klen);
+                kb = keyCopy.array();
+                koff = 0;
+            }
+            p = JsonScanner.ws(b, p, end);
+            if (p >= end || b[p] != ':') {
+                return -1;
+            }
+            p = JsonScanner.ws(b, p + 1, end);
+            if (p >= end) {
+                return -1;
+            }
+            int vs = p;
+            byte c = b[p];
+            if (c == '"') {
+                p = scanner.skipString(b, p, end);
+                if (p < 0) {
+                    return -1;
+                }
+                byte[] t = scanner.text(b, vs, p - 1);
+                md.set(kb, koff, klen, t, scanner.textOffset(), scanner.textLength(), Metadata.STRING);
+            } else {
+                p = scanner.skipValue(b, p, end);
+                if (p < 0) {
+                    return -1;
+                }
+                byte kind = c == '{' || c == '[' ? Metadata.JSON
+                        : c == 't' || c == 'f' ? Metadata.BOOLEAN : c == 'n' ? Metadata.NULL : Metadata.NUMBER;
+                md.set(kb, koff, klen, b, vs, p - vs, kind);
+            }
+            p = JsonScanner.ws(b, p, end);
+            if (p < end && b[p] == ',') {
+                p = JsonScanner.ws(b, p + 1, end);
+                continue;
+            }
+            if (p < end && b[p] == '}') {
+                return p + 1;
+            }
+            return -1;
+        }
+    }
+
+    /**
+     * {@code time}: epoch seconds as a number or a numeric string, with any number of decimals; converted to
+     * nanoseconds from the digits (not through a double), so that 1796002770.166598 stays exact.
+     */
+    private int parseTime(byte[] b, int p, int end, Message m) {
+        boolean quoted = b[p] == '"';
+        int s = quoted ? p + 1 : p;
+        int e = scanner.skipNumber(b, s, end);
+        if (e < 0) {
+            return -1;
+        }
+        if (quoted) {
+            if (e >= end || b[e] != '"') {
+                return -1;
+            }
+        }
+        long nanos = secondsToNanos(b, s, e);
+        if (nanos == Long.MIN_VALUE) {
+            return -1;
+        }
+        m.setTimestamp(nanos);
+        return quoted ? e + 1 : e;
+    }
+
+    /** Decimal seconds to nanoseconds; exponents go through a double. Long.MIN_VALUE when out of range. */
+    static long secondsToNanos(byte[] b, int s, int e) {
+        boolean neg = b[s] == '-';
+        int i = neg ? s + 1 : s;
+        long secs = 0;
+        while (i < e && b[i] >= '0' && b[i] <= '9') {
+            secs = secs * 10 + (b[i++] - '0');
+            if (secs > 9_000_000_000L) {
+                return Long.MIN_VALUE;
+            }
+        }
+        long frac = 0;
+        int digits = 0;
+        if (i < e && b[i] == '.') {
+            i++;
+            while (i < e && b[i] >= '0' && b[i] <= '9') {
+                if (digits < 9) {
+                    frac = frac * 10 + (b[i] - '0');
+                    digits++;
+                }
+                i++;
+            }
+        }
+        if (i < e) { // exponent
+            double d = Double.parseDouble(new String(b, s, e - s, StandardCharsets.US_ASCII));
+            if (!(Math.abs(d) < 9e9)) {
+                return Long.MIN_VALUE;
+            }
+            return Math.round(d * 1e9);
+        }
+        while (digits < 9) {
+            frac *= 10;
+            digits++;
+        }
+        long nanos = secs * 1_000_000_000L + frac;
+        return neg ? -nanos : nanos;
+    }
+
+    /**
+     * Parses a /raw body: one message per line (CR LF or LF), empty lines skipped, with the query-string
+     * metadata and the receive time.
+     */
+    boolean parseRaw(byte[] b, int off, int end, BatchCollector out, Defaults dflt, long now) {
+        error = null;
+        int p = off;
+        while (p < end) {
+            int nl = p;
+            while (nl < end && b[nl] != '\n') {
+                nl++;
+            }
+            int le = nl;
+            if (le > p && b[le - 1] == '\r') {
+                le--;
+            }
+            if (le > p) {
+                Message m = out.next();
+                m.setPayload(b, p, le - p);
+                m.setTimestamp(now);
+                if (dflt != null && dflt.any()) {
+                    applyDefaults(m, dflt);
+                    if (indexes != null && !allowedIndex(m)) {
+                        out.dropLast();
+                        return fail(HecStatus.INCORRECT_INDEX, -1, null);
+                    }
+                }
+            }
+            p = nl + 1;
+        }
+        return true;
+    }
+}

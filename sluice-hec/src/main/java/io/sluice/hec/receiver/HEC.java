@@ -1,0 +1,111 @@
+package io.sluice.hec.receiver;
+
+import io.sluice.core.config.Param;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginKind;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.pipeline.Consumer;
+import io.sluice.core.pipeline.ConsumerContext;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A Splunk HTTP Event Collector that real HEC clients (Splunk forwarders' HTTP output, Fluent Bit's
+ * out_splunk, the OTel exporter, {@code producer.SplunkHEC}) can post to: {@code /services/collector},
+ * {@code /event}, {@code /raw}, {@code /health} and {@code /ack}, gzip bodies, tokens, Splunk's status codes.
+ * It answers success only once the pipeline delivered the events, and 503 "Server is busy" while
+ * {@code MaxPendingEvents} events wait.
+ */
+public final class HEC extends Consumer {
+    public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:8088",
+            "host:port to listen on; :8088 or 0.0.0.0:8088 listens on every interface.");
+    public static final Param<List<String>> TOKENS = Param.strings("Tokens", List.of(),
+            "Accepted tokens ('Authorization: Splunk <token>'); empty accepts requests without checking.");
+    public static final Param<Integer> MAX_BODY_SIZE = Param.integer("MaxBodySize", 32 * 1024 * 1024,
+            "Largest request body, before and after gzip; larger ones get 413.");
+    public static final Param<Integer> MAX_PENDING = Param.integer("MaxPendingEvents", 65536,
+            "Events accepted but not yet delivered; beyond this requests get 503 'Server is busy' (code 9).");
+    public static final Param<Integer> MAX_DEPTH = Param.integer("MaxDepth", 512,
+            "Deepest JSON nesting accepted in an event; deeper gets 400 'Invalid data format'.");
+    public static final Param<List<String>> INDEXES = Param.strings("Indexes", List.of(),
+            "Allowed index names; an event naming another gets 400 'Incorrect index' (code 7). Empty allows any.");
+    public static final Param<Boolean> EVENT_REQUIRED = Param.bool("EventFieldRequired", true,
+            "Splunk's rule: an object without 'event' gets code 12. Set false to take the whole object as the event "
+                    + "(Fluent Bit's Splunk_Send_Raw).");
+    public static final Param<Boolean> USE_ACK = Param.bool("UseAck", false,
+            "Indexer acknowledgement: require a channel, answer with ackId, serve /services/collector/ack.");
+    public static final Param<Integer> IO_THREADS = Param.integer("IOThreads", 2, "Netty event loop threads.");
+
+    public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.HEC",
+            "Receives Splunk HTTP Event Collector requests (events, metrics, raw) over HTTP.")
+            .params(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_DEPTH, INDEXES, EVENT_REQUIRED, USE_ACK, IO_THREADS)
+            .factory(HEC::new);
+
+    private final HecServer.Settings settings = new HecServer.Settings();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile HecServer server;
+    private volatile InetSocketAddress bound;
+
+    public HEC(PluginConfig config) {
+        super(config);
+        String addr = config.get(ADDRESS);
+        int colon = addr.lastIndexOf(':');
+        if (colon < 0) {
+            throw config.error(ADDRESS, "expected host:port, got '" + addr + "'");
+        }
+        try {
+            settings.port = Integer.parseInt(addr.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw config.error(ADDRESS, "bad port in '" + addr + "'");
+        }
+        String host = addr.substring(0, colon);
+        settings.host = host.isEmpty() ? "0.0.0.0" : host;
+        settings.tokens = new HashSet<>(config.get(TOKENS));
+        settings.maxBodySize = config.get(MAX_BODY_SIZE);
+        settings.maxPendingEvents = config.get(MAX_PENDING);
+        settings.maxDepth = config.get(MAX_DEPTH);
+        List<String> idx = config.get(INDEXES);
+        settings.indexes = idx.isEmpty() ? null
+                : idx.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+        settings.eventRequired = config.get(EVENT_REQUIRED);
+        settings.useAck = config.get(USE_ACK);
+        settings.ioThreads = config.get(IO_THREADS);
+        settings.id = config.id();
+        if (settings.maxPendingEvents < 1) {
+            throw config.error(MAX_PENDING, "must be at least 1");
+        }
+    }
+
+    @Override
+    public void consume(ConsumerContext ctx) throws Exception {
+        HecServer s = new HecServer(settings, ctx);
+        bound = s.start();
+        server = s;
+        ctx.log().info(config.id() + ": HEC listening on " + bound);
+        try {
+            while (ctx.isActive() && !stopped.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                // wait for stop(); the event loops do the work
+            }
+        } finally {
+            s.stop();
+        }
+    }
+
+    @Override
+    public void stop() {
+        stopped.countDown();
+    }
+
+    /** The address actually bound (useful with port 0), or null before start. */
+    public InetSocketAddress boundAddress() {
+        return bound;
+    }
+
+    /** The running server, or null before start. */
+    public HecServer server() {
+        return server;
+    }
+}

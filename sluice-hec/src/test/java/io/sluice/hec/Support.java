@@ -1,0 +1,139 @@
+package io.sluice.hec;
+
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginRegistry;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.ProducerContext;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/** Test helpers: a receiving pipeline on a free loopback port, raw HTTP exchanges, polling with a deadline. */
+public final class Support {
+    private Support() {
+    }
+
+    public static final Log LOG = new Log(System.err, Log.WARNING);
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** consumer.HEC (id "in", extra settings) → producer.Capture (id given), running; waits until it listens. */
+    public static Pipeline receiver(int port, String captureId, Map<String, Object> settings) throws Exception {
+        Map<String, Object> in = new HashMap<>(settings);
+        in.put("Address", "127.0.0.1:" + port);
+        in.put("Streams", "hec");
+        Capture.reset(captureId);
+        Pipeline p = new Pipeline(List.of(
+                PluginConfig.of("in", "consumer.HEC", in),
+                PluginConfig.of(captureId, "producer.Capture", Map.of("Streams", "hec"))),
+                PluginRegistry.defaultRegistry(), LOG);
+        p.start();
+        await(() -> {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        }, 10_000, "receiver to listen");
+        return p;
+    }
+
+    /** Polls until the condition holds, failing after {@code millis}. */
+    public static void await(BooleanSupplier cond, long millis, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** A status and body read from a raw HTTP exchange. */
+    public record Reply(int status, String body) {
+    }
+
+    /** Writes request bytes as they are and reads one response. */
+    public static Reply exchange(int port, byte[] request) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write(request);
+            out.flush();
+            return read(s.getInputStream());
+        }
+    }
+
+    /** Reads a response (status line, headers, Content-Length body). */
+    public static Reply read(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int c;
+        int state = 0;
+        while (state < 4 && (c = in.read()) >= 0) {
+            head.write(c);
+            state = (c == '\r' && (state == 0 || state == 2)) || (c == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+        }
+        String h = head.toString(StandardCharsets.ISO_8859_1);
+        if (h.isEmpty()) {
+            throw new IOException("connection closed without a response");
+        }
+        int status = Integer.parseInt(h.substring(9, 12));
+        int len = 0;
+        for (String line : h.split("\r\n")) {
+            if (line.toLowerCase().startsWith("content-length:")) {
+                len = Integer.parseInt(line.substring(15).trim());
+            }
+        }
+        byte[] body = in.readNBytes(len);
+        return new Reply(status, new String(body, StandardCharsets.UTF_8));
+    }
+
+    /** A POST with the given headers ("Name: value" lines) and body. */
+    public static byte[] post(String path, byte[] body, String... headers) {
+        StringBuilder b = new StringBuilder("POST ").append(path).append(" HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        for (String h : headers) {
+            b.append(h).append("\r\n");
+        }
+        b.append("Content-Length: ").append(body.length).append("\r\n\r\n");
+        byte[] head = b.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] all = new byte[head.length + body.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(body, 0, all, head.length, body.length);
+        return all;
+    }
+
+    /** A ProducerContext for producers used without a pipeline. */
+    public static ProducerContext producerContext() {
+        return new ProducerContext() {
+            @Override
+            public long firstGeneratedNanos() {
+                return 0;
+            }
+
+            @Override
+            public Log log() {
+                return LOG;
+            }
+
+            @Override
+            public io.sluice.core.pipeline.PluginStats stats() {
+                return null; // not constructible outside the pipeline; SplunkHEC copes without counters
+            }
+        };
+    }
+}

@@ -1,0 +1,147 @@
+package io.sluice.hec.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.BatchPool;
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Metadata;
+import io.sluice.core.pipeline.Pipeline;
+import io.sluice.hec.Capture;
+import io.sluice.hec.Support;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** producer.SplunkHEC → consumer.HEC over loopback: every field of logs and metrics comes back as it went. */
+@org.junit.jupiter.api.Timeout(60)
+class RoundTripTest {
+    private static int port;
+    private static Pipeline receiver;
+
+    @BeforeAll
+    static void start() throws Exception {
+        port = Support.freePort();
+        receiver = Support.receiver(port, "rt", Map.of("Tokens", List.of("tok")));
+    }
+
+    @AfterAll
+    static void stop() {
+        receiver.stop();
+    }
+
+    private static void set(Message m, String k, String v, byte kind) {
+        m.metadata().set(k.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8), kind);
+    }
+
+    private static SplunkHEC producer(String id, Map<String, Object> extra) throws Exception {
+        Map<String, Object> s = new HashMap<>(extra);
+        s.put("Endpoint", "http://127.0.0.1:" + port);
+        s.put("Token", "tok");
+        SplunkHEC p = new SplunkHEC(PluginConfig.of(id, "producer.SplunkHEC", s));
+        p.start(Support.producerContext());
+        return p;
+    }
+
+    private static List<Capture.Event> sendAndCollect(SplunkHEC p, Batch b, int expect) throws Exception {
+        List<Capture.Event> sent = new ArrayList<>();
+        for (int i = 0; i < b.size(); i++) {
+            sent.add(Capture.snapshot(b.get(i)));
+        }
+        int before = Capture.received("rt").size();
+        p.deliver(b);
+        Support.await(() -> Capture.received("rt").size() >= before + expect, 10_000, "events at the receiver");
+        List<Capture.Event> got = Capture.received("rt");
+        return got.subList(before, got.size());
+    }
+
+    private static void assertSame(List<Capture.Event> got, List<Capture.Event> sent) {
+        assertThat(got).hasSize(sent.size());
+        for (int i = 0; i < sent.size(); i++) {
+            Capture.Event g = got.get(i);
+            Capture.Event s = sent.get(i);
+            assertThat(g.payload()).isEqualTo(s.payload());
+            assertThat(g.timestamp()).isEqualTo(s.timestamp());
+            assertThat(g.fields()).isEqualTo(s.fields());
+            assertThat(g.kinds()).isEqualTo(s.kinds());
+        }
+    }
+
+    @Test
+    void logsWithEveryKindOfFieldRoundTripGzipAndPlain() throws Exception {
+        for (boolean gzip : new boolean[] {true, false}) {
+            SplunkHEC p = producer("logs" + gzip, Map.of("Gzip", gzip));
+            Batch b = new BatchPool(64).acquire();
+            for (int i = 0; i < 50; i++) {
+                Message m = b.add();
+                m.setPayload(i % 2 == 0 ? "plain line " + i + " with \"quotes\" and é and \t tab"
+                        : "{\"nested\":{\"i\":" + i + ",\"list\":[1,2,3]},\"s\":\"x\"}");
+                m.setTimestamp(1796002770_000000000L + i * 1_000_001L);
+                set(m, "host", "web-" + i, Metadata.STRING);
+                set(m, "source", "app", Metadata.STRING);
+                set(m, "sourcetype", "_json", Metadata.STRING);
+                set(m, "index", "main", Metadata.STRING);
+                set(m, "region", "eu-west", Metadata.STRING);
+                set(m, "count", Integer.toString(i), Metadata.NUMBER);
+                set(m, "ok", "false", Metadata.BOOLEAN);
+                set(m, "tags", "[\"a\",\"b\"]", Metadata.JSON);
+                set(m, "nothing", "null", Metadata.NULL);
+            }
+            List<Capture.Event> sent = new ArrayList<>();
+            for (int i = 0; i < b.size(); i++) {
+                sent.add(Capture.snapshot(b.get(i)));
+            }
+            List<Capture.Event> got = sendAndCollect(p, b, 50);
+            assertSame(got, sent);
+            p.close();
+        }
+    }
+
+    @Test
+    void metricsRoundTripSingleAndMultiMetric() throws Exception {
+        for (boolean multi : new boolean[] {false, true}) {
+            SplunkHEC p = producer("metrics" + multi, Map.of("UseMultiMetricFormat", multi));
+            Batch b = new BatchPool(64).acquire();
+            for (int i = 0; i < 20; i++) {
+                Message m = b.add();
+                m.setPayload("metric");
+                m.setTimestamp((1000L + i) * 1_000_000_000L + i * 1_000_000L);
+                set(m, "host", "h", Metadata.STRING);
+                set(m, "k/n0", "vn0", Metadata.STRING);
+                set(m, "k0", "v" + i, Metadata.STRING);
+                set(m, "metric_name:gauge_double_with_dims", "1234.5678", Metadata.NUMBER);
+                if (multi) {
+                    set(m, "metric_name:other", "-2.5e3", Metadata.NUMBER);
+                }
+            }
+            List<Capture.Event> sent = new ArrayList<>();
+            for (int i = 0; i < b.size(); i++) {
+                sent.add(Capture.snapshot(b.get(i)));
+            }
+            assertSame(sendAndCollect(p, b, 20), sent);
+            p.close();
+        }
+    }
+
+    @Test
+    void singleMetricFormatSplitsMeasurementsIntoEventsThatEachKeepTheDimensions() throws Exception {
+        SplunkHEC p = producer("split", Map.of());
+        Batch b = new BatchPool(4).acquire();
+        Message m = b.add();
+        m.setPayload("metric");
+        m.setTimestamp(5_000_000_000L);
+        set(m, "dim", "d", Metadata.STRING);
+        set(m, "metric_name:a", "1", Metadata.NUMBER);
+        set(m, "metric_name:b", "2", Metadata.NUMBER);
+        List<Capture.Event> got = sendAndCollect(p, b, 2);
+        assertThat(got).extracting(Capture.Event::fields).containsExactly(
+                Map.of("dim", "d", "metric_name:a", "1"), Map.of("dim", "d", "metric_name:b", "2"));
+        p.close();
+    }
+}
