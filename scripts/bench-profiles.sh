@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-profiles=${2:-"raw format multi"}
+profiles=${2:-"raw format multi json json_v05"}
 jdks=${3:-"17 25"}
 jar=sluice-cli/target/sluice.jar
 [ -f "$jar" ] || mvn -B -q -DskipTests -pl sluice-cli -am install
