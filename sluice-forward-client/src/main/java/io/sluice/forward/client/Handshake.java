@@ -7,10 +7,7 @@ import io.sluice.forward.codec.ValueType;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.HexFormat;
 
 /**
  * The client side of the Forward v1 handshake: the server sends
@@ -108,15 +105,7 @@ final class Handshake {
     }
 
     static String sha512Hex(byte[]... parts) {
-        try {
-            MessageDigest md = MessageDigest.getInstance("SHA-512");
-            for (byte[] p : parts) {
-                md.update(p);
-            }
-            return HexFormat.of().formatHex(md.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-512 is required of every JVM", e);
-        }
+        return io.sluice.forward.codec.Digests.sha512Hex(parts);
     }
 
     private static byte[] utf8(String s) {

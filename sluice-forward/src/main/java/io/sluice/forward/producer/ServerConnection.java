@@ -11,10 +11,7 @@ import io.sluice.forward.codec.MsgPackWriter;
 import io.sluice.forward.codec.ValueType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -225,15 +222,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     private static String sha512Hex(byte[]... parts) {
-        try {
-            MessageDigest md = MessageDigest.getInstance("SHA-512");
-            for (byte[] p : parts) {
-                md.update(p);
-            }
-            return HexFormat.of().formatHex(md.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-512 is required of every JVM", e);
-        }
+        return io.sluice.forward.codec.Digests.sha512Hex(parts);
     }
 
     private static byte[] utf8(String s) {
