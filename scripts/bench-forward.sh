@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Whole-process Forward figures (issue 4): consumer.Forward → producer.Benchmark, fed by
+# io.sluice.bench.forward.ForwardLoad (frames encoded before the clock starts), events of ~250 bytes.
+# The figure is producer.Benchmark's: first message generated (the first frame decoded) → last delivered.
+#   scripts/bench-forward.sh [EVENTS=4000000]
+# Cases: PackedForward chunks of 1,000 over 1 and 4 connections, with and without acks; Message mode over 4
+# connections; Message mode with an ack per message over 4 connections.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+events=${1:-4000000}
+jar=sluice-cli/target/sluice.jar
+bench=sluice-bench/target/benchmarks.jar
+[ -f "$jar" ] || mvn -B -q -DskipTests -pl sluice-cli -am install
+[ -f "$bench" ] || mvn -B -q -Pbench -pl sluice-bench -am package -DskipTests
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+work=$(mktemp -d /tmp/sluice-bench-forward.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+run() { # mode connections events
+  local mode=$1 conns=$2 n=$3 port admin
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  admin=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat > "$work/f.yaml" <<YAML
+"In":
+    Type: consumer.Forward
+    Address: "127.0.0.1:$port"
+    Payload: msgpack
+    Metadata: false
+    Streams: bench
+"Count":
+    Type: producer.Benchmark
+    Streams: bench
+YAML
+  "$java_bin" -Xms64m -Xmx256m -XX:+UseParallelGC -jar "$jar" -c "$work/f.yaml" --no-stats --admin "127.0.0.1:$admin" 2> "$work/sluice.err" &
+  local pid=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/ready" > /dev/null && break; sleep 0.1; done
+  "$java_bin" -cp "$bench" io.sluice.bench.forward.ForwardLoad 127.0.0.1 "$port" "$mode" "$conns" "$n" > "$work/load.out"
+  local want=$(( n / conns * conns ))
+  for _ in $(seq 1 600); do
+    out=$(curl -sf "http://127.0.0.1:$admin/api/plugins" | python3 -c 'import json,sys; print([p["out"] for p in json.load(sys.stdin)["plugins"] if p["id"]=="Count"][0])')
+    [ "$out" -ge "$want" ] && break; sleep 0.1
+  done
+  kill -TERM $pid; wait $pid || true
+  printf '%-12s %d conn: %s | load: %s\n' "$mode" "$conns" "$(grep -o 'delivered .*' "$work/sluice.err")" "$(cat "$work/load.out")"
+}
+run packed 1 "$events"
+run packed 4 "$events"
+run packed-ack 1 "$events"
+run packed-ack 4 "$events"
+run message 4 "$events"
+run message-ack 4 $(( events / 4 ))
