@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
@@ -271,7 +272,7 @@ public final class SplunkHEC extends Producer {
             if (elapsed + wait > retryMaxElapsed) {
                 String why = reply != null ? reply.status + " " + reply.text() : String.valueOf(error);
                 enc.failRequest(r, reply != null ? reply.status : 0, reply != null ? reply.code() : -1,
-                        "gave up after " + attempt + " attempts in " + elapsed + " ms: " + why);
+                        GAVE_UP + attempt + " attempts in " + elapsed + " ms: " + why);
                 return ackIds;
             }
             if (attempt == 1 || log.enabled(Log.DEBUG)) {
@@ -332,7 +333,7 @@ public final class SplunkHEC extends Producer {
             for (int r = 0; r < n; r++) {
                 if (ackIds[r] >= 0) {
                     if (round == ACK_ROUNDS - 1) {
-                        enc.failRequest(r, 0, -1, "not acknowledged by the indexer after " + ACK_ROUNDS + " attempts");
+                        enc.failRequest(r, 0, -1, NOT_ACKED + ACK_ROUNDS + " attempts");
                         ackIds[r] = -1;
                     } else {
                         log.warn(config.id() + ": request of " + enc.requestEvents(r) + " events not acked in time, resending");
@@ -344,15 +345,33 @@ public final class SplunkHEC extends Producer {
         }
     }
 
+    private static final String GAVE_UP = "gave up after ";
+    private static final String NOT_ACKED = "not acknowledged by the indexer after ";
+
+    /**
+     * Whether a failure is one no retry can fix: a 4xx other than 408 and 429 (413 included, which reaches here
+     * only for a single event), or a local refusal (an event over MaxEventSize or alone over MaxContentLength).
+     * Giving up after retries or unanswered indexer acks is not: the pipeline's Retry/* policy decides then.
+     */
+    private static boolean permanent(int status, String why) {
+        if (status >= 400 && status < 500) {
+            return status != 408 && status != 429;
+        }
+        return status == 0 && !why.startsWith(GAVE_UP) && !why.startsWith(NOT_ACKED);
+    }
+
     /**
      * Keeps only the failed messages in the batch, tagged with why, and returns the exception that makes the
-     * pipeline route them to the fallback stream. The delivered ones are removed so they are not sent twice.
+     * pipeline route them to the fallback stream: a {@link PermanentDeliveryException} when no retry can help
+     * any of them (so a rejected event does not block a worker under {@code Retry/Max: -1}), else an
+     * IOException the pipeline retries. The delivered ones are removed so they are not sent twice.
      */
     private Exception moveFailed(Batch batch, HecEncoder enc) {
         int kept = 0;
         String first = null;
         // Failures come in runs (a whole request shares one reason): encode each distinct reason once.
         String lastWhy = null;
+        boolean permanent = true;
         int lastStatus = Integer.MIN_VALUE;
         int lastCode = Integer.MIN_VALUE;
         byte[] status = null;
@@ -366,6 +385,7 @@ public final class SplunkHEC extends Producer {
             if (first == null) {
                 first = why;
             }
+            permanent &= permanent(enc.failureStatus(i), why);
             if (why != lastWhy) {
                 lastWhy = why;
                 text = why.getBytes(StandardCharsets.UTF_8);
@@ -385,7 +405,8 @@ public final class SplunkHEC extends Producer {
             batch.swap(i, kept++);
         }
         batch.truncate(kept);
-        return new IOException(kept + " events not delivered: " + first);
+        String message = kept + " events not delivered: " + first;
+        return permanent ? new PermanentDeliveryException(message) : new IOException(message);
     }
 
     @Override

@@ -43,6 +43,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,6 +77,9 @@ public final class HecServer {
     private final ConsumerContext ctx;
     private final Log log;
     private final AtomicInteger pending = new AtomicInteger();
+    /** Requests whose events were published and whose answer was not written yet. */
+    private final AtomicInteger unanswered = new AtomicInteger();
+    private volatile boolean stopping;
     private final AtomicLong received = new AtomicLong();
     private final ExecutorService publisher;
     private final Map<String, AckChannel> acks = new ConcurrentHashMap<>();
@@ -96,6 +100,9 @@ public final class HecServer {
             collector = new BatchCollector(ctx::newBatch);
         }
     }
+
+    /** How long {@link #stop()} waits for the answers of requests in delivery. */
+    static final long ANSWER_TIMEOUT_MS = 5000;
 
     public HecServer(Settings settings, ConsumerContext ctx) {
         this.settings = settings;
@@ -135,10 +142,25 @@ public final class HecServer {
         return (InetSocketAddress) server.localAddress();
     }
 
-    /** Stops accepting, closes connections, and lets the publisher finish what was accepted. */
+    /**
+     * Stops accepting, answers the requests whose events the pipeline is still delivering (for up to
+     * {@link #ANSWER_TIMEOUT_MS}; new requests meanwhile get 503 "Server is busy"), then closes the connections
+     * and lets the publisher finish what was accepted. Closing first would leave clients without an answer for
+     * events that are delivered anyway, and they would send them again.
+     */
     public void stop() {
+        stopping = true;
         if (server != null) {
             server.close().syncUninterruptibly();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_TIMEOUT_MS);
+        while (unanswered.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
         if (boss != null) {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -327,7 +349,7 @@ public final class HecServer {
                 }
                 ackChannel = acks.computeIfAbsent(channel, k -> new AckChannel());
             }
-            if (pending.get() >= settings.maxPendingEvents) {
+            if (stopping || pending.get() >= settings.maxPendingEvents) {
                 reply(HecStatus.SERVER_BUSY, HecStatus.SERVER_BUSY.body(), keepAlive);
                 return;
             }
@@ -384,6 +406,7 @@ public final class HecServer {
             List<Batch> batches = new ArrayList<>(out.batches());
             out.reset();
             pending.addAndGet(n);
+            unanswered.incrementAndGet();
             received.addAndGet(n);
             long ackId = ackChannel != null ? ackChannel.next() : -1;
             Done done = new Done(HecServer.this, n, keepAlive, ackChannel, ackId);
@@ -509,15 +532,26 @@ public final class HecServer {
             }
             Handler h = handler;
             if (h == null) {
+                server.unanswered.decrementAndGet();
                 return;
             }
-            h.context.executor().execute(() -> {
-                if (ack == null) {
-                    h.reply(HecStatus.SUCCESS, HecStatus.SUCCESS.body(), keepAlive);
-                } else if (!h.busy && h.queued.isEmpty()) {
-                    h.context.channel().config().setAutoRead(true);
-                }
-            });
+            try {
+                h.context.executor().execute(() -> {
+                    try {
+                        if (ack == null) {
+                            h.reply(HecStatus.SUCCESS, HecStatus.SUCCESS.body(), keepAlive);
+                        } else if (!h.busy && h.queued.isEmpty()) {
+                            h.context.channel().config().setAutoRead(true);
+                        }
+                    } finally {
+                        server.unanswered.decrementAndGet();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // The server stopped before delivery ended: the connection is gone, there is no one to answer.
+                // Throwing here would fail the producer that released the last batch (its flush or close).
+                server.unanswered.decrementAndGet();
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
+import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.hec.Support;
 import java.net.InetAddress;
 import java.util.HashMap;
@@ -126,7 +127,10 @@ class ProducerErrorsTest {
         server.enqueue(answer(200, OK));
         server.enqueue(answer(400, "{\"text\":\"Invalid data format\",\"code\":6,\"invalid-event-number\":2}"));
         server.enqueue(answer(200, OK));
-        assertThatThrownBy(() -> p.deliver(b)).hasMessageContaining("Invalid data format");
+        // Permanent: the pipeline sends these straight to the fallback stream instead of retrying them (forever
+        // under the default Retry/Max: -1, which would hold a worker and, with a disk buffer, its ack position).
+        assertThatThrownBy(() -> p.deliver(b)).isInstanceOf(PermanentDeliveryException.class)
+                .hasMessageContaining("Invalid data format");
         assertThat(server.getRequestCount()).isEqualTo(3);
         server.takeRequest();
         RecordedRequest rejected = server.takeRequest();
@@ -148,7 +152,8 @@ class ProducerErrorsTest {
             server.enqueue(answer(500, "oops"));
         }
         Batch b = batch(2);
-        assertThatThrownBy(() -> p.deliver(b)).hasMessageContaining("gave up");
+        // Not permanent: the pipeline's Retry/* policy decides what happens next.
+        assertThatThrownBy(() -> p.deliver(b)).isNotInstanceOf(PermanentDeliveryException.class).hasMessageContaining("gave up");
         assertThat(server.getRequestCount()).isGreaterThan(2);
         assertThat(b.get(0).metadata().getString("hec_error_status")).isEqualTo("500");
     }
