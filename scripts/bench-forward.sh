@@ -2,7 +2,8 @@
 # Whole-process Forward figures (issue 4): consumer.Forward → producer.Benchmark, fed by
 # io.sluice.bench.forward.ForwardLoad (frames encoded before the clock starts), events of ~250 bytes.
 # The figure is producer.Benchmark's: first message generated (the first frame decoded) → last delivered.
-#   scripts/bench-forward.sh [EVENTS=4000000]
+#   scripts/bench-forward.sh [EVENTS=4000000] [CASES="packed:1 packed:4 packed-ack:1 packed-ack:4 message:4 message-ack:4"]
+# BUFFER=disk puts producer.Benchmark behind a disk buffer (Fsync: interval), so acks mean "on disk".
 # Cases: PackedForward chunks of 1,000 over 1 and 4 connections, with and without acks; Message mode over 4
 # connections; Message mode with an ack per message over 4 connections.
 set -euo pipefail
@@ -29,6 +30,7 @@ run() { # mode connections events
 "Count":
     Type: producer.Benchmark
     Streams: bench
+$( [ "${BUFFER:-memory}" = disk ] && printf '    Buffer/Type: disk\n    Buffer/Path: %s\n' "$work/buffer-$mode-$conns" )
 YAML
   "$java_bin" -Xms64m -Xmx256m -XX:+UseParallelGC -jar "$jar" -c "$work/f.yaml" --no-stats --admin "127.0.0.1:$admin" 2> "$work/sluice.err" &
   local pid=$!
@@ -42,9 +44,8 @@ YAML
   kill -TERM $pid; wait $pid || true
   printf '%-12s %d conn: %s | load: %s\n' "$mode" "$conns" "$(grep -o 'delivered .*' "$work/sluice.err")" "$(cat "$work/load.out")"
 }
-run packed 1 "$events"
-run packed 4 "$events"
-run packed-ack 1 "$events"
-run packed-ack 4 "$events"
-run message 4 "$events"
-run message-ack 4 $(( events / 4 ))
+for c in ${2:-packed:1 packed:4 packed-ack:1 packed-ack:4 message:4 message-ack:4}; do
+  mode=${c%%:*}; conns=${c##*:}
+  n=$events; [ "$mode" = message-ack ] && n=$(( events / 4 ))
+  run "$mode" "$conns" "$n"
+done
