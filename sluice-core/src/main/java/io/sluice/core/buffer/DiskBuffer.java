@@ -77,6 +77,8 @@ public final class DiskBuffer implements ProducerBuffer {
     private ByteBuffer readBuffer = ByteBuffer.allocate(READ_CHUNK);
     private ByteBuffer readView = ByteBuffer.wrap(readBuffer.array());
     private long readBufferStart = -1;
+    private long readLimitSegment = -1;
+    private long readLimit;
 
     private final FileChannel ackChannel;
     private final ByteBuffer ackBytes = ByteBuffer.allocate(20);
@@ -142,21 +144,31 @@ public final class DiskBuffer implements ProducerBuffer {
     private Thread startSyncer() {
         Thread t = new Thread(() -> {
             while (true) {
+                FileChannel toSync;
                 lock.lock();
                 try {
                     if (closed) {
                         return;
                     }
                     syncWake.await(Math.max(1, fsyncIntervalNanos / 1_000_000), TimeUnit.MILLISECONDS);
-                    if (dirty && System.nanoTime() - lastSync >= fsyncIntervalNanos) {
-                        sync();
+                    if (!dirty || System.nanoTime() - lastSync < fsyncIntervalNanos) {
+                        continue;
                     }
+                    toSync = writeChannel;
+                    dirty = false;
+                    lastSync = System.nanoTime();
                 } catch (InterruptedException e) {
                     return;
-                } catch (IOException e) {
-                    log.limited(Log.ERROR, id + ": fsync", id + ": fsync of disk buffer failed: " + e);
                 } finally {
                     lock.unlock();
+                }
+                // Outside the lock: writing back a second of appends can take as long again, and appends must go on.
+                try {
+                    toSync.force(false);
+                } catch (java.nio.channels.ClosedChannelException rotated) {
+                    // The segment was rotated meanwhile, and rotation syncs before it closes.
+                } catch (IOException e) {
+                    log.limited(Log.ERROR, id + ": fsync", id + ": fsync of disk buffer failed: " + e);
                 }
             }
         }, "disk-buffer-sync-" + id);
@@ -312,7 +324,7 @@ public final class DiskBuffer implements ProducerBuffer {
     private long read(Batch batch) throws IOException {
         long passed = 0;
         while (!batch.isFull() && hasData()) {
-            long limit = readSegment == writeSegment ? writePosition : segmentSize(readSegment);
+            long limit = readSegment == writeSegment ? writePosition : closedSegmentSize();
             if (readPosition >= limit) {
                 if (readSegment < writeSegment) {
                     nextSegment();
@@ -446,8 +458,14 @@ public final class DiskBuffer implements ProducerBuffer {
         readPosition = 0;
     }
 
-    private long segmentSize(long s) throws IOException {
-        return Files.exists(segment(s)) ? Files.size(segment(s)) : 0;
+    /** Size of the read segment once the writer has moved on: it no longer changes, so it is read once, not per record. */
+    private long closedSegmentSize() throws IOException {
+        if (readLimitSegment != readSegment) {
+            Path p = segment(readSegment);
+            readLimit = Files.exists(p) ? Files.size(p) : 0;
+            readLimitSegment = readSegment;
+        }
+        return readLimit;
     }
 
     @Override
