@@ -259,6 +259,7 @@ public final class FileProducer extends Producer {
                 c.retain();
                 touched[i].attach(c);
             }
+            wakeFlusher();
         }
     }
 

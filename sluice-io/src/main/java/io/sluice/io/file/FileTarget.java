@@ -168,7 +168,9 @@ final class FileTarget {
         lock.lock();
         try {
             c = filling;
-            boolean due = force || c.full
+            // A chunk someone waits on (an acknowledgement upstream) is written at once: group commit, so an acked
+            // source sees one write of latency, not FlushIntervalMs, while unacknowledged data still waits to batch up.
+            boolean due = force || c.full || !c.acks.isEmpty()
                     || (c.len > 0 && nowNanos - firstAppendNanos >= s.flushIntervalNanos);
             if (c.len == 0 || !due) {
                 c = null;
