@@ -29,6 +29,8 @@ final class PrometheusText {
         counter(b, plugins, "sluice_bytes_out_total", "Payload bytes delivered.", PluginStats::bytesOut);
         gauge(b, plugins, "sluice_connections", "Open connections.", PluginStats::connections);
         gauge(b, plugins, "sluice_buffer_bytes", "Bytes held in a producer's buffer.", PluginStats::bufferedBytes);
+        counter(b, plugins, "sluice_buffer_corrupt_records_total", "Disk buffer records skipped as corrupt or torn.",
+                PluginStats::corruptRecords);
         queues(b, plugins);
         latency(b, plugins);
         header(b, "sluice_unrouted_discarded_total", "counter", "Messages discarded because no producer read their stream.");

@@ -403,6 +403,7 @@ public final class DiskBuffer implements ProducerBuffer {
 
     private long corrupt(long bytes, String reason) {
         corrupted++;
+        stats.addCorruptRecord();
         log.limited(Log.WARNING, id + ": corrupt disk buffer record", id + ": skipping " + bytes + " corrupt bytes in "
                 + segment(readSegment) + " at offset " + readPosition + ": " + reason + " (counted)");
         return bytes;

@@ -19,6 +19,7 @@ public final class PluginStats {
     private final AtomicLong retried = new AtomicLong();
     private final AtomicLong connections = new AtomicLong();
     private final AtomicLong bufferedBytes = new AtomicLong();
+    private final AtomicLong corruptRecords = new AtomicLong();
     private final LatencyHistogram sendLatency = new LatencyHistogram();
 
     /** Counters for plugin {@code id}; the pipeline makes them, tests and benchmarks may too. */
@@ -78,6 +79,16 @@ public final class PluginStats {
     /** Bytes held in a producer's buffer (disk or memory) beyond its queue. */
     public long bufferedBytes() {
         return bufferedBytes.get();
+    }
+
+    /** Disk buffer records skipped as corrupt or torn. */
+    public long corruptRecords() {
+        return corruptRecords.get();
+    }
+
+    /** A disk buffer counts a record it had to skip. */
+    public void addCorruptRecord() {
+        corruptRecords.incrementAndGet();
     }
 
     /** Time each batch spent in the producer's deliver call. */

@@ -164,6 +164,7 @@ class DiskBufferTest {
         DiskBuffer reopened = open(1 << 20, DiskBuffer.WhenFull.BLOCK);
         List<String> got = drain(reopened, true);
         assertThat(reopened.corrupted()).isGreaterThanOrEqualTo(2);
+        assertThat(stats.corruptRecords()).as("reported to the metrics too").isEqualTo(reopened.corrupted());
         assertThat(got.size()).as("missing %s, log %s", expected(0, 200).stream().filter(e -> !got.contains(e)).map(e -> e.substring(0, 10)).collect(Collectors.toList()), logBytes).isBetween(200 - 4, 200 - 2);
         assertThat(expected(0, 200)).containsAll(got);
         assertThat(got).doesNotHaveDuplicates();
