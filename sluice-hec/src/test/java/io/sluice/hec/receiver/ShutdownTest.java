@@ -29,15 +29,18 @@ class ShutdownTest {
             Capture.close("drain");
             byte[] three = Support.post("/services/collector/event",
                     "{\"event\":1}{\"event\":2}{\"event\":3}".getBytes(StandardCharsets.UTF_8));
+            // Own threads, not the common pool: with one pool thread (2 CPUs) the stop below would queue behind
+            // this blocked request.
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
             CompletableFuture<Support.Reply> inDelivery = CompletableFuture.supplyAsync(() -> {
                 try {
                     return Support.exchange(p, three);
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 }
-            });
+            }, threads);
             Support.await(() -> health(p) == 503, 10_000, "the three events pending");
-            CompletableFuture<Void> stopping = CompletableFuture.runAsync(pipe::stop);
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(pipe::stop, threads);
             Support.await(() -> !listening(p), 10_000, "the receiver to stop accepting connections");
             assertThat(inDelivery).as("no answer before delivery").isNotDone();
             Capture.open("drain");
@@ -45,6 +48,7 @@ class ShutdownTest {
             assertThat(reply.status()).isEqualTo(200);
             assertThat(reply.body()).isEqualTo("{\"text\":\"Success\",\"code\":0}");
             stopping.get();
+            threads.shutdown();
             assertThat(Capture.received("drain")).extracting(Capture.Event::payload).containsExactly("1", "2", "3");
         } finally {
             Capture.open("drain");
