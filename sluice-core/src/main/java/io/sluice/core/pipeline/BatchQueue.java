@@ -13,8 +13,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class BatchQueue {
     private final ArrayDeque<Batch> batches = new ArrayDeque<>();
-    /** Payload bytes of each queued batch, in the same order (only counted when a byte bound is set). */
-    private final ArrayDeque<Long> sizes = new ArrayDeque<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notFull = lock.newCondition();
     private final Condition notEmpty = lock.newCondition();
@@ -73,7 +71,6 @@ public final class BatchQueue {
             batches.addLast(batch);
             messages += batch.size();
             bytes += size;
-            sizes.addLast(size);
             if (messages > highWater) {
                 highWater = messages;
             }
@@ -97,7 +94,10 @@ public final class BatchQueue {
             }
             Batch b = batches.pollFirst();
             messages -= b.size();
-            bytes -= sizes.pollFirst();
+            if (capacityBytes != Long.MAX_VALUE) {
+                // A queued batch is not changed, so its size is the same as when it was put: no per-batch record.
+                bytes -= payloadBytes(b);
+            }
             notFull.signal();
             return b;
         } finally {
