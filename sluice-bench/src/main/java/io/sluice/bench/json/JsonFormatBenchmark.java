@@ -1,6 +1,8 @@
 package io.sluice.bench.json;
 
 import io.sluice.core.config.PluginConfig;
+import io.sluice.core.json.JsonFields;
+import io.sluice.core.json.JsonScanner;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Modulator;
@@ -47,6 +49,8 @@ public class JsonFormatBenchmark {
     private Modulator processJson;
     private Modulator extractJson;
     private Modulator toJson;
+    private final JsonScanner scanner = new JsonScanner();
+    private final JsonFields fields = new JsonFields();
 
     @Setup
     public void setup() {
@@ -93,6 +97,13 @@ public class JsonFormatBenchmark {
     @Benchmark
     public Message reset_() {
         return reset();
+    }
+
+    /** format.JSON's validating scan alone (no metadata written): the floor under every JSON formatter. */
+    @Benchmark
+    public boolean scan() {
+        Message m = reset();
+        return scanner.scanObject(m.payload(), 0, m.length(), fields);
     }
 
     @Benchmark

@@ -50,6 +50,9 @@ final class Directive {
     private final Action action;
     private final String[] params;
     private final byte[][] paramBytes;
+    /** The key and the parameters as prepared metadata keys (rename and split name fields with them). */
+    private final Metadata.Key prepared;
+    private final Metadata.Key[] paramKeys;
     private DateTimeFormatter from;
     private DateTimeFormatter to;
     private int fromLength;
@@ -60,8 +63,11 @@ final class Directive {
         this.action = action;
         this.params = params;
         this.paramBytes = new byte[params.length][];
+        this.prepared = new Metadata.Key(key);
+        this.paramKeys = new Metadata.Key[params.length];
         for (int i = 0; i < params.length; i++) {
             paramBytes[i] = bytes(params[i]);
+            paramKeys[i] = new Metadata.Key(params[i]);
         }
     }
 
@@ -138,13 +144,13 @@ final class Directive {
     }
 
     void apply(Work w) {
-        int i = w.values.indexOf(key);
+        int i = w.values.indexOf(prepared);
         if (i < 0) {
             return;
         }
         switch (action) {
             case RENAME:
-                w.values.rename(i, paramBytes[0]);
+                w.values.rename(i, paramKeys[0]);
                 return;
             case REMOVE:
                 remove(w, i);
@@ -254,8 +260,7 @@ final class Directive {
         }
         int n = w.splitter.split(v.arena(), vo, vl, token, params.length - 1);
         for (int p = 0; p < n; p++) {
-            byte[] k = paramBytes[p + 1];
-            v.setKeyRange(k, 0, k.length, w.splitter.start(p), w.splitter.length(p), Metadata.STRING, raw);
+            v.setKeyRange(paramKeys[p + 1], w.splitter.start(p), w.splitter.length(p), Metadata.STRING, raw);
         }
     }
 

@@ -59,10 +59,11 @@ public final class ExtractJSON extends SimpleFormatter {
         byte[] b = source.buf;
         int start = source.off;
         int end = start + source.len;
-        if (!scanner.scanObject(b, start, end, fields)) {
+        JsonFields members = MetadataJson.object(source, m, scanner, fields);
+        if (members == null) {
             return FormatErrors.invalidJson(m, scanner, digits);
         }
-        if (!find(b, start, end)) {
+        if (!find(b, members)) {
             target.write(m, b, start, 0, Metadata.STRING);
             return Result.CONTINUE;
         }
@@ -77,12 +78,12 @@ public final class ExtractJSON extends SimpleFormatter {
     }
 
     /** Walks the path; leaves the value found as the scanner's last value. */
-    private boolean find(byte[] b, int start, int end) {
-        int i = fields.lastIndexOf(b, path[0], 0, path[0].length);
+    private boolean find(byte[] b, JsonFields members) {
+        int i = members.lastIndexOf(b, path[0], 0, path[0].length);
         if (i < 0) {
             return false;
         }
-        scanner.select(fields, i);
+        scanner.select(members, i);
         for (int s = 1; s < path.length; s++) {
             int vs = scanner.valueStart();
             int ve = scanner.valueEnd();

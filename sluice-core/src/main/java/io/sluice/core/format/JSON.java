@@ -38,11 +38,12 @@ public final class JSON extends SimpleFormatter {
         byte[] b = source.buf;
         int off = source.off;
         int len = source.len;
-        if (!scanner.scanObject(b, off, off + len, fields)) {
+        JsonFields members = MetadataJson.object(source, m, scanner, fields);
+        if (members == null) {
             return FormatErrors.invalidJson(m, scanner, digits);
         }
         if (target.isPayload()) {
-            MetadataJson.merge(m.metadata(), b, off, len, fields);
+            MetadataJson.merge(m.metadata(), b, off, len, members);
         } else {
             target.write(m, b, off, len, Metadata.JSON);
         }

@@ -31,7 +31,7 @@ public final class Move extends SimpleFormatter {
         }
         int i = source.index(m);
         if (i >= 0 && !target.isPayload()) {
-            m.metadata().rename(i, target.key());
+            m.metadata().rename(i, target.prepared());
             return Result.CONTINUE;
         }
         source.read(m);

@@ -85,10 +85,11 @@ public final class ProcessJSON extends SimpleFormatter {
         }
         source.read(m);
         values.clear();
-        if (!scanner.scanObject(source.buf, source.off, source.off + source.len, fields)) {
+        JsonFields members = MetadataJson.object(source, m, scanner, fields);
+        if (members == null) {
             return FormatErrors.invalidJson(m, scanner, digits);
         }
-        MetadataJson.merge(values, source.buf, source.off, source.len, fields);
+        MetadataJson.merge(values, source.buf, source.off, source.len, members);
         for (Directive d : directives) {
             d.apply(work);
         }
@@ -96,8 +97,15 @@ public final class ProcessJSON extends SimpleFormatter {
             trimSpaces();
         }
         writer.reset();
-        MetadataJson.write(values, writer, NONE);
-        target.write(m, writer.buffer(), 0, writer.length(), Metadata.STRING);
+        if (target.isPayload()) {
+            // Record the members while writing: a JSON formatter after this one then needs no scan.
+            MetadataJson.write(values, writer, NONE, m.jsonIndexStorage());
+            target.write(m, writer.buffer(), 0, writer.length(), Metadata.STRING);
+            m.commitJsonIndex();
+        } else {
+            MetadataJson.write(values, writer, NONE);
+            target.write(m, writer.buffer(), 0, writer.length(), Metadata.STRING);
+        }
         return Result.CONTINUE;
     }
 

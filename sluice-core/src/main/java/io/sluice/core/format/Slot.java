@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 final class Slot {
     private final String name;
     private final byte[] key;
+    private final Metadata.Key prepared;
     private final byte[][] path;
     private JsonScanner scanner;
     private JsonFields scratch;
@@ -36,7 +37,8 @@ final class Slot {
 
     Slot(String name) {
         this.name = name;
-        this.key = name.isEmpty() ? null : name.getBytes(StandardCharsets.UTF_8);
+        this.prepared = name.isEmpty() ? null : new Metadata.Key(name);
+        this.key = prepared == null ? null : prepared.bytes();
         this.path = name.indexOf('/') > 0 ? splitPath(name) : null;
     }
 
@@ -62,9 +64,14 @@ final class Slot {
         return key;
     }
 
+    /** The metadata key prepared for lookups (null for the payload). */
+    Metadata.Key prepared() {
+        return prepared;
+    }
+
     /** Index of the field in the message's metadata, or -1 (always -1 for the payload). */
     int index(Message m) {
-        return key == null || !m.hasMetadata() ? -1 : m.metadata().indexOf(key);
+        return key == null || !m.hasMetadata() ? -1 : m.metadata().indexOf(prepared);
     }
 
     /**

@@ -25,7 +25,7 @@ public final class SplitToFields extends SimpleFormatter {
             .factory(SplitToFields::new);
 
     private final byte[] delimiter;
-    private final byte[][] fields;
+    private final Metadata.Key[] fields;
     private final Tree tree = new Tree();
     private final Splitter splitter = new Splitter();
 
@@ -33,9 +33,9 @@ public final class SplitToFields extends SimpleFormatter {
         super(config);
         this.delimiter = config.get(DELIMITER).getBytes(StandardCharsets.UTF_8);
         List<String> names = config.get(FIELDS);
-        this.fields = new byte[names.size()][];
+        this.fields = new Metadata.Key[names.size()];
         for (int i = 0; i < fields.length; i++) {
-            fields[i] = names.get(i).getBytes(StandardCharsets.UTF_8);
+            fields[i] = new Metadata.Key(names.get(i));
         }
     }
 
@@ -50,7 +50,7 @@ public final class SplitToFields extends SimpleFormatter {
         }
         int n = splitter.split(md.arena(), base, source.len, delimiter, fields.length);
         for (int i = 0; i < n; i++) {
-            md.setKeyRange(fields[i], 0, fields[i].length, splitter.start(i), splitter.length(i), Metadata.STRING, raw);
+            md.setKeyRange(fields[i], splitter.start(i), splitter.length(i), Metadata.STRING, raw);
         }
         tree.close(m, target);
         return Result.CONTINUE;

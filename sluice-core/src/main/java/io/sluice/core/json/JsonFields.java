@@ -39,11 +39,16 @@ public final class JsonFields {
         return size;
     }
 
-    void clear() {
+    /** Removes every member (for code that records members itself, as a JSON writer does). */
+    public void clear() {
         size = 0;
     }
 
-    void add(int ko, int kl, boolean ke, int vo, int vl, byte kind, boolean ve) {
+    /**
+     * Records a member: key and value ranges, whether each holds escapes, and the value's kind. Ranges are as
+     * {@link #keyOffset} and {@link #valueOffset} describe them.
+     */
+    public void add(int ko, int kl, boolean ke, int vo, int vl, byte kind, boolean ve) {
         if (size == keyOff.length) {
             grow();
         }

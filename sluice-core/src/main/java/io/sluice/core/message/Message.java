@@ -1,5 +1,6 @@
 package io.sluice.core.message;
 
+import io.sluice.core.json.JsonFields;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -19,6 +20,10 @@ public final class Message {
     private int hops;
     private String tag;
     private Metadata metadata;
+    /** Bumped by every payload change, so a cached view of the payload can tell it is stale. */
+    private long payloadStamp;
+    private JsonFields jsonIndex;
+    private long jsonIndexStamp = -1;
 
     Message() {
     }
@@ -26,6 +31,7 @@ public final class Message {
     /** Clears the message for reuse; the payload buffer and metadata storage are kept. */
     void reset() {
         length = 0;
+        payloadStamp++;
         timestamp = 0;
         stream = Streams.WILDCARD;
         origStream = Streams.WILDCARD;
@@ -88,6 +94,7 @@ public final class Message {
      * follow with {@link #setLength(int)}.
      */
     public byte[] ensureCapacity(int capacity, boolean keep) {
+        payloadStamp++;
         if (capacity > payload.length) {
             int cap = Math.max(capacity, payload.length * 2);
             payload = keep ? Arrays.copyOf(payload, cap) : new byte[cap];
@@ -101,6 +108,35 @@ public final class Message {
             throw new IndexOutOfBoundsException("length " + newLength + " outside buffer of " + payload.length);
         }
         length = newLength;
+        payloadStamp++;
+    }
+
+    /**
+     * The members of the payload's JSON object as the code that wrote the payload recorded them (offsets into
+     * {@link #payload()}), or null when none was recorded or the payload changed since. A formatter that
+     * writes a JSON payload records its members, so the next one in the chain need not scan it again.
+     * Every payload change goes through {@link #ensureCapacity} or {@link #setLength}, which drop the index.
+     */
+    public JsonFields jsonIndex() {
+        return jsonIndexStamp == payloadStamp ? jsonIndex : null;
+    }
+
+    /**
+     * Storage, owned by this message, for the index of a JSON payload about to be written; call
+     * {@link #commitJsonIndex()} once the payload is in place.
+     */
+    public JsonFields jsonIndexStorage() {
+        if (jsonIndex == null) {
+            jsonIndex = new JsonFields();
+        }
+        jsonIndexStamp = -1;
+        jsonIndex.clear();
+        return jsonIndex;
+    }
+
+    /** Declares the index filled through {@link #jsonIndexStorage()} valid for the current payload. */
+    public void commitJsonIndex() {
+        jsonIndexStamp = payloadStamp;
     }
 
     /** Event time, nanoseconds since the epoch. */

@@ -1,6 +1,9 @@
 package io.sluice.core.message;
 
 import io.sluice.core.json.JsonStrings;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -39,9 +42,37 @@ public final class Metadata {
     private byte[] kinds = new byte[8];
     /** Per field: 0 decoded bytes; {@link #RAW} raw JSON contents without escapes; {@link #ESCAPED} with escapes. */
     private byte[] forms = new byte[8];
+    /** Per field: whether the key bytes are valid JSON string contents as they are (a writer may copy them). */
+    private boolean[] keyRaw = new boolean[8];
     private static final byte DECODED = 0;
     private static final byte RAW = 1;
     private static final byte ESCAPED = 2;
+
+    /**
+     * A key named in configuration, prepared once: its bytes, its {@link #hash} and whether it can be written
+     * into JSON without escaping. Lookups and writes by Key skip the per-message hashing and escaping checks.
+     */
+    public static final class Key {
+        final byte[] bytes;
+        final int hash;
+        final boolean plain;
+
+        public Key(String name) {
+            this.bytes = name.getBytes(StandardCharsets.UTF_8);
+            this.hash = hash(bytes, 0, bytes.length);
+            this.plain = JsonStrings.isPlain(bytes, 0, bytes.length);
+        }
+
+        /** The key's UTF-8 bytes (do not modify). */
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        @Override
+        public String toString() {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    }
 
     /** Number of fields. */
     public int size() {
@@ -52,6 +83,11 @@ public final class Metadata {
     public void clear() {
         used = 0;
         count = 0;
+    }
+
+    /** Index of the field with this key, or -1. */
+    public int indexOf(Key key) {
+        return indexOf(key.bytes, 0, key.bytes.length, key.hash);
     }
 
     /** Index of the field with this UTF-8 key, or -1. Keys are compared as bytes: no String is made. */
@@ -74,14 +110,33 @@ public final class Metadata {
         return -1;
     }
 
-    /** The hash {@link #indexOf(byte[], int, int, int)} expects. */
+    /**
+     * The hash {@link #indexOf(byte[], int, int, int)} expects. Eight bytes per step (the last word overlaps the
+     * one before it) rather than one: keys like {@code thisisquitealongstring} are hashed on every parse, and a
+     * byte-serial {@code 31 * h + b} chain made hashing a visible share of format.JSON.
+     */
     public static int hash(byte[] key, int off, int len) {
-        int h = len;
-        for (int i = off; i < off + len; i++) {
-            h = 31 * h + key[i];
+        long h = len * MIX;
+        int end = off + len;
+        if (len >= 8) {
+            for (int i = off; i < end - 8; i += 8) {
+                h = Long.rotateLeft((h ^ (long) LONGS.get(key, i)) * MIX, 29);
+            }
+            h ^= (long) LONGS.get(key, end - 8);
+        } else if (len >= 4) {
+            h ^= ((int) INTS.get(key, off) & 0xFFFFFFFFL) | ((long) (int) INTS.get(key, end - 4) << 32);
+        } else {
+            for (int i = off; i < end; i++) {
+                h = (h << 8) | (key[i] & 0xFF);
+            }
         }
-        return h;
+        h *= MIX;
+        return (int) (h ^ (h >>> 32));
     }
+
+    private static final long MIX = 0x9E3779B97F4A7C15L;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private static boolean equalBytes(byte[] a, int aOff, byte[] b, int bOff, int len) {
         for (int i = 0; i < len; i++) {
@@ -110,6 +165,7 @@ public final class Metadata {
             keyOff[i] = append(key, keyOffset, keyLength);
             keyLen[i] = keyLength;
             keyHash[i] = h;
+            keyRaw[i] = false;
         }
         valLen[i] = 0;
         valOff[i] = append(value, valueOffset, valueLength);
@@ -142,20 +198,32 @@ public final class Metadata {
 
     /** Removes the field at index {@code i}, keeping the order of the others. */
     public void remove(int i) {
-        int tail = count - i - 1;
-        System.arraycopy(keyOff, i + 1, keyOff, i, tail);
-        System.arraycopy(keyLen, i + 1, keyLen, i, tail);
-        System.arraycopy(keyHash, i + 1, keyHash, i, tail);
-        System.arraycopy(valOff, i + 1, valOff, i, tail);
-        System.arraycopy(valLen, i + 1, valLen, i, tail);
-        System.arraycopy(kinds, i + 1, kinds, i, tail);
-        System.arraycopy(forms, i + 1, forms, i, tail);
+        // Element by element: objects are small, and eight System.arraycopy calls cost more than the moves.
+        for (int j = i + 1; j < count; j++) {
+            keyOff[j - 1] = keyOff[j];
+            keyLen[j - 1] = keyLen[j];
+            keyHash[j - 1] = keyHash[j];
+            valOff[j - 1] = valOff[j];
+            valLen[j - 1] = valLen[j];
+            kinds[j - 1] = kinds[j];
+            forms[j - 1] = forms[j];
+            keyRaw[j - 1] = keyRaw[j];
+        }
         count--;
     }
 
     /** Renames field {@code i}; a field already holding the new key is removed first. */
     public void rename(int i, byte[] newKey) {
-        int existing = indexOf(newKey);
+        rename(i, newKey, hash(newKey, 0, newKey.length), false);
+    }
+
+    /** Renames field {@code i} to a prepared key; a field already holding it is removed first. */
+    public void rename(int i, Key newKey) {
+        rename(i, newKey.bytes, newKey.hash, newKey.plain);
+    }
+
+    private void rename(int i, byte[] newKey, int h, boolean plain) {
+        int existing = indexOf(newKey, 0, newKey.length, h);
         if (existing == i) {
             return;
         }
@@ -167,7 +235,8 @@ public final class Metadata {
         }
         keyOff[i] = append(newKey, 0, newKey.length);
         keyLen[i] = newKey.length;
-        keyHash[i] = hash(newKey, 0, newKey.length);
+        keyHash[i] = h;
+        keyRaw[i] = plain;
     }
 
     /** The arena holding keys and values; read it with the offsets below. */
@@ -208,6 +277,14 @@ public final class Metadata {
      */
     public boolean isRawJson(int i) {
         return forms[i] != DECODED;
+    }
+
+    /**
+     * Whether field {@code i}'s key bytes are valid JSON string contents as they are (a key parsed from JSON
+     * without escapes, or a prepared {@link Key} that needs none), so a JSON writer may copy them unchecked.
+     */
+    public boolean isKeyRaw(int i) {
+        return keyRaw[i];
     }
 
     /** Offset of field {@code i}'s value as stored: raw JSON contents if {@link #isEscaped}. Does not decode. */
@@ -253,6 +330,15 @@ public final class Metadata {
      * @param escaped true if the value is a string still holding JSON escapes (decoded on first read)
      */
     public void setRange(int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind, boolean escaped) {
+        setRange(keyOffset, keyLength, false, valueOffset, valueLength, kind, escaped);
+    }
+
+    /**
+     * Like {@link #setRange(int, int, int, int, byte, boolean)}; {@code keyRawJson} says the key range holds
+     * JSON string contents without escapes (as a parser found it), so writers may copy it as it is.
+     */
+    public void setRange(int keyOffset, int keyLength, boolean keyRawJson, int valueOffset, int valueLength, byte kind,
+                         boolean escaped) {
         int h = hash(arena, keyOffset, keyLength);
         int i = indexOf(arena, keyOffset, keyLength, h);
         if (i < 0) {
@@ -267,6 +353,7 @@ public final class Metadata {
         valLen[i] = valueLength;
         kinds[i] = kind;
         forms[i] = kind != STRING ? DECODED : escaped ? ESCAPED : RAW;
+        keyRaw[i] = keyRawJson;
     }
 
     /**
@@ -283,7 +370,18 @@ public final class Metadata {
      */
     public int setKeyRange(byte[] key, int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind,
                            boolean rawJson) {
-        int i = indexOf(key, keyOffset, keyLength);
+        return setKeyRange(key, keyOffset, keyLength, hash(key, keyOffset, keyLength), false, valueOffset, valueLength,
+                kind, rawJson);
+    }
+
+    /** Like {@link #setKeyRange(byte[], int, int, int, int, byte, boolean)} for a prepared key. */
+    public int setKeyRange(Key key, int valueOffset, int valueLength, byte kind, boolean rawJson) {
+        return setKeyRange(key.bytes, 0, key.bytes.length, key.hash, key.plain, valueOffset, valueLength, kind, rawJson);
+    }
+
+    private int setKeyRange(byte[] key, int keyOffset, int keyLength, int h, boolean plainKey, int valueOffset,
+                            int valueLength, byte kind, boolean rawJson) {
+        int i = indexOf(key, keyOffset, keyLength, h);
         if (i < 0) {
             int at = appendToArena(key, keyOffset, keyLength);
             i = count;
@@ -291,7 +389,8 @@ public final class Metadata {
             count++;
             keyOff[i] = at;
             keyLen[i] = keyLength;
-            keyHash[i] = hash(key, keyOffset, keyLength);
+            keyHash[i] = h;
+            keyRaw[i] = plainKey;
         }
         valOff[i] = valueOffset;
         valLen[i] = valueLength;
@@ -337,6 +436,7 @@ public final class Metadata {
         System.arraycopy(other.valLen, 0, valLen, 0, other.count);
         System.arraycopy(other.kinds, 0, kinds, 0, other.count);
         System.arraycopy(other.forms, 0, forms, 0, other.count);
+        System.arraycopy(other.keyRaw, 0, keyRaw, 0, other.count);
         count = other.count;
     }
 
@@ -380,6 +480,7 @@ public final class Metadata {
             valLen = Arrays.copyOf(valLen, cap);
             kinds = Arrays.copyOf(kinds, cap);
             forms = Arrays.copyOf(forms, cap);
+            keyRaw = Arrays.copyOf(keyRaw, cap);
         }
     }
 

@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.json.JsonFields;
+import io.sluice.core.json.JsonScanner;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Modulator;
@@ -165,6 +167,60 @@ class JsonFormattersTest {
                 "{\"foobar\":\"t\",\"foo\":\"a |b\",\"thisisquitealongstring\":\"long\",\"foo1\":\"a\",\"foo2\":\"b\"}");
         mod("format.ExtractJSON", Map.of("Field", "thisisquitealongstring")).modulate(m);
         assertThat(m.payloadString()).isEqualTo("long");
+    }
+
+    /**
+     * ProcessJSON records the members of the object it writes (so ExtractJSON after it skips a scan): for every
+     * input of the tricky corpus, and keys and values that need escaping, that index must equal a fresh scan.
+     */
+    @Test
+    void processJson_recordedIndexEqualsAScanOfThePayload() {
+        Modulator p = mod("format.ProcessJSON", Map.of("Directives",
+                List.of("a:rename:re\"named", "s:split:|:s1:s\\2", "gone:remove"), "TrimValues", true));
+        String[] inputs = {
+            PROFILE,
+            "{\"a\":\" x \",\"s\":\"p|q\\\"r\",\"gone\":1,\"n\":-1.5e3,\"t\":true,\"z\":null,\"o\":{\"p\":[1,\"}\"]},\"arr\":[]}",
+            "{\"esc\\u0041key\":\"q\\\"b\\\\s\\/n\\n\",\"u\":\"\\u00e9\\ud83d\\ude00\",\"ünï\":\"中文\"}",
+            "{\"deep\":" + "[{\"a\":".repeat(50) + "1" + "}]".repeat(50) + ",\"e\":\"\",\"eo\":{}}",
+            "{\"dup\":1,\"dup\":\"last\",\"ctl\":\"tab\\tend\"}",
+        };
+        JsonScanner scanner = new JsonScanner();
+        JsonFields scanned = new JsonFields();
+        for (String in : inputs) {
+            Message m = message(in);
+            assertThat(p.modulate(m)).as(in).isEqualTo(Result.CONTINUE);
+            JsonFields recorded = m.jsonIndex();
+            assertThat(recorded).as(in).isNotNull();
+            assertThat(scanner.scanObject(m.payload(), 0, m.length(), scanned)).as(m.payloadString()).isTrue();
+            assertThat(recorded.size()).as(m.payloadString()).isEqualTo(scanned.size());
+            for (int i = 0; i < scanned.size(); i++) {
+                String at = m.payloadString() + " member " + i;
+                assertThat(recorded.keyOffset(i)).as(at).isEqualTo(scanned.keyOffset(i));
+                assertThat(recorded.keyLength(i)).as(at).isEqualTo(scanned.keyLength(i));
+                assertThat(recorded.keyEscaped(i)).as(at).isEqualTo(scanned.keyEscaped(i));
+                assertThat(recorded.valueOffset(i)).as(at).isEqualTo(scanned.valueOffset(i));
+                assertThat(recorded.valueLength(i)).as(at).isEqualTo(scanned.valueLength(i));
+                assertThat(recorded.valueEscaped(i)).as(at).isEqualTo(scanned.valueEscaped(i));
+                assertThat(recorded.kind(i)).as(at).isEqualTo(scanned.kind(i));
+            }
+        }
+    }
+
+    @Test
+    void processJson_indexIsDroppedWhenThePayloadChanges() {
+        Message m = message(PROFILE);
+        mod("format.ProcessJSON", Map.of("Directives", List.of("bar:remove"))).modulate(m);
+        assertThat(m.jsonIndex()).isNotNull();
+        m.setPayload("{\"thisisquitealongstring\":\"replaced\"}");
+        assertThat(m.jsonIndex()).isNull();
+        mod("format.ExtractJSON", Map.of("Field", "thisisquitealongstring")).modulate(m);
+        assertThat(m.payloadString()).isEqualTo("replaced");
+        // An in-place write announced through ensureCapacity/setLength drops it too.
+        mod("format.ProcessJSON", Map.of("Directives", List.of("x:remove"))).modulate(message(PROFILE));
+        Message n = message(PROFILE);
+        mod("format.ProcessJSON", Map.of("Directives", List.of("bar:remove"))).modulate(n);
+        n.setLength(n.length());
+        assertThat(n.jsonIndex()).isNull();
     }
 
     @Test
