@@ -158,6 +158,17 @@ final class SluiceProcess implements AutoCloseable {
         return Long.parseLong(m.group(1));
     }
 
+    /** Whether plugin {@code id} reports itself ready in {@code /api/plugins}. */
+    boolean pluginReady(String id) throws IOException, InterruptedException {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/api/plugins"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        Matcher m = Pattern.compile("\\{\"id\":\"" + Pattern.quote(id) + "\",\"type\":\"[^\"]*\",\"kind\":\"[^\"]*\","
+                + "\"ready\":(true|false)").matcher(r.body());
+        assertThat(m.find()).as(id + " in /api/plugins: " + r.body()).isTrue();
+        return Boolean.parseBoolean(m.group(1));
+    }
+
     List<String> lines() {
         return lines;
     }

@@ -47,6 +47,11 @@ import javax.net.ssl.SSLParameters;
  * connection breaks, is sent again (same bytes, same chunk id) after a backoff, on a new connection, to the first
  * server that answers: servers are tried in the order given, so the first is the primary and the others fail-overs.
  * {@link #isReady()} is false while no server can be reached.
+ *
+ * <p>With {@code HeartbeatType} udp or tcp, servers are watched as out_forward watches them ({@link Heartbeat}): one
+ * that stops answering is marked down, its connection is dropped (what waited there is resent to the next server)
+ * and it is passed over when connecting; once it answers again for {@code RecoverWaitMs} it is marked up and, when it
+ * comes before the server in use, the producer moves back to it.
  */
 public final class Forward extends Producer {
     static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:24224"),
@@ -97,6 +102,17 @@ public final class Forward extends Producer {
             "Password of TlsTrustStore.");
     static final Param<Boolean> TLS_VERIFY_HOSTNAME = Param.bool("TlsVerifyHostname", true,
             "Check that the server's certificate names the host connected to.");
+    static final Param<String> HEARTBEAT_TYPE = Param.string("HeartbeatType", "none",
+            "none, udp (a one-byte datagram to the Forward port, as out_forward heartbeat_type udp; Fluentd's in_forward "
+                    + "and consumer.Forward answer it, use tcp for servers that do not) or tcp (connect and close). "
+                    + "Servers that stop answering are marked down and passed over until they answer again.");
+    static final Param<Integer> HEARTBEAT_INTERVAL_MS = Param.integer("HeartbeatIntervalMs", 1_000,
+            "Time between heartbeats to each server.");
+    static final Param<Integer> HEARTBEAT_TIMEOUT_MS = Param.integer("HeartbeatTimeoutMs", 10_000,
+            "A server with no answer (and no ack) for this long is marked down.");
+    static final Param<Integer> RECOVER_WAIT_MS = Param.integer("RecoverWaitMs", 10_000,
+            "A server marked down is marked up again once it has answered heartbeats for this long (out_forward's "
+                    + "recover_wait).");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Forward",
             "Sends to Fluent Forward servers (Fluentd, Fluent Bit, Sluice): PackedForward or gzip, acks with a window, "
@@ -104,7 +120,8 @@ public final class Forward extends Producer {
             .params(SERVERS, MODE, COMPRESSION_LEVEL, REQUIRE_ACK, ACK_TIMEOUT_MS, MAX_IN_FLIGHT, MAX_RETRIES,
                     RETRY_BACKOFF_MS, MAX_RETRY_BACKOFF_MS, CONNECT_TIMEOUT_MS, KEEPALIVE, TAG, RECORD, PAYLOAD_KEY,
                     TIME_AS_INTEGER, SHARED_KEY, SELF_HOSTNAME, USERNAME, PASSWORD, TLS, TLS_CA_FILE, TLS_TRUST_STORE,
-                    TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME)
+                    TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME, HEARTBEAT_TYPE, HEARTBEAT_INTERVAL_MS,
+                    HEARTBEAT_TIMEOUT_MS, RECOVER_WAIT_MS)
             .factory(Forward::new);
 
     private record Server(String host, int port) {
@@ -116,6 +133,8 @@ public final class Forward extends Producer {
 
     private final List<Server> servers = new ArrayList<>();
     private final ForwardMode mode;
+    private final Heartbeat.Type heartbeatType;
+    private volatile Heartbeat heartbeat;
     private final RecordEncoder.Source source;
     private final boolean requireAck;
     private final long ackTimeoutNanos;
@@ -171,6 +190,21 @@ public final class Forward extends Producer {
         if (config.get(ACK_TIMEOUT_MS) < 1) {
             throw config.error(ACK_TIMEOUT_MS, "must be positive");
         }
+        try {
+            heartbeatType = Heartbeat.Type.valueOf(config.get(HEARTBEAT_TYPE).toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw config.error(HEARTBEAT_TYPE, "expected none, udp or tcp, found '" + config.get(HEARTBEAT_TYPE) + "'");
+        }
+        if (config.get(HEARTBEAT_INTERVAL_MS) < 1) {
+            throw config.error(HEARTBEAT_INTERVAL_MS, "must be positive");
+        }
+        if (config.get(HEARTBEAT_TIMEOUT_MS) <= config.get(HEARTBEAT_INTERVAL_MS)) {
+            throw config.error(HEARTBEAT_TIMEOUT_MS, "must be longer than HeartbeatIntervalMs ("
+                    + config.get(HEARTBEAT_INTERVAL_MS) + ")");
+        }
+        if (config.get(RECOVER_WAIT_MS) < 0) {
+            throw config.error(RECOVER_WAIT_MS, "must be 0 or more");
+        }
         requireAck = config.get(REQUIRE_ACK);
         ackTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(ACK_TIMEOUT_MS));
         TimeFormat tf = config.get(TIME_AS_INTEGER) ? TimeFormat.INTEGER : TimeFormat.EVENT_TIME;
@@ -196,6 +230,22 @@ public final class Forward extends Producer {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.get(CONNECT_TIMEOUT_MS));
+        int[] ports = servers.stream().mapToInt(Server::port).toArray();
+        Heartbeat hb = new Heartbeat(config.id(), heartbeatType, servers.stream().map(Server::host).toList(), ports,
+                config.get(HEARTBEAT_INTERVAL_MS), config.get(HEARTBEAT_TIMEOUT_MS), config.get(RECOVER_WAIT_MS),
+                config.get(CONNECT_TIMEOUT_MS), group, log, new Heartbeat.Listener() {
+                    @Override
+                    public void down(int server) {
+                        onServerDown(server);
+                    }
+
+                    @Override
+                    public void up(int server) {
+                        onServerUp(server);
+                    }
+                });
+        hb.start();
+        heartbeat = hb;
         try {
             connection();
         } catch (IOException e) {
@@ -204,13 +254,33 @@ public final class Forward extends Producer {
         }
     }
 
-    private ServerConnection newConnection(Server s) {
-        String sharedKey = config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY);
-        String self = config.get(SELF_HOSTNAME).isEmpty() ? localHostname() : config.get(SELF_HOSTNAME);
-        return new ServerConnection(s.toString(), sharedKey, self, config.get(USERNAME), config.get(PASSWORD));
+    /** Heartbeats say server {@code i} is gone: drop the connection to it, so what waits there is resent elsewhere. */
+    private void onServerDown(int i) {
+        ServerConnection c = connection;
+        if (c != null && c.server() == i) {
+            c.close();
+        }
     }
 
-    /** The open connection, or a new one to the first server that accepts (primary first). */
+    /** Server {@code i} answers again: when it comes before the one in use, move back to it. */
+    private void onServerUp(int i) {
+        ServerConnection c = connection;
+        if (c != null && c.server() > i && c.isActive()) {
+            log.info(config.id() + ": moving back to " + servers.get(i) + " from " + c.address());
+            c.retire();
+        }
+    }
+
+    private ServerConnection newConnection(Server s, int index) {
+        String sharedKey = config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY);
+        String self = config.get(SELF_HOSTNAME).isEmpty() ? localHostname() : config.get(SELF_HOSTNAME);
+        return new ServerConnection(s.toString(), index, sharedKey, self, config.get(USERNAME), config.get(PASSWORD));
+    }
+
+    /**
+     * The open connection, or a new one to the first server that accepts: primary first, and servers that
+     * heartbeats marked down only after every other one failed (heartbeats may be filtered where TCP is not).
+     */
     private ServerConnection connection() throws IOException, InterruptedException {
         ServerConnection c = connection;
         if (c != null && c.isActive()) {
@@ -222,12 +292,13 @@ public final class Forward extends Producer {
                 return c;
             }
             IOException last = null;
-            for (Server s : servers) {
+            for (int i : connectOrder()) {
+                Server s = servers.get(i);
                 if (closed) {
                     throw new IOException("producer is closed");
                 }
                 try {
-                    c = connect(s);
+                    c = connect(s, i);
                     connection = c;
                     if (!ready) {
                         log.info(config.id() + ": connected to " + s);
@@ -246,8 +317,25 @@ public final class Forward extends Producer {
         }
     }
 
-    private ServerConnection connect(Server s) throws IOException, InterruptedException {
-        ServerConnection conn = newConnection(s);
+    /** Server indexes in the order to try them: those marked up in list order, then those marked down. */
+    private int[] connectOrder() {
+        int n = servers.size();
+        int[] order = new int[n];
+        int k = 0;
+        Heartbeat hb = heartbeat;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < n; i++) {
+                boolean up = hb == null || hb.isUp(i);
+                if (up == (pass == 0)) {
+                    order[k++] = i;
+                }
+            }
+        }
+        return order;
+    }
+
+    private ServerConnection connect(Server s, int index) throws IOException, InterruptedException {
+        ServerConnection conn = newConnection(s, index);
         long timeout = config.get(CONNECT_TIMEOUT_MS);
         ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
@@ -318,6 +406,10 @@ public final class Forward extends Producer {
             try {
                 c = connection();
                 send(c, enc, frames);
+                Heartbeat hb = heartbeat;
+                if (hb != null && requireAck) {
+                    hb.alive(c.server()); // acks are a sign of life; a write alone is not
+                }
                 if (!config.get(KEEPALIVE)) {
                     c.close();
                 }
@@ -383,9 +475,23 @@ public final class Forward extends Producer {
         }
     }
 
+    /** Whether server {@code i} (in {@code Servers} order) is marked up; always true without heartbeats. */
+    boolean serverUp(int i) {
+        Heartbeat hb = heartbeat;
+        return hb == null || hb.isUp(i);
+    }
+
+    /** The server the current connection goes to ({@code Servers} index), or -1. */
+    int connectedServer() {
+        ServerConnection c = connection;
+        return c != null && c.isActive() ? c.server() : -1;
+    }
+
+    /** False while no server can be reached, or while heartbeats mark every server down. */
     @Override
     public boolean isReady() {
-        return ready && !closed;
+        Heartbeat hb = heartbeat;
+        return ready && !closed && (hb == null || !hb.enabled() || hb.anyUp());
     }
 
     @Override
@@ -401,6 +507,10 @@ public final class Forward extends Producer {
     @Override
     public void close() {
         closed = true;
+        Heartbeat hb = heartbeat;
+        if (hb != null) {
+            hb.close();
+        }
         ServerConnection c = connection;
         if (c != null) {
             c.close();

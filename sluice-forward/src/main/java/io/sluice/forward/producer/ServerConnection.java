@@ -26,6 +26,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String address;
+    private final int server;
     private final String sharedKey;
     private final String selfHostname;
     private final String username;
@@ -35,11 +36,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final MsgPackReader reader = new MsgPackReader();
     private volatile Channel channel;
+    /** Set when the producer moves to another server: no new frames here, closed once the acks are in. */
+    private volatile boolean retired;
     private byte[] nonce;
     private byte[] salt;
 
-    ServerConnection(String address, String sharedKey, String selfHostname, String username, String password) {
+    ServerConnection(String address, int server, String sharedKey, String selfHostname, String username, String password) {
         this.address = address;
+        this.server = server;
         this.sharedKey = sharedKey;
         this.selfHostname = selfHostname;
         this.username = username;
@@ -50,13 +54,39 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         return address;
     }
 
+    /** Index of the server in the producer's list. */
+    int server() {
+        return server;
+    }
+
     CompletableFuture<Void> ready() {
         return ready;
     }
 
     boolean isActive() {
         Channel c = channel;
-        return c != null && c.isActive() && ready.isDone() && !ready.isCompletedExceptionally();
+        return c != null && !retired && c.isActive() && ready.isDone() && !ready.isCompletedExceptionally();
+    }
+
+    /**
+     * Takes no new frames (the producer moves back to a server before this one) and closes once the frames
+     * written here have their acks, so nothing is resent only because of the move.
+     */
+    void retire() {
+        retired = true;
+        closeIfDrained();
+    }
+
+    private void closeIfDrained() {
+        Channel c = channel;
+        if (retired && acks.isEmpty() && c != null) {
+            // On the event loop, after any write already queued there.
+            c.eventLoop().execute(() -> {
+                if (acks.isEmpty()) {
+                    c.close();
+                }
+            });
+        }
     }
 
     /** Registers interest in a chunk's ack before the frame is written (the ack may come back at once). */
@@ -140,6 +170,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 CompletableFuture<Void> f = acks.remove(r.readString());
                 if (f != null) {
                     f.complete(null);
+                    if (retired) {
+                        closeIfDrained();
+                    }
                 }
             } else {
                 r.skipValue();

@@ -26,6 +26,10 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Tags pick the stream: the first {@code TagStreams} pattern that matches; otherwise the consumer's
  * {@code Streams} when set; otherwise the stream named like the tag.
+ *
+ * <p>Like Fluentd's in_forward it answers UDP heartbeats on the same port. A frame resent with the chunk id of one
+ * already accepted (its ack was lost) is acked again without being delivered twice, within the bounds of
+ * {@code DedupChunks} and {@code DedupWindowMs} (see {@link RecentChunks}).
  */
 public final class Forward extends Consumer {
     static final Param<String> ADDRESS = Param.string("Address", "0.0.0.0:24224",
@@ -43,6 +47,9 @@ public final class Forward extends Consumer {
                     + "without the field fall back to Payload.");
     static final Param<Boolean> METADATA = Param.bool("Metadata", true,
             "Copies the record's top-level fields into the message metadata (nested values as JSON text).");
+    static final Param<String> EVENT_METADATA_PREFIX = Param.string("EventMetadataPrefix", "_meta.",
+            "With Metadata on, each entry of an event's Forward v1.5 metadata ([[time, {metadata}], record], as Fluent "
+                    + "Bit sends) becomes a metadata field named with this prefix (e.g. _meta.otlp); empty drops it.");
     static final Param<Map<String, String>> TAG_STREAMS = Param.stringMap("TagStreams",
             "Tag pattern to stream, first match wins. Fluentd patterns: * one tag part, ** any number of parts, "
                     + "{a,b} alternatives. Unmatched tags go to Streams when set, else to the stream named like the tag.");
@@ -68,13 +75,22 @@ public final class Forward extends Consumer {
     static final Param<Integer> READ_AHEAD = Param.integer("ReadAhead", 4,
             "Decoded groups of batches a connection may have waiting for the pipeline before Sluice stops reading "
                     + "it (TCP backpressure).");
+    static final Param<Boolean> UDP_HEARTBEAT = Param.bool("UdpHeartbeat", true,
+            "Answers UDP heartbeats on the same port (Fluentd in_forward; out_forward heartbeat_type udp, "
+                    + "producer.Forward HeartbeatType udp): each datagram gets one zero byte back.");
+    static final Param<Integer> DEDUP_CHUNKS = Param.integer("DedupChunks", 65_536,
+            "Chunk ids of accepted frames remembered, so a frame a client resends after losing its ack is acked "
+                    + "again without being delivered twice (about 60 bytes each); 0 turns this off.");
+    static final Param<Integer> DEDUP_WINDOW_MS = Param.integer("DedupWindowMs", 300_000,
+            "How long an accepted chunk id is remembered at most; a copy arriving later is delivered again.");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Forward",
             "Receives Fluent Forward (Fluent Bit, Fluentd, fluency, fluent-logger): every mode, gzip, acks after "
                     + "delivery, shared_key and users, TLS.")
-            .params(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA, TAG_STREAMS,
-                    SHARED_KEY, SELF_HOSTNAME, USERS, TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE,
-                    TLS_KEY_FILE, TLS_KEY_PASSWORD, IO_THREADS, PUBLISH_THREADS, READ_AHEAD)
+            .params(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA,
+                    EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, TLS_KEY_STORE,
+                    TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, IO_THREADS, PUBLISH_THREADS,
+                    READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS)
             .factory(Forward::new);
 
     private final String host;
@@ -123,6 +139,12 @@ public final class Forward extends Consumer {
         if (certOnly) {
             throw config.error(TLS_CERT_FILE, "TlsCertFile and TlsKeyFile go together");
         }
+        if (config.get(DEDUP_CHUNKS) < 0) {
+            throw config.error(DEDUP_CHUNKS, "must be 0 (off) or more");
+        }
+        if (config.get(DEDUP_WINDOW_MS) < 1) {
+            throw config.error(DEDUP_WINDOW_MS, "must be positive");
+        }
         routes = new TagRoutes(config.get(TAG_STREAMS), config.isSet(PluginSpec.STREAMS));
     }
 
@@ -142,13 +164,15 @@ public final class Forward extends Consumer {
                 config.get(MAX_DECOMPRESSED_SIZE), payloadMode, config.get(PAYLOAD_KEY), config.get(METADATA), routes,
                 config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY), hostname, Map.copyOf(config.get(USERS)),
                 ssl, positiveOr(config.get(IO_THREADS), cores), positiveOr(config.get(PUBLISH_THREADS), cores),
-                Math.max(1, config.get(READ_AHEAD)));
+                Math.max(1, config.get(READ_AHEAD)), config.get(EVENT_METADATA_PREFIX), config.get(UDP_HEARTBEAT),
+                config.get(DEDUP_CHUNKS), config.get(DEDUP_WINDOW_MS));
         ForwardServer srv = new ForwardServer(s, ctx);
         server = srv;
         try {
             bound = srv.start();
             ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
-                    + bound.getPort() + (ssl != null ? " (TLS)" : "") + (s.sharedKey() != null ? " (shared_key)" : ""));
+                    + bound.getPort() + (ssl != null ? " (TLS)" : "") + (s.sharedKey() != null ? " (shared_key)" : "")
+                    + (srv.heartbeatPort() > 0 ? ", UDP heartbeats on the same port" : ""));
             stopped.await();
         } finally {
             srv.stop(5000);
@@ -182,5 +206,26 @@ public final class Forward extends Consumer {
     public int port() {
         InetSocketAddress b = bound;
         return b == null ? -1 : b.getPort();
+    }
+
+    /**
+     * Frames that came again with the chunk id of one accepted or in flight, and were acked without being
+     * delivered twice. (PluginStats has no counter for this; the plugin keeps it, and logs each, rate-limited.)
+     */
+    public long duplicateChunks() {
+        ForwardServer s = server;
+        return s == null ? 0 : s.duplicateChunks();
+    }
+
+    /** Events of those frames, not delivered a second time. */
+    public long duplicateEvents() {
+        ForwardServer s = server;
+        return s == null ? 0 : s.duplicateEvents();
+    }
+
+    /** UDP heartbeats answered. */
+    public long heartbeatsAnswered() {
+        ForwardServer s = server;
+        return s == null ? 0 : s.heartbeats();
     }
 }

@@ -43,8 +43,13 @@ import javax.net.ssl.SSLException;
  * event loop. Groups wait in a per-connection queue drained by a shared pool of publisher threads, one drain at a
  * time per connection (order is kept). When {@code readAhead} groups wait, the connection stops reading
  * ({@code autoRead} off) until the publisher catches up: the client's TCP window closes and memory stays bounded.
+ *
+ * <p><b>Copies of a chunk.</b> A frame's chunk id is looked up in the server's {@link RecentChunks} before its
+ * events are decoded. A copy of a chunk already accepted is acked at once and its events are not published; a copy
+ * of one still in flight (on this or another connection) is acked when the first copy is accepted. Only a chunk
+ * whose events every producer took is remembered as accepted, so a copy is never acked for events that were lost.
  */
-final class ForwardConnection extends ChannelInboundHandlerAdapter implements EventSink {
+final class ForwardConnection extends ChannelInboundHandlerAdapter implements EventSink, RecentChunks.Waiter {
     /** A group is handed off early when a big read produced this many batches. */
     private static final int MAX_GROUP_BATCHES = 8;
     private static final byte[] ACK_PREFIX = {(byte) 0x81, (byte) 0xa3, 'a', 'c', 'k'};
@@ -53,6 +58,7 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
     private final ForwardDecoder decoder;
     private final RecordMapper mapper;
     private final ServerHandshake handshake;
+    private final RecentChunks recent;
     private boolean authenticated;
     private Channel channel;
     private String peer = "?";
@@ -60,7 +66,13 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
     private final ArrayList<Batch> batches = new ArrayList<>();
     private Batch current;
     private final ArrayList<String> chunks = new ArrayList<>();
+    /** Chunks of copies of accepted frames: acked at the next hand-off, with nothing to publish. */
+    private final ArrayList<String> ackNow = new ArrayList<>();
     private String frameChunk;
+    /** What {@link RecentChunks#claim} said of the current frame's chunk; null when not looked up. */
+    private RecentChunks.Claim frameClaim;
+    /** Events of the current frame not published because the frame is a copy. */
+    private int skippedEvents;
     private String lastTag;
     private int lastStream;
 
@@ -75,7 +87,9 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
     ForwardConnection(ForwardServer server) {
         this.server = server;
         this.decoder = new ForwardDecoder(server.maxDecompressedBytes());
-        this.mapper = new RecordMapper(server.payloadMode(), server.payloadKey(), server.metadata());
+        this.mapper = new RecordMapper(server.payloadMode(), server.payloadKey(), server.metadata(),
+                server.eventMetadataPrefix());
+        this.recent = server.recentChunks();
         this.handshake = server.sharedKey() == null ? null
                 : new ServerHandshake(server.sharedKey(), server.hostname(), server.users());
         this.authenticated = handshake == null;
@@ -128,14 +142,26 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
         int markBatches = batches.size();
         int markSize = current == null ? 0 : current.size();
         frameChunk = null;
+        frameClaim = null;
+        skippedEvents = 0;
         try {
             decoder.decode(buf, off, len, this);
         } catch (ForwardProtocolException | RuntimeException e) {
             rollback(markBatches, markSize);
+            if (frameClaim == RecentChunks.Claim.NEW) {
+                recent.abandoned(frameChunk);
+            }
             throw e;
         }
         if (frameChunk != null) {
-            chunks.add(frameChunk);
+            if (frameClaim == null || frameClaim == RecentChunks.Claim.NEW) {
+                chunks.add(frameChunk);
+            } else {
+                if (frameClaim == RecentChunks.Claim.ACCEPTED) {
+                    ackNow.add(frameChunk);
+                }
+                server.duplicate(frameChunk, skippedEvents, frameClaim == RecentChunks.Claim.IN_FLIGHT, peer);
+            }
         }
         if (batches.size() >= MAX_GROUP_BATCHES) {
             handOff();
@@ -161,10 +187,17 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
     @Override
     public void onOptions(String chunk, long size, String compressed) {
         frameChunk = chunk;
+        if (chunk != null && recent != null) {
+            frameClaim = recent.claim(chunk, this);
+        }
     }
 
     @Override
     public void onEvent(String tag, long epochSeconds, int nanos, RecordView record) {
+        if (frameClaim == RecentChunks.Claim.ACCEPTED || frameClaim == RecentChunks.Claim.IN_FLIGHT) {
+            skippedEvents++;
+            return;
+        }
         if (current == null) {
             current = server.context().newBatch();
         }
@@ -178,7 +211,7 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
         if (lastStream != Streams.WILDCARD) {
             m.setStream(lastStream);
         }
-        mapper.map(record.buffer(), record.offset(), record.length(), m);
+        mapper.map(record.buffer(), record.offset(), record.length(), record.metadataOffset(), record.metadataLength(), m);
         if (current.isFull()) {
             batches.add(current);
             current = null;
@@ -191,16 +224,22 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
         ctx.fireChannelReadComplete();
     }
 
-    /** Hands what this read decoded to the publisher; acks frames that carried no event at once. */
+    /** Hands what this read decoded to the publisher; acks frames that carried no event, and copies, at once. */
     private void handOff() {
         if (current != null && !current.isEmpty()) {
             batches.add(current);
             current = null;
         }
+        if (!ackNow.isEmpty()) {
+            writeAcks(ackNow.toArray(new String[0]));
+            ackNow.clear();
+        }
         if (batches.isEmpty()) {
             if (!chunks.isEmpty()) {
-                writeAcks(chunks.toArray(new String[0]));
+                String[] ids = chunks.toArray(new String[0]);
                 chunks.clear();
+                accepted(ids);
+                writeAcks(ids);
             }
             return;
         }
@@ -277,7 +316,40 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
             current.release();
             current = null;
         }
+        abandoned(chunks.toArray(new String[0]));
         chunks.clear();
+        ackNow.clear();
+    }
+
+    /** Every producer took the chunks' events: remembers them, and acks the copies other connections hold. */
+    private void accepted(String[] ids) {
+        if (recent == null) {
+            return;
+        }
+        for (String id : ids) {
+            for (RecentChunks.Waiter w : recent.accepted(id)) {
+                w.acked(id);
+            }
+        }
+    }
+
+    /** The chunks' events were not (all) delivered: forgets them, so a copy is delivered. */
+    private void abandoned(String[] ids) {
+        if (recent == null) {
+            return;
+        }
+        for (String id : ids) {
+            recent.abandoned(id);
+        }
+    }
+
+    /** A copy of {@code chunk} came on this connection while the first was in flight; the first was accepted. */
+    @Override
+    public void acked(String chunk) {
+        Channel ch = channel;
+        if (ch != null && ch.isActive()) {
+            ch.eventLoop().execute(() -> writeAcks(new String[] {chunk}));
+        }
     }
 
     private void writeAcks(String[] chunkIds) {
@@ -316,9 +388,12 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter implements Ev
 
         @Override
         protected void onComplete() {
-            if (!cancelled) {
-                channel.eventLoop().execute(() -> writeAcks(chunkIds));
+            if (cancelled) {
+                abandoned(chunkIds);
+                return;
             }
+            accepted(chunkIds);
+            channel.eventLoop().execute(() -> writeAcks(chunkIds));
         }
     }
 

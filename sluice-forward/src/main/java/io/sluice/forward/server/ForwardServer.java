@@ -1,16 +1,22 @@
 package io.sluice.forward.server;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.sluice.forward.FrameDecoder;
@@ -24,17 +30,23 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The Netty side of {@code consumer.Forward}: a listening socket, event loops, and the shared pool of publisher
- * threads that move decoded batches into the pipeline (see {@link ForwardConnection}).
+ * threads that move decoded batches into the pipeline (see {@link ForwardConnection}); the UDP socket on the same
+ * port that answers heartbeats; the chunk ids recently accepted ({@link RecentChunks}).
  */
 final class ForwardServer {
+    /** What Fluentd's in_forward answers to a UDP heartbeat: one zero byte. */
+    private static final byte[] HEARTBEAT_REPLY = {0};
+
     /** Everything a connection needs to know, parsed once from the plugin's config. */
     record Settings(String id, String host, int port, long maxMessageSize, long maxDecompressedBytes,
                     RecordMapper.PayloadMode payloadMode, String payloadKey, boolean metadata, TagRoutes routes,
                     String sharedKey, String hostname, Map<String, String> users, SslContext ssl, int ioThreads,
-                    int publishThreads, int readAhead) {
+                    int publishThreads, int readAhead, String eventMetadataPrefix, boolean udpHeartbeat,
+                    int dedupChunks, long dedupWindowMillis) {
     }
 
     private final Settings settings;
@@ -44,7 +56,14 @@ final class ForwardServer {
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private final ExecutorService publisher;
-    private Channel listener;
+    private final RecentChunks recentChunks;
+    private final AtomicLong duplicateChunks = new AtomicLong();
+    private final AtomicLong duplicateEvents = new AtomicLong();
+    private final AtomicLong heartbeats = new AtomicLong();
+    private volatile Channel listener;
+    private volatile Channel heartbeatSocket;
+    /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
+    private volatile boolean started;
 
     ForwardServer(Settings settings, ConsumerContext context) {
         this(settings, context, null);
@@ -55,6 +74,9 @@ final class ForwardServer {
         this.settings = settings;
         this.context = context;
         this.log = context.log();
+        this.recentChunks = settings.dedupChunks() > 0
+                ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()))
+                : null;
         // Threads start on demand, so an idle server holds none.
         AtomicInteger n = new AtomicInteger();
         this.publisher = publisher != null ? publisher : new ThreadPoolExecutor(settings.publishThreads(), settings.publishThreads(), 0,
@@ -87,13 +109,52 @@ final class ForwardServer {
                     }
                 });
         listener = b.bind(settings.host(), settings.port()).sync().channel();
-        return (InetSocketAddress) listener.localAddress();
+        InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
+        if (settings.udpHeartbeat()) {
+            bindHeartbeat(bound.getPort());
+        }
+        started = true;
+        return bound;
     }
 
-    /** Whether the listening socket is open. */
+    /**
+     * Answers UDP heartbeats on the TCP port, as Fluentd's in_forward does: any datagram gets one zero byte back,
+     * which is how out_forward with {@code heartbeat_type udp} (and producer.Forward with {@code HeartbeatType: udp})
+     * sees this server alive. The answer is never larger than the datagram's headers, so it amplifies nothing.
+     * Not being able to bind costs the heartbeats only: the TCP side runs on, with a warning.
+     */
+    private void bindHeartbeat(int port) throws InterruptedException {
+        try {
+            heartbeatSocket = new Bootstrap().group(boss).channel(NioDatagramChannel.class)
+                    .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
+                        @Override
+                        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+                            heartbeats.incrementAndGet();
+                            ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(HEARTBEAT_REPLY), packet.sender()),
+                                    ctx.voidPromise());
+                        }
+
+                        @Override
+                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                            // A datagram to a peer that went away (ICMP) must not close the socket.
+                            log.limited(Log.DEBUG, settings.id() + ": heartbeat", settings.id()
+                                    + ": UDP heartbeat answer failed: " + cause);
+                        }
+                    })
+                    .bind(settings.host(), port).sync().channel();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            log.warn(settings.id() + ": cannot answer UDP heartbeats on " + settings.host() + ":" + port + " ("
+                    + e.getMessage() + "); Forward over TCP is not affected, senders using heartbeat_type udp will see "
+                    + "this server as down");
+        }
+    }
+
+    /** Whether the listening socket is open (and the heartbeat socket bound, or given up on). */
     boolean isListening() {
         Channel l = listener;
-        return l != null && l.isOpen();
+        return started && l != null && l.isOpen();
     }
 
     /**
@@ -103,6 +164,10 @@ final class ForwardServer {
     void stop(long timeoutMillis) throws InterruptedException {
         if (listener != null) {
             listener.close().await(timeoutMillis);
+        }
+        Channel hb = heartbeatSocket;
+        if (hb != null) {
+            hb.close().await(timeoutMillis);
         }
         channels.close().await(timeoutMillis);
         if (workers != null) {
@@ -171,6 +236,44 @@ final class ForwardServer {
 
     String hostname() {
         return settings.hostname();
+    }
+
+    String eventMetadataPrefix() {
+        return settings.eventMetadataPrefix();
+    }
+
+    /** The chunk ids recently accepted, or null when duplicates are not looked for. */
+    RecentChunks recentChunks() {
+        return recentChunks;
+    }
+
+    /** A frame whose chunk was accepted (or is in flight) came again: counts it and its events, and says so. */
+    void duplicate(String chunk, int events, boolean inFlight, String peer) {
+        duplicateChunks.incrementAndGet();
+        duplicateEvents.addAndGet(events);
+        log.limited(Log.INFO, settings.id() + ": duplicate chunk", settings.id() + ": chunk " + chunk + " from " + peer
+                + (inFlight ? " is a copy of one still being delivered: it is acked with the first copy"
+                        : " was already accepted (its ack was lost): acked again")
+                + ", its " + events + " events not delivered twice");
+    }
+
+    long duplicateChunks() {
+        return duplicateChunks.get();
+    }
+
+    long duplicateEvents() {
+        return duplicateEvents.get();
+    }
+
+    /** UDP heartbeats answered. */
+    long heartbeats() {
+        return heartbeats.get();
+    }
+
+    /** The UDP port answering heartbeats, or -1. */
+    int heartbeatPort() {
+        Channel hb = heartbeatSocket;
+        return hb == null ? -1 : ((InetSocketAddress) hb.localAddress()).getPort();
     }
 
     Map<String, String> users() {

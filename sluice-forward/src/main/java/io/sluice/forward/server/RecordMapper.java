@@ -10,6 +10,11 @@ import java.util.Arrays;
  * JSON, its msgpack bytes as they are, or the value of one key) and, optionally, the record's top-level fields as
  * metadata. Walks the msgpack bytes directly and writes into reused buffers: no object per field or event.
  *
+ * <p>Forward v1.5 event metadata ({@code [[time, {metadata}], record]}, as Fluent Bit sends it) goes into the
+ * message metadata too, each top-level entry under its key with a prefix ({@code _meta.} by default), so it
+ * cannot be taken for a record field of the same name. It is copied only when record fields are ({@code metadata}
+ * on), and an empty prefix drops it. An empty metadata map (what Fluent Bit sends for plain logs) adds nothing.
+ *
  * <p>The decoder has already checked that the record is one well-formed map inside the frame, so this walker
  * trusts lengths. Metadata kinds follow the JSON kinds the rest of Sluice uses: str is STRING (its bytes as they
  * are), integers and floats NUMBER, booleans BOOLEAN, nil NULL, maps and arrays JSON (their JSON text), bin a
@@ -34,19 +39,39 @@ final class RecordMapper {
     private final PayloadMode mode;
     private final byte[] payloadKey;
     private final boolean metadata;
+    private final byte[] metaPrefix;
+    private byte[] metaKey = new byte[64];
     private byte[] out = new byte[512];
     private int pos;
     private byte[] buf;
     private int at;
 
     RecordMapper(PayloadMode mode, String payloadKey, boolean metadata) {
+        this(mode, payloadKey, metadata, "");
+    }
+
+    /**
+     * @param eventMetadataPrefix put before each v1.5 event metadata key in the message metadata; empty drops the
+     *                            event metadata
+     */
+    RecordMapper(PayloadMode mode, String payloadKey, boolean metadata, String eventMetadataPrefix) {
         this.mode = mode;
         this.payloadKey = payloadKey == null || payloadKey.isEmpty() ? null : payloadKey.getBytes(StandardCharsets.UTF_8);
         this.metadata = metadata;
+        this.metaPrefix = eventMetadataPrefix == null || eventMetadataPrefix.isEmpty() ? null
+                : eventMetadataPrefix.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}. */
     void map(byte[] record, int off, int len, Message m) {
+        map(record, off, len, -1, 0, m);
+    }
+
+    /**
+     * As {@link #map(byte[], int, int, Message)}, plus the event's v1.5 metadata map at {@code record[metaOff,
+     * metaOff+metaLen)} ({@code metaOff} -1 when the event had none), which lives in the same array as the record.
+     */
+    void map(byte[] record, int off, int len, int metaOff, int metaLen, Message m) {
         boolean payloadDone = false;
         if (payloadKey != null) {
             payloadDone = payloadFromKey(record, off, m);
@@ -66,6 +91,41 @@ final class RecordMapper {
         }
         if (metadata) {
             fields(record, off, m.metadata());
+            if (metaOff >= 0 && metaPrefix != null && metaLen > 1) {
+                eventMetadata(record, metaOff, m.metadata());
+            }
+        }
+    }
+
+    /** Copies the v1.5 event metadata's top-level entries, each key behind the prefix. */
+    private void eventMetadata(byte[] record, int off, Metadata md) {
+        buf = record;
+        at = off;
+        int n = mapHeader();
+        int p = metaPrefix.length;
+        for (int i = 0; i < n; i++) {
+            int kb = buf[at] & 0xff;
+            int keyLen;
+            if (isStr(kb) || isBin(kb)) {
+                keyLen = strLength(kb);
+                keyRoom(p + keyLen);
+                System.arraycopy(buf, at, metaKey, p, keyLen);
+                at += keyLen;
+            } else {
+                pos = 0;
+                writeJson();
+                keyLen = pos;
+                keyRoom(p + keyLen);
+                System.arraycopy(out, 0, metaKey, p, keyLen);
+            }
+            System.arraycopy(metaPrefix, 0, metaKey, 0, p);
+            setValue(md, metaKey, 0, p + keyLen);
+        }
+    }
+
+    private void keyRoom(int n) {
+        if (metaKey.length < n) {
+            metaKey = Arrays.copyOf(metaKey, Math.max(n, metaKey.length * 2));
         }
     }
 

@@ -17,6 +17,7 @@ import java.net.Socket;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.fluentd.logger.FluentLogger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,13 +29,14 @@ import org.komamitsu.fluency.fluentd.FluencyBuilderForFluentd;
 /** consumer.Forward in a running pipeline, over real loopback sockets, with real peers. */
 @Timeout(60)
 class ConsumerForwardTest {
+    private final Pipelines.MemoryLog log = new Pipelines.MemoryLog();
     private Pipeline pipeline;
     private int port;
 
     private Collect start(String extraConsumer) throws Exception {
         port = freePort();
         pipeline = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + extraConsumer
-                + "Out:\n  Type: test.Collect\n", Pipelines.quietLog());
+                + "Out:\n  Type: test.Collect\n", log.log);
         awaitReady(pipeline);
         return producer(pipeline, "Out");
     }
@@ -173,6 +175,107 @@ class ConsumerForwardTest {
             gate.permits.release();
             assertThat(s.getInputStream().readNBytes(ack.length)).isEqualTo(ack);
             assertThat(gate.delivered).isEqualTo(2);
+        }
+    }
+
+    /** Fluent Bit's v1.5 form with a metadata map: {@code [tag, [[[EventTime, {metadata}], record]], {chunk}]}. */
+    static byte[] frameWithEventMetadata(String chunk) {
+        io.sluice.forward.codec.MsgPackWriter w = new io.sluice.forward.codec.MsgPackWriter();
+        w.writeArrayHeader(3);
+        w.writeString("fb.meta");
+        w.writeArrayHeader(1);
+        w.writeArrayHeader(2);
+        w.writeArrayHeader(2);
+        w.writeEventTime(1_700_000_000L, 5);
+        w.writeMapHeader(2);
+        w.writeString("otlp");
+        w.writeMapHeader(1);
+        w.writeString("severity_text");
+        w.writeString("WARN");
+        w.writeString("source");
+        w.writeString("tail.0");
+        w.writeMapHeader(1);
+        w.writeString("log");
+        w.writeString("disk almost full");
+        w.writeMapHeader(1);
+        w.writeString("chunk");
+        w.writeString(chunk);
+        return w.toByteArray();
+    }
+
+    @Test
+    void eventMetadataIsKeptUnderTheConfiguredPrefix() throws Exception {
+        Collect out = start("  EventMetadataPrefix: \"fb.\"\n");
+        try (io.sluice.forward.client.ForwardClient c = client()) {
+            c.sendRaw(frameWithEventMetadata("meta-chunk"), "meta-chunk");
+        }
+        await("1 event", 10_000, () -> out.events.size() == 1);
+        Event e = out.events.peek();
+        assertThat(e.tag()).isEqualTo("fb.meta");
+        assertThat(e.timestamp()).isEqualTo(1_700_000_000L * 1_000_000_000L + 5);
+        assertThat(e.payload()).isEqualTo("{\"log\":\"disk almost full\"}");
+        assertThat(e.fields()).containsEntry("log", "disk almost full")
+                .containsEntry("fb.source", "tail.0")
+                .containsEntry("fb.otlp", "{\"severity_text\":\"WARN\"}")
+                .hasSize(3);
+    }
+
+    @Test
+    void aChunkResentAfterALostAckIsAckedAndDeliveredOnce() throws Exception {
+        Collect out = start("");
+        byte[] frame = frameWithEventMetadata("resent-chunk");
+        byte[] ack = FluentBitVectorsTest.acks(List.of("resent-chunk"));
+        for (int attempt = 0; attempt < 3; attempt++) {
+            // Each attempt on a new connection, as a client does after its ack went missing.
+            try (Socket s = connect()) {
+                s.getOutputStream().write(frame);
+                assertThat(s.getInputStream().readNBytes(ack.length)).as("ack of attempt " + attempt).isEqualTo(ack);
+            }
+        }
+        // A marker event sent after the copies has arrived, so a second delivery of a copy would have arrived too.
+        try (io.sluice.forward.client.ForwardClient c = client()) {
+            c.sendMessage("marker", Map.of("m", 1));
+        }
+        await("the marker", 10_000, () -> out.events.stream().anyMatch(e -> e.tag().equals("marker")));
+        assertThat(out.events).filteredOn(e -> e.tag().equals("fb.meta")).hasSize(1);
+        assertThat(log.text().split("chunk resent-chunk from /127.0.0.1:[0-9]+ was already accepted", -1))
+                .as("each copy logged; log: " + log.text()).hasSize(3);
+    }
+
+    @Test
+    void udpHeartbeatsAreAnsweredOnTheForwardPort() throws Exception {
+        start("");
+        try (java.net.DatagramSocket udp = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            udp.setSoTimeout(200);
+            for (byte[] ping : List.of(new byte[] {0}, "anything at all".getBytes())) {
+                // UDP may drop a datagram: ask again, as a heartbeat sender does each interval, up to a deadline.
+                java.net.DatagramPacket reply = new java.net.DatagramPacket(new byte[16], 16);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (true) {
+                    udp.send(new java.net.DatagramPacket(ping, ping.length, new InetSocketAddress("127.0.0.1", port)));
+                    try {
+                        udp.receive(reply);
+                        break;
+                    } catch (java.net.SocketTimeoutException e) {
+                        assertThat(System.nanoTime()).as("an answer within 10 s").isLessThan(deadline);
+                    }
+                }
+                assertThat(reply.getLength()).isEqualTo(1);
+                assertThat(reply.getData()[0]).isZero();
+                assertThat(reply.getPort()).as("answered from the Forward port").isEqualTo(port);
+            }
+        }
+    }
+
+    @Test
+    void udpHeartbeatsCanBeTurnedOff() throws Exception {
+        start("  UdpHeartbeat: false\n");
+        try (java.net.DatagramSocket udp = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            udp.setSoTimeout(500); // how long an answer that must not come is waited for
+            udp.send(new java.net.DatagramPacket(new byte[] {0}, 1, new InetSocketAddress("127.0.0.1", port)));
+            java.net.DatagramPacket reply = new java.net.DatagramPacket(new byte[16], 16);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> udp.receive(reply))
+                    .isInstanceOf(java.net.SocketTimeoutException.class);
         }
     }
 

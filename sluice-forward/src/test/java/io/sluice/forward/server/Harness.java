@@ -31,30 +31,53 @@ final class Harness implements ConsumerContext {
     final List<Batch> held = new ArrayList<>();
     final PluginStats stats = Pipelines.stats();
     final Log log;
+    final ForwardServer server;
     final EmbeddedChannel channel;
+    private final long maxMessageSize;
     boolean hold;
 
     Harness(long maxMessageSize, RecordMapper.PayloadMode mode, String payloadKey, String sharedKey, Map<String, String> users,
             Log log) {
+        this(maxMessageSize, mode, payloadKey, sharedKey, users, log, "_meta.", 1024);
+    }
+
+    Harness(long maxMessageSize, RecordMapper.PayloadMode mode, String payloadKey, String sharedKey, Map<String, String> users,
+            Log log, String eventMetadataPrefix, int dedupChunks) {
         this.log = log;
+        this.maxMessageSize = maxMessageSize;
         ForwardServer.Settings s = new ForwardServer.Settings("fwd", "127.0.0.1", 0, maxMessageSize, 1 << 20, mode,
-                payloadKey, true, new TagRoutes(Map.of(), false), sharedKey, "server-host", users, null, 1, 1, 4);
-        ForwardServer server = new ForwardServer(s, this, new Direct());
-        channel = new EmbeddedChannel(new FrameDecoder(maxMessageSize), new ForwardConnection(server));
+                payloadKey, true, new TagRoutes(Map.of(), false), sharedKey, "server-host", users, null, 1, 1, 4,
+                eventMetadataPrefix, false, dedupChunks, 60_000);
+        server = new ForwardServer(s, this, new Direct());
+        channel = connect();
     }
 
     Harness() {
         this(1 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), Pipelines.quietLog());
     }
 
+    /** Another connection to the same server (shares its accepted chunk ids and its published events). */
+    EmbeddedChannel connect() {
+        return new EmbeddedChannel(new FrameDecoder(maxMessageSize), new ForwardConnection(server));
+    }
+
     /** Feeds bytes as one read. */
     void feed(byte[] b, int off, int len) {
-        channel.writeInbound(Unpooled.wrappedBuffer(b, off, len));
-        channel.runPendingTasks();
+        feed(channel, b, off, len);
+    }
+
+    void feed(EmbeddedChannel ch, byte[] b, int off, int len) {
+        ch.writeInbound(Unpooled.wrappedBuffer(b, off, len));
+        ch.runPendingTasks();
     }
 
     /** Everything the server wrote back, concatenated. */
     byte[] outbound() {
+        return outbound(channel);
+    }
+
+    /** Everything the server wrote back on {@code channel}, concatenated. */
+    byte[] outbound(EmbeddedChannel channel) {
         channel.runPendingTasks();
         List<byte[]> parts = new ArrayList<>();
         int total = 0;

@@ -63,4 +63,52 @@ class RecordMapperTest {
         new RecordMapper(RecordMapper.PayloadMode.MSGPACK, "absent", false).map(rec, 0, rec.length, m);
         assertThat(java.util.Arrays.copyOf(m.payload(), m.length())).isEqualTo(rec);
     }
+
+    @Test
+    void eventMetadataGoesUnderItsPrefix() {
+        byte[] rec = record(Map.of("log", "a line"));
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("source", "tail");
+        meta.put("n", 3);
+        meta.put("otlp", Map.of("severity_number", 9));
+        meta.put("log", "not the record's log");
+        byte[] md = record(meta);
+        // Record and metadata in one array, as the decoder hands them over.
+        byte[] both = new byte[md.length + rec.length];
+        System.arraycopy(md, 0, both, 0, md.length);
+        System.arraycopy(rec, 0, both, md.length, rec.length);
+
+        Message m = new BatchPool(1).acquire().add();
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "_meta.").map(both, md.length, rec.length, 0, md.length, m);
+        Metadata f = m.metadata();
+        assertThat(m.payloadString()).isEqualTo("{\"log\":\"a line\"}");
+        assertThat(f.getString("log")).as("the record's field is not overwritten").isEqualTo("a line");
+        assertThat(f.getString("_meta.log")).isEqualTo("not the record's log");
+        assertThat(f.getString("_meta.source")).isEqualTo("tail");
+        assertThat(f.kind(f.indexOf("_meta.n"))).isEqualTo(Metadata.NUMBER);
+        assertThat(f.getString("_meta.n")).isEqualTo("3");
+        assertThat(f.getString("_meta.otlp")).isEqualTo("{\"severity_number\":9}");
+        assertThat(f.kind(f.indexOf("_meta.otlp"))).isEqualTo(Metadata.JSON);
+        assertThat(f.size()).isEqualTo(5);
+
+        // An empty prefix drops it; so does Metadata off; and an empty map adds nothing.
+        Message dropped = new BatchPool(1).acquire().add();
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "").map(both, md.length, rec.length, 0, md.length, dropped);
+        assertThat(dropped.metadata().size()).isEqualTo(1);
+        Message off = new BatchPool(1).acquire().add();
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "", false, "_meta.").map(both, md.length, rec.length, 0, md.length, off);
+        assertThat(off.hasMetadata()).isFalse();
+        byte[] empty = {(byte) 0x80};
+        Message none = new BatchPool(1).acquire().add();
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "fb.").map(rec, 0, rec.length, -1, 0, none);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "fb.");
+        byte[] withEmpty = new byte[1 + rec.length];
+        withEmpty[0] = empty[0];
+        System.arraycopy(rec, 0, withEmpty, 1, rec.length);
+        Message emptyMeta = new BatchPool(1).acquire().add();
+        mapper.map(withEmpty, 1, rec.length, 0, 1, emptyMeta);
+        assertThat(none.metadata().size()).isEqualTo(1);
+        assertThat(emptyMeta.metadata().size()).isEqualTo(1);
+        assertThat(emptyMeta.metadata().getString("log")).isEqualTo("a line");
+    }
 }

@@ -163,7 +163,9 @@ class SecurityTest {
         start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + relayPort + "\n"
                 + "Fwd:\n  Type: producer.Forward\n  Servers: [\"127.0.0.1:" + sinkPort + "\"]\n  Tls: true\n"
                 + "  TlsTrustStore: " + trustStore + "\n  TlsTrustStorePassword: changeit\n  SharedKey: k\n"
-                + "  Username: bob\n  Password: pw\n  Mode: CompressedPackedForward\n");
+                + "  Username: bob\n  Password: pw\n  Mode: CompressedPackedForward\n"
+                + "  HeartbeatType: tcp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 300\n");
+        Pipeline relay = pipelines.get(pipelines.size() - 1);
         try (ForwardClient c = new ForwardClient(client(relayPort).build())) {
             for (int i = 0; i < 100; i++) {
                 c.sendMessage("via.tls", Map.of("n", i));
@@ -171,5 +173,13 @@ class SecurityTest {
         }
         await("100 events", 10_000, () -> out.events.size() == 100);
         assertThat(out.events).allSatisfy(e -> assertThat(e.tag()).isEqualTo("via.tls"));
+        // TCP heartbeats (connect, close) to a TLS server with a shared key: for longer than HeartbeatTimeoutMs with
+        // nothing sent, the server stays up (the relay ready), and they are not taken for failed TLS or handshakes.
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(600);
+        while (System.nanoTime() < until) {
+            assertThat(relay.isReady()).as("relay ready; log: " + log.text()).isTrue();
+            Thread.sleep(50); // sampling period of the watch
+        }
+        assertThat(log.text()).doesNotContain("TLS failed").doesNotContain("refused").doesNotContain("marked down");
     }
 }

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A blocking Forward server for producer tests that can misbehave on purpose: it withholds the acks of the first
  * {@code withholdFrames} frames (reading them, answering nothing), then acks normally. It records events per chunk
- * id, so a resent chunk is counted once.
+ * id, so a resent chunk is counted once. With {@link #answerHeartbeats()} it answers UDP heartbeats on its port;
+ * while {@link #frozen} it answers nothing at all (no acks, no heartbeats) but keeps its connections open, as a
+ * host cut off by the network looks to a sender.
  */
 public final class ScriptedServer implements AutoCloseable {
     private final ServerSocket socket;
@@ -29,6 +31,9 @@ public final class ScriptedServer implements AutoCloseable {
     public final AtomicInteger framesReceived = new AtomicInteger();
     public final AtomicInteger connections = new AtomicInteger();
     private final AtomicInteger unnamed = new AtomicInteger();
+    public final AtomicInteger heartbeats = new AtomicInteger();
+    public volatile boolean frozen;
+    private java.net.DatagramSocket udp;
     private volatile boolean closed;
 
     public ScriptedServer(int withholdFrames) throws IOException {
@@ -45,6 +50,29 @@ public final class ScriptedServer implements AutoCloseable {
 
     public int port() {
         return socket.getLocalPort();
+    }
+
+    /** Answers each UDP datagram to {@link #port()} with one zero byte (unless frozen), as in_forward does. */
+    public ScriptedServer answerHeartbeats() throws IOException {
+        udp = new java.net.DatagramSocket(port(), InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[128];
+            while (!closed) {
+                try {
+                    java.net.DatagramPacket p = new java.net.DatagramPacket(buf, buf.length);
+                    udp.receive(p);
+                    if (!frozen) {
+                        heartbeats.incrementAndGet();
+                        udp.send(new java.net.DatagramPacket(new byte[] {0}, 1, p.getSocketAddress()));
+                    }
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }, "scripted-heartbeat");
+        t.setDaemon(true);
+        t.start();
+        return this;
     }
 
     /** Events received, each chunk counted once. */
@@ -102,7 +130,7 @@ public final class ScriptedServer implements AutoCloseable {
 
     private void finish(OutputStream out, String chunk, int count) {
         framesReceived.incrementAndGet();
-        if (chunk != null && withhold.getAndDecrement() > 0) {
+        if (chunk != null && (frozen || withhold.getAndDecrement() > 0)) {
             return; // read, never acknowledged
         }
         chunks.putIfAbsent(chunk == null ? "frame-" + unnamed.incrementAndGet() : chunk, count);
@@ -129,5 +157,8 @@ public final class ScriptedServer implements AutoCloseable {
     public void close() throws IOException {
         closed = true;
         socket.close();
+        if (udp != null) {
+            udp.close();
+        }
     }
 }
