@@ -5,6 +5,7 @@
 #            (bar: ≥ 1M events/s, counted as acknowledged by Kafka)
 #   consume: consumer.Kafka (consumer group) → producer.Benchmark, reading what "produce" wrote
 #            (bar: ≥ 1M events/s, producer.Benchmark's first generated → last delivered)
+#   peer:    Kafka's own ProducerPerformance with the same settings, on the same broker (PEER=0 skips it)
 #
 #   scripts/bench-kafka.sh [EVENTS] [PARTITIONS]        defaults: 5000000 events, 6 partitions
 #
@@ -75,4 +76,12 @@ grep -o 'generated.*' "$work/produce.log" | sed 's/^/  profiler: /' || true
 "$java_bin" $JAVA_OPTS -cp "$cp" io.sluice.kafka.BenchRun "$work/consume.yaml" "$total" 600 > "$work/consume.out" 2> "$work/consume.log"
 echo "consume ($total events, group of one, $partitions partitions): $(grep -o 'delivered [0-9,]* messages.*' "$work/consume.log")"
 echo "  whole run: $(sed -n 's/^RESULT //p' "$work/consume.out")"
+# The peer on the same broker and topic: Kafka's own ProducerPerformance (kafka-tools, a test dependency), with
+# the record size, compression, acks, idempotence and batching producer.Kafka uses by default.
+if [ "${PEER:-1}" = 1 ]; then
+  "$java_bin" $JAVA_OPTS -cp "$cp" org.apache.kafka.tools.ProducerPerformance --topic bench --num-records "$total" \
+    --record-size 250 --throughput -1 --producer-props bootstrap.servers="$servers" compression.type=zstd acks=all \
+    enable.idempotence=true linger.ms=5 batch.size=262144 max.request.size=1048576 > "$work/peer.out" 2> "$work/peer.err" || true
+  echo "peer, kafka-tools ProducerPerformance ($total records of 250 B, same settings): $(tail -1 "$work/peer.out")"
+fi
 echo "logs in $work" >&2
