@@ -10,9 +10,11 @@ import io.sluice.core.message.Streams;
 import io.sluice.core.pipeline.Producer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
@@ -27,6 +29,8 @@ public final class Capture extends Producer {
 
     private static final Map<String, List<Event>> RECEIVED = new ConcurrentHashMap<>();
     private static final Map<String, CountDownLatch> GATES = new ConcurrentHashMap<>();
+    /** Per plugin id, the distinct acknowledgements seen: consumer.HEC attaches one to the batches of each request. */
+    private static final Map<String, Set<Object>> COMPLETIONS = new ConcurrentHashMap<>();
 
     public Capture(PluginConfig config) {
         super(config);
@@ -54,6 +58,18 @@ public final class Capture extends Producer {
     public static void reset(String id) {
         RECEIVED.remove(id);
         GATES.remove(id);
+        COMPLETIONS.remove(id);
+    }
+
+    /** How many HEC requests the delivered messages came in (distinct acknowledgements, see consumer.HEC). */
+    public static int requests(String id) {
+        Set<Object> s = COMPLETIONS.get(id);
+        if (s == null) {
+            return 0;
+        }
+        synchronized (s) {
+            return s.size();
+        }
     }
 
     public static Event snapshot(Message m) {
@@ -74,6 +90,11 @@ public final class Capture extends Producer {
         CountDownLatch gate = GATES.get(config.id());
         if (gate != null) {
             gate.await();
+        }
+        if (batch.completion() != null) {
+            Set<Object> s = COMPLETIONS.computeIfAbsent(config.id(),
+                    k -> Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>())));
+            s.add(batch.completion());
         }
         List<Event> l = RECEIVED.computeIfAbsent(config.id(), k -> Collections.synchronizedList(new ArrayList<>()));
         for (int i = 0; i < batch.size(); i++) {

@@ -8,6 +8,6 @@ import java.util.List;
 public final class TestPlugins implements PluginProvider {
     @Override
     public List<PluginSpec> plugins() {
-        return List.of(Capture.SPEC);
+        return List.of(Capture.SPEC, Feed.SPEC);
     }
 }

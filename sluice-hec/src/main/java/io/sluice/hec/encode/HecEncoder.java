@@ -3,48 +3,96 @@ package io.sluice.hec.encode;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Turns a batch of messages into HEC request bodies. Two steps, both per batch:
+ * Turns messages into HEC request bodies. Two steps:
  * <ol>
- *   <li>{@link #encode(Batch)} writes every event, uncompressed, into one reused buffer and records where each
- *       event ends and which messages it came from (a message with several measurements may become several
- *       metric events; several messages may merge into one multi-metric event);</li>
+ *   <li>{@link #encode()} writes every event of the batches {@link #add added}, uncompressed, into one reused
+ *       buffer and records where each event ends and which messages it came from (a message with several
+ *       measurements may become several metric events; with {@code UseMultiMetricFormat} the metric messages
+ *       sharing time and dimensions anywhere in the batches become one event);</li>
  *   <li>{@link #plan()} cuts the events into requests of at most {@code MaxContentLength} bytes as sent:
  *       plain requests are slices of the event buffer (no copy), gzip requests are compressed into a second
  *       reused buffer with sync flushes that keep the compressed size provably under the limit.</li>
  * </ol>
+ * Messages are numbered across the batches added, in order ({@link #add} returns a batch's first number).
  * Events that cannot be sent (larger than {@code MaxEventSize}, or alone larger than a request may be) are
  * marked failed with a reason; the producer routes their messages to the fallback stream. Not thread-safe:
  * one encoder per delivering thread.
  */
 public final class HecEncoder {
-    private static final byte[] TIME = "\"time\":".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] EVENT = "\"event\":".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] METRIC = "\"event\":\"metric\"".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] FIELDS = ",\"fields\":{".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_HOST = "host".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_SOURCE = "source".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_SOURCETYPE = "sourcetype".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_INDEX = "index".getBytes(StandardCharsets.US_ASCII);
+    private static final Piece P_TIME = Piece.of("\"time\":");
+    private static final Piece P_EVENT = Piece.of("\"event\":");
+    private static final Piece P_METRIC = Piece.of("\"event\":\"metric\"");
+    private static final Piece P_FIELDS = Piece.of(",\"fields\":{");
+    private static final Piece P_END = Piece.of("}}\n");
+    private static final Piece P_HOST = Piece.of("\"host\":");
+    private static final Piece P_SOURCE = Piece.of("\"source\":");
+    private static final Piece P_SOURCETYPE = Piece.of("\"sourcetype\":");
+    private static final Piece P_INDEX = Piece.of("\"index\":");
+    private static final byte[] END = "}}\n".getBytes(StandardCharsets.US_ASCII);
     /** Prefix of a metadata key carrying a measurement, as HEC's multi-metric format names it. */
     public static final byte[] METRIC_PREFIX = "metric_name:".getBytes(StandardCharsets.US_ASCII);
     /** Feed the deflater in slices of this size, so that JNI calls are per 64 KiB, not per event. */
     private static final int FEED_SLICE = 64 * 1024;
 
+    // Reserved keys compared as little-endian words: one or two compares per key instead of a byte loop.
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle SHORTS =
+            MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int W_HOST = word4("host");
+    private static final int W_INDE = word4("inde");
+    private static final int W_SOUR = word4("sour");
+    private static final short W_CE = word2("ce");
+    private static final long W_SOURCETY = word8("sourcety");
+    private static final short W_PE = word2("pe");
+    private static final long W_METRIC_N = word8("metric_n");
+    private static final int W_AME = word4("ame:");
+
+    /**
+     * A fixed piece of JSON (at most 16 bytes) as two little-endian words, written with one or two stores instead of
+     * an array copy. A record, so that the JIT trusts its fields as constants.
+     */
+    private record Piece(long w0, long w1, int len) {
+        static Piece of(String s) {
+            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+            return new Piece(ByteOut.word(b, 0), b.length > 8 ? ByteOut.word(b, 8) : 0, b.length);
+        }
+
+        /** Writes the piece at {@code b[at]}, which has 16 bytes of room; returns the end. */
+        int put(byte[] b, int at) {
+            ByteOut.putWord(b, at, w0, 8);
+            if (len > 8) {
+                ByteOut.putWord(b, at + 8, w1, 8);
+            }
+            return at + len;
+        }
+    }
+
     private final HecFormat format;
     private final JsonScanner scanner = new JsonScanner(512);
-    private final ByteOut raw = new ByteOut(64 * 1024);
+    private ByteOut raw = new ByteOut(64 * 1024);
+    /** The other buffer of {@link #splice}, made on first use. */
+    private ByteOut spare;
     private final ByteOut zipped;
     private final GzipWriter gzip;
+    private final MetricGroups groups;
 
-    // Events: end offset in raw, first and last message index.
+    // The messages of the batches added, numbered in order.
+    private Message[] msgs = new Message[512];
+    private int messages;
+
+    // Events: end offset in raw and first message; the other messages of an event follow msgNext.
     private int events;
     private int[] evEnd = new int[1024];
     private int[] evFirstMsg = new int[1024];
-    private int[] evLastMsg = new int[1024];
+    private int[] msgNext = new int[512];
 
     // Requests: event range and where their bytes are.
     private int requests;
@@ -57,14 +105,17 @@ public final class HecEncoder {
     private String[] failure = new String[512];
     private int[] failStatus = new int[512];
     private int[] failCode = new int[512];
-    private int messages;
     private int failed;
 
-    // Multi-metric merging: the previous metric event's "prefix" (everything before its measurements).
-    private int mergeEvent = -1;
-    private int mergePrefixStart;
-    private int mergePrefixLen;
-    private long mergeTime;
+    // The last host/source/sourcetype/index values written (array null: the default) and their encoding.
+    // Valid within one encode(): the messages, and so the arrays, do not change meanwhile.
+    private final ByteOut metaCache = new ByteOut(256);
+    private final byte[][] metaArr = new byte[4][];
+    private final int[] metaOff = new int[4];
+    private final int[] metaLen = new int[4];
+    private boolean metaCached;
+    /** Set by {@link #writeMetricPrefix}: whether the prefix's {@code fields} has entries (dimensions). */
+    private boolean prefixDims;
 
     // Reserved keys found in the current message's metadata.
     private int iHost;
@@ -77,6 +128,19 @@ public final class HecEncoder {
         this.format = format;
         this.gzip = format.gzip ? new GzipWriter(format.gzipLevel) : null;
         this.zipped = format.gzip ? new ByteOut(64 * 1024) : null;
+        this.groups = format.multiMetric && !format.raw ? new MetricGroups() : null;
+    }
+
+    private static long word8(String s) {
+        return (long) LONGS.get(s.getBytes(StandardCharsets.US_ASCII), 0);
+    }
+
+    private static int word4(String s) {
+        return (int) INTS.get(s.getBytes(StandardCharsets.US_ASCII), 0);
+    }
+
+    private static short word2(String s) {
+        return (short) SHORTS.get(s.getBytes(StandardCharsets.US_ASCII), 0);
     }
 
     public HecFormat format() {
@@ -87,13 +151,44 @@ public final class HecEncoder {
 
     /** Encodes every message of the batch into events; previous results are discarded. */
     public void encode(Batch batch) {
-        int n = batch.size();
+        clear();
+        add(batch);
+        encode();
+    }
+
+    /** Forgets the batches added and what was encoded from them. */
+    public void clear() {
+        messages = 0;
+        events = 0;
+        requests = 0;
+        failed = 0;
+        raw.clear();
+    }
+
+    /**
+     * Adds a batch to be encoded with the others by {@link #encode()}; returns the number its first message has
+     * (for {@link #failure(int)}). The batch must not change until the requests were sent.
+     */
+    public int add(Batch batch) {
+        int base = messages;
+        int n = base + batch.size();
+        if (msgs.length < n) {
+            msgs = Arrays.copyOf(msgs, Math.max(n, msgs.length * 2));
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            msgs[base + i] = batch.get(i);
+        }
+        messages = n;
+        return base;
+    }
+
+    /** Encodes every message added since {@link #clear()} into events; previous events are discarded. */
+    public void encode() {
+        int n = messages;
         raw.clear();
         events = 0;
         requests = 0;
         failed = 0;
-        messages = n;
-        mergeEvent = -1;
         if (failure.length < n) {
             failure = new String[Math.max(n, failure.length * 2)];
             failStatus = new int[failure.length];
@@ -101,8 +196,19 @@ public final class HecEncoder {
         } else {
             Arrays.fill(failure, 0, n, null);
         }
+        if (msgNext.length < n) {
+            msgNext = new int[Math.max(n, msgNext.length * 2)];
+        }
+        Arrays.fill(msgNext, 0, n, -1);
+        metaCached = false;
+        if (groups != null) {
+            groups.clear(n);
+        }
         for (int i = 0; i < n; i++) {
-            encodeMessage(batch.get(i), i);
+            encodeMessage(msgs[i], i);
+        }
+        if (groups != null && groups.hasPieces()) {
+            splice();
         }
     }
 
@@ -111,6 +217,10 @@ public final class HecEncoder {
         int eventsBefore = events;
         Metadata md = m.hasMetadata() ? m.metadata() : null;
         classify(md);
+        if (groups != null && metricCount > 0) {
+            encodeMultiMetric(m, md, mi);
+            return;
+        }
         if (format.raw) {
             int len = m.length();
             if (len > 0 && m.payload()[len - 1] == '\n') {
@@ -118,23 +228,16 @@ public final class HecEncoder {
             }
             raw.write(m.payload(), 0, len);
             raw.write('\n');
-            addEvent(mi, mi);
+            addEvent(mi);
         } else if (metricCount > 0) {
-            if (format.multiMetric) {
-                if (!tryMerge(m, md, mi)) {
-                    writeMetricEvent(m, md, mi, -1);
-                }
-            } else {
-                for (int i = 0; i < md.size(); i++) {
-                    if (isMetric(md, i)) {
-                        writeMetricEvent(m, md, mi, i);
-                    }
+            for (int i = 0; i < md.size(); i++) {
+                if (isMetric(md, i)) {
+                    writeMetricEvent(m, md, mi, i);
                 }
             }
         } else {
-            mergeEvent = -1;
             writeLogEvent(m, md);
-            addEvent(mi, mi);
+            addEvent(mi);
         }
         // An event too large to be accepted anywhere: drop what this message wrote, report it.
         for (int e = eventsBefore; e < events; e++) {
@@ -142,11 +245,14 @@ public final class HecEncoder {
             if (len > format.maxEventSize) {
                 raw.setLength(start);
                 events = eventsBefore;
-                mergeEvent = -1;
-                fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + format.maxEventSize + ")");
+                failTooLarge(mi, len);
                 return;
             }
         }
+    }
+
+    private void failTooLarge(int mi, int len) {
+        fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + format.maxEventSize + ")");
     }
 
     private void classify(Metadata md) {
@@ -161,42 +267,41 @@ public final class HecEncoder {
         byte[] a = md.arena();
         for (int i = 0; i < md.size(); i++) {
             int off = md.keyOffset(i);
-            int len = md.keyLength(i);
-            switch (len) {
+            switch (md.keyLength(i)) {
                 case 4:
-                    if (eq(a, off, K_HOST)) {
+                    if ((int) INTS.get(a, off) == W_HOST) {
                         iHost = i;
                     }
                     break;
                 case 5:
-                    if (eq(a, off, K_INDEX)) {
+                    if ((int) INTS.get(a, off) == W_INDE && a[off + 4] == 'x') {
                         iIndex = i;
                     }
                     break;
                 case 6:
-                    if (eq(a, off, K_SOURCE)) {
+                    if ((int) INTS.get(a, off) == W_SOUR && (short) SHORTS.get(a, off + 4) == W_CE) {
                         iSource = i;
                     }
                     break;
                 case 10:
-                    if (eq(a, off, K_SOURCETYPE)) {
+                    if ((long) LONGS.get(a, off) == W_SOURCETY && (short) SHORTS.get(a, off + 8) == W_PE) {
                         iSourcetype = i;
                     }
                     break;
                 default:
-                    if (len > METRIC_PREFIX.length && eq(a, off, METRIC_PREFIX)) {
+                    if (isMetric(md, i)) {
                         metricCount++;
                     }
             }
         }
     }
 
-    private static boolean eq(byte[] a, int off, byte[] k) {
-        return Arrays.equals(a, off, off + k.length, k, 0, k.length);
-    }
-
-    private static boolean isMetric(Metadata md, int i) {
-        return md.keyLength(i) > METRIC_PREFIX.length && eq(md.arena(), md.keyOffset(i), METRIC_PREFIX);
+    /** Whether metadata field {@code i} is a measurement ({@code metric_name:<name>}). */
+    static boolean isMetric(Metadata md, int i) {
+        int off = md.keyOffset(i);
+        byte[] a = md.arena();
+        return md.keyLength(i) > METRIC_PREFIX.length && (long) LONGS.get(a, off) == W_METRIC_N
+                && (int) INTS.get(a, off + 8) == W_AME;
     }
 
     private boolean reserved(int i) {
@@ -215,197 +320,356 @@ public final class HecEncoder {
         int off = md.keyOffset(i);
         int len = md.keyLength(i);
         for (byte[] k : keys) {
-            if (k.length == len && eq(md.arena(), off, k)) {
+            if (k.length == len && Arrays.equals(md.arena(), off, off + len, k, 0, len)) {
                 return true;
             }
         }
         return false;
     }
 
+    // --------------------------------------------------------------------------------- writing one event
+    // Each event is written at a position kept in a local variable, after reserving its worst case once
+    // (eventRoom): see ByteOut. The methods below take the array and position and return the new position.
+
+    /**
+     * Room that writing an event of message {@code m} can take: the payload and every metadata field quoted
+     * (each key and value escaped in the worst case, which also covers host/source/sourcetype/index), the
+     * defaults, the time, the fixed pieces and slack for 8-byte stores past the end.
+     */
+    private int eventRoom(Message m, Metadata md) {
+        int n = 96 + ByteOut.MAX_EPOCH_SECONDS + format.defaultsLength + ByteOut.quotedRoom(m.payload(), 0, m.length());
+        if (md != null) {
+            byte[] a = md.arena();
+            for (int i = 0; i < md.size(); i++) {
+                n += fieldRoom(md, a, i);
+            }
+        }
+        return n;
+    }
+
+    private static int fieldRoom(Metadata md, byte[] a, int i) {
+        int k = md.keyLength(i);
+        // A value still escaped is no shorter than unescaped: its stored length bounds it without decoding it.
+        int v = md.rawValueLength(i);
+        if (v <= 256) {
+            return 2 + ByteOut.quotedBound(k + v);
+        }
+        v = md.valueLength(i);
+        return 2 + ByteOut.quotedBound(k) + ByteOut.quotedRoom(a, md.valueOffset(i), v);
+    }
+
     /** {@code {"time":T,"host":..,"source":..,"sourcetype":..,"index":..,} } */
-    private void writeHeader(Message m, Metadata md) {
-        ByteOut o = raw;
-        o.write('{');
+    private int putHeader(byte[] b, int at, Message m, Metadata md) {
+        b[at++] = '{';
         long ts = m.timestamp();
         if (ts != 0) {
-            o.write(TIME);
-            o.writeEpochSeconds(ts);
-            o.write(',');
+            at = P_TIME.put(b, at);
+            at = ByteOut.putEpochSeconds(b, at, ts);
+            b[at++] = ',';
         }
-        writeMeta(md, iHost, K_HOST, format.host);
-        writeMeta(md, iSource, K_SOURCE, format.source);
-        writeMeta(md, iSourcetype, K_SOURCETYPE, format.sourcetype);
-        writeMeta(md, iIndex, K_INDEX, format.index);
+        if (sameMetaAsLast(md)) {
+            int n = metaCache.length();
+            System.arraycopy(metaCache.array(), 0, b, at, n);
+            return at + n;
+        }
+        int start = at;
+        at = putMeta(b, at, md, iHost, P_HOST, format.host);
+        at = putMeta(b, at, md, iSource, P_SOURCE, format.source);
+        at = putMeta(b, at, md, iSourcetype, P_SOURCETYPE, format.sourcetype);
+        at = putMeta(b, at, md, iIndex, P_INDEX, format.index);
+        rememberMeta(md, b, start, at);
+        return at;
     }
 
-    private void writeMeta(Metadata md, int i, byte[] key, byte[] dflt) {
+    /**
+     * Whether host/source/sourcetype/index are the same values as in the last header written, whose encoded
+     * bytes are then in {@link #metaCache}. Consecutive events mostly share them, and comparing four short
+     * values costs less than quoting them again.
+     */
+    private boolean sameMetaAsLast(Metadata md) {
+        return metaCached && sameValue(md, iHost, 0) && sameValue(md, iSource, 1) && sameValue(md, iSourcetype, 2)
+                && sameValue(md, iIndex, 3);
+    }
+
+    private boolean sameValue(Metadata md, int i, int slot) {
+        if (i < 0) {
+            return metaArr[slot] == null; // both the configured default
+        }
+        int len = md.valueLength(i);
+        return metaArr[slot] != null && metaLen[slot] == len
+                && sameBytes(metaArr[slot], metaOff[slot], md.arena(), md.valueOffset(i), len);
+    }
+
+    /** Equal byte ranges; a value of up to 8 bytes, the usual host or index name, costs one word compare. */
+    private static boolean sameBytes(byte[] a, int aOff, byte[] b, int bOff, int len) {
+        if (len == 0) {
+            return true;
+        }
+        if (len <= 8 && aOff + 8 <= a.length && bOff + 8 <= b.length) {
+            long x = (long) LONGS.get(a, aOff) ^ (long) LONGS.get(b, bOff);
+            return x << ((8 - len) << 3) == 0; // little-endian: the bytes past len are the high ones
+        }
+        return Arrays.equals(a, aOff, aOff + len, b, bOff, bOff + len);
+    }
+
+    private void remember(Metadata md, int i, int slot) {
+        metaArr[slot] = i < 0 ? null : md.arena();
+        metaOff[slot] = i < 0 ? 0 : md.valueOffset(i);
+        metaLen[slot] = i < 0 ? 0 : md.valueLength(i);
+    }
+
+    /** Keeps the values just written at {@code b[start, end)} and their encoding, for {@link #sameMetaAsLast}. */
+    private void rememberMeta(Metadata md, byte[] b, int start, int end) {
+        remember(md, iHost, 0);
+        remember(md, iSource, 1);
+        remember(md, iSourcetype, 2);
+        remember(md, iIndex, 3);
+        metaCache.clear();
+        metaCache.write(b, start, end - start);
+        metaCached = true;
+    }
+
+    /** {@code "key":"value",} from metadata field {@code i}, else the configured default (pre-encoded), if any. */
+    private static int putMeta(byte[] b, int at, Metadata md, int i, Piece key, byte[] dflt) {
         if (i >= 0) {
-            raw.write('"');
-            raw.write(key);
-            raw.write('"');
-            raw.write(':');
-            raw.writeQuoted(md.arena(), md.valueOffset(i), md.valueLength(i));
-            raw.write(',');
+            at = key.put(b, at);
+            at = ByteOut.putQuoted(b, at, md.arena(), md.valueOffset(i), md.valueLength(i));
+            b[at++] = ',';
         } else if (dflt != null) {
-            raw.write(dflt);
+            System.arraycopy(dflt, 0, b, at, dflt.length);
+            at += dflt.length;
         }
+        return at;
     }
 
-    private void writeField(Metadata md, int i, boolean comma) {
-        ByteOut o = raw;
+    /** {@code ,"key":value} (no comma when {@code comma} is false), the value as its kind says. */
+    private static int putField(byte[] b, int at, Metadata md, int i, boolean comma) {
         if (comma) {
-            o.write(',');
+            b[at++] = ',';
         }
         byte[] a = md.arena();
-        o.writeQuoted(a, md.keyOffset(i), md.keyLength(i));
-        o.write(':');
+        at = ByteOut.putQuoted(b, at, a, md.keyOffset(i), md.keyLength(i));
+        b[at++] = ':';
+        int len = md.valueLength(i);
         if (md.kind(i) == Metadata.STRING) {
-            o.writeQuoted(a, md.valueOffset(i), md.valueLength(i));
-        } else if (md.valueLength(i) == 0) {
-            o.write('"');
-            o.write('"');
-        } else {
-            o.write(a, md.valueOffset(i), md.valueLength(i));
+            return ByteOut.putQuoted(b, at, a, md.valueOffset(i), len);
         }
+        if (len == 0) {
+            b[at++] = '"';
+            b[at++] = '"';
+            return at;
+        }
+        System.arraycopy(a, md.valueOffset(i), b, at, len);
+        return at + len;
     }
 
     private void writeLogEvent(Message m, Metadata md) {
-        writeHeader(m, md);
-        ByteOut o = raw;
-        o.write(EVENT);
-        byte[] p = m.payload();
-        int len = m.length();
-        switch (format.eventFormat) {
-            case JSON:
-                if (len == 0) {
-                    o.write('"');
-                    o.write('"');
-                } else {
-                    o.write(p, 0, len);
-                }
-                break;
-            case STRING:
-                o.writeQuoted(p, 0, len);
-                break;
-            default:
-                if (len > 1 && (p[0] == '{' || p[0] == '[') && scanner.isJsonContainer(p, 0, len)) {
-                    o.write(p, 0, len);
-                } else {
-                    o.writeQuoted(p, 0, len);
-                }
-        }
+        byte[] b = raw.ensure(eventRoom(m, md));
+        int at = putHeader(b, raw.length(), m, md);
+        at = P_EVENT.put(b, at);
+        at = putPayload(b, at, m);
         boolean any = false;
         if (md != null) {
             for (int i = 0; i < md.size(); i++) {
                 if (selected(md, i)) {
                     if (!any) {
-                        o.write(FIELDS);
-                        writeField(md, i, false);
-                        any = true;
-                    } else {
-                        writeField(md, i, true);
+                        at = P_FIELDS.put(b, at);
                     }
+                    at = putField(b, at, md, i, any);
+                    any = true;
                 }
             }
         }
         if (any) {
-            o.write('}');
+            b[at++] = '}';
         }
-        o.write('}');
-        o.write('\n');
+        b[at++] = '}';
+        b[at++] = '\n';
+        raw.setLength(at);
     }
 
-    /** Writes the part of a metric event before its measurements; returns whether {@code fields} has entries. */
-    private boolean writeMetricPrefix(Message m, Metadata md) {
-        writeHeader(m, md);
-        raw.write(METRIC);
-        raw.write(FIELDS);
+    /** The payload as {@code event}'s value: JSON as it is, or a quoted string, as EventFormat says. */
+    private int putPayload(byte[] b, int at, Message m) {
+        byte[] p = m.payload();
+        int len = m.length();
+        boolean asJson;
+        switch (format.eventFormat) {
+            case JSON:
+                if (len == 0) {
+                    b[at++] = '"';
+                    b[at++] = '"';
+                    return at;
+                }
+                asJson = true;
+                break;
+            case STRING:
+                asJson = false;
+                break;
+            default:
+                asJson = len > 1 && (p[0] == '{' || p[0] == '[') && scanner.isJsonContainer(p, 0, len);
+        }
+        if (!asJson) {
+            return ByteOut.putQuoted(b, at, p, 0, len);
+        }
+        System.arraycopy(p, 0, b, at, len);
+        return at + len;
+    }
+
+    /**
+     * Writes the part of a metric event before its measurements into {@code o} and sets {@link #prefixDims} to
+     * whether {@code fields} has entries. Needs {@link #classify} of the message first.
+     */
+    private void writeMetricPrefix(ByteOut o, Message m, Metadata md) {
+        byte[] b = o.ensure(eventRoom(m, md));
+        int at = putHeader(b, o.length(), m, md);
+        at = P_METRIC.put(b, at);
+        at = P_FIELDS.put(b, at);
         boolean any = false;
         for (int i = 0; i < md.size(); i++) {
             if (!isMetric(md, i) && selected(md, i)) {
-                writeField(md, i, any);
+                at = putField(b, at, md, i, any);
                 any = true;
             }
         }
-        return any;
+        o.setLength(at);
+        prefixDims = any;
     }
 
-    /** One metric event: all measurements of the message ({@code only < 0}) or just field {@code only}. */
+    /** One metric event per measurement (single-metric format): measurement {@code only} with every dimension. */
     private void writeMetricEvent(Message m, Metadata md, int mi, int only) {
-        int prefixStart = raw.length();
-        boolean comma = writeMetricPrefix(m, md);
-        int prefixLen = raw.length() - prefixStart;
-        for (int i = 0; i < md.size(); i++) {
-            if ((only < 0 && isMetric(md, i)) || i == only) {
-                writeField(md, i, comma);
-                comma = true;
-            }
+        writeMetricPrefix(raw, m, md);
+        byte[] b = raw.ensure(fieldRoom(md, md.arena(), only) + 16);
+        int at = putField(b, raw.length(), md, only, prefixDims);
+        at = P_END.put(b, at);
+        raw.setLength(at);
+        addEvent(mi);
+    }
+
+    /**
+     * Multi-metric: the message's measurements join the event collecting its prefix (time, host/source/sourcetype/
+     * index and dimensions) anywhere in the batches, if there is one and it can take them; else they start a new
+     * event with that prefix. "The same prefix" is decided on the encoded bytes: the prefix is written where a new
+     * event would start, looked up, and dropped when an event has it already.
+     */
+    private void encodeMultiMetric(Message m, Metadata md, int mi) {
+        int start = raw.length();
+        writeMetricPrefix(raw, m, md);
+        int len = raw.length() - start;
+        int h = MetricGroups.hash(raw.array(), start, len);
+        int g = groups.find(h, raw.array(), start, len);
+        if (g >= 0 && join(g, md, mi, start)) {
+            return;
         }
-        raw.write('}');
-        raw.write('}');
-        raw.write('\n');
-        addEvent(mi, mi);
-        if (only < 0) {
-            mergeEvent = events - 1;
-            mergePrefixStart = prefixStart;
-            mergePrefixLen = prefixLen;
-            mergeTime = m.timestamp();
+        writeMeasurements(raw, md, prefixDims);
+        raw.write(END);
+        int size = raw.length() - start;
+        if (size > format.maxEventSize) {
+            raw.setLength(start);
+            failTooLarge(mi, size);
+            return;
+        }
+        addEvent(mi);
+        if (g < 0) {
+            groups.add(h, start, len, prefixDims, events - 1);
         } else {
-            mergeEvent = -1;
+            groups.setEvent(g, events - 1); // the earlier event is full or has these names: collect here now
         }
     }
 
     /**
-     * Multi-metric: a message with the same time and the same host/source/sourcetype/index/dimensions as the
-     * previous metric event adds its measurements to that event, as the OTel exporter merges data points.
-     * "The same" is decided on the encoded bytes: the new prefix is written, compared, and dropped.
+     * Adds the measurements of message {@code mi} (whose prefix was written at {@code start}) to group {@code g}'s
+     * current event, unless that would exceed MaxEventSize or repeat a measurement name. The last event written
+     * takes them in place; an earlier one gets them as a piece spliced in at the end.
      */
-    private boolean tryMerge(Message m, Metadata md, int mi) {
-        if (mergeEvent != events - 1 || mergeEvent < 0 || m.timestamp() != mergeTime) {
+    private boolean join(int g, Metadata md, int mi, int start) {
+        int e = groups.event(g);
+        if (!groups.namesIndexed(e)) {
+            groups.addNames(e, msgs[evFirstMsg[e]].metadata()); // its only message so far
+        }
+        if (groups.holdsName(e, md)) {
             return false;
         }
-        int end = raw.length();
-        writeMetricPrefix(m, md);
-        int len = raw.length() - end;
-        byte[] b = raw.array();
-        boolean same = len == mergePrefixLen
-                && Arrays.equals(b, end, end + len, b, mergePrefixStart, mergePrefixStart + len);
-        raw.setLength(end);
-        if (!same) {
+        ByteOut extra = groups.extra;
+        int piece = extra.length();
+        writeMeasurements(extra, md, true);
+        int pieceLen = extra.length() - piece;
+        int size = evEnd[e] - evStart(e) + groups.extraBytes(e) + pieceLen;
+        if (size > format.maxEventSize) {
+            extra.setLength(piece);
             return false;
         }
-        int eventStart = mergeEvent == 0 ? 0 : evEnd[mergeEvent - 1];
-        raw.setLength(end - 3); // drop "}}\n" of the previous event, append, close again
-        for (int i = 0; i < md.size(); i++) {
-            if (isMetric(md, i)) {
-                writeField(md, i, true);
-            }
+        if (e == events - 1 && evEnd[e] == start) {
+            raw.setLength(start - END.length); // reopen the event: drop the prefix and its closing "}}\n"
+            raw.write(extra.array(), piece, pieceLen);
+            raw.write(END);
+            evEnd[e] = raw.length();
+            extra.setLength(piece);
+        } else {
+            raw.setLength(start);
+            groups.addPiece(e, piece, pieceLen);
         }
-        raw.write('}');
-        raw.write('}');
-        raw.write('\n');
-        if (raw.length() - eventStart > format.maxEventSize) {
-            raw.setLength(end - 3);
-            raw.write('}');
-            raw.write('}');
-            raw.write('\n');
-            return false;
-        }
-        evEnd[mergeEvent] = raw.length();
-        evLastMsg[mergeEvent] = mi;
+        msgNext[groups.lastMsg(e)] = mi;
+        groups.setLastMsg(e, mi);
+        groups.addNames(e, md);
         return true;
     }
 
-    private void addEvent(int firstMsg, int lastMsg) {
+    /** Writes the measurements of {@code md} into {@code o}, the first with a comma when {@code comma}. */
+    private void writeMeasurements(ByteOut o, Metadata md, boolean comma) {
+        byte[] a = md.arena();
+        int room = 16;
+        for (int i = 0; i < md.size(); i++) {
+            room += fieldRoom(md, a, i);
+        }
+        byte[] b = o.ensure(room);
+        int at = o.length();
+        for (int i = 0; i < md.size(); i++) {
+            if (isMetric(md, i)) {
+                at = putField(b, at, md, i, comma);
+                comma = true;
+            }
+        }
+        o.setLength(at);
+    }
+
+    /**
+     * Rewrites the events into the spare buffer with the measurements that joined earlier events placed before
+     * those events' closing {@code }}\n}, then swaps the buffers: one copy, only when such merges happened.
+     */
+    private void splice() {
+        ByteOut out = spare != null ? spare : new ByteOut(raw.length() + groups.extra.length());
+        out.clear();
+        out.ensure(raw.length() + groups.extra.length());
+        byte[] src = raw.array();
+        int from = 0;
+        for (int e = 0; e < events; e++) {
+            int end = evEnd[e];
+            if (groups.extraBytes(e) == 0) {
+                out.write(src, from, end - from);
+            } else {
+                out.write(src, from, end - from - END.length);
+                groups.writePieces(e, out);
+                out.write(END);
+            }
+            from = end;
+            evEnd[e] = out.length();
+        }
+        spare = raw;
+        raw = out;
+    }
+
+    /** Records the event just written (ending at the buffer's end); its first message is {@code firstMsg}. */
+    private void addEvent(int firstMsg) {
         if (events == evEnd.length) {
             int cap = events * 2;
             evEnd = Arrays.copyOf(evEnd, cap);
             evFirstMsg = Arrays.copyOf(evFirstMsg, cap);
-            evLastMsg = Arrays.copyOf(evLastMsg, cap);
         }
         evEnd[events] = raw.length();
         evFirstMsg[events] = firstMsg;
-        evLastMsg[events] = lastMsg;
+        if (groups != null) {
+            groups.newEvent(events, firstMsg);
+        }
         events++;
     }
 
@@ -569,7 +833,7 @@ public final class HecEncoder {
     }
 
     private void failEvent(int e, int status, int code, String reason) {
-        for (int mi = evFirstMsg[e]; mi <= evLastMsg[e]; mi++) {
+        for (int mi = evFirstMsg[e]; mi >= 0; mi = msgNext[mi]) {
             fail(mi, status, code, reason);
         }
     }
@@ -619,12 +883,17 @@ public final class HecEncoder {
         return zipped != null;
     }
 
-    /** Messages of the last batch that cannot be delivered. */
+    /** Number of messages added (the batches' sizes summed). */
+    public int messages() {
+        return messages;
+    }
+
+    /** Messages added that cannot be delivered. */
     public int failedMessages() {
         return failed;
     }
 
-    /** Why message {@code i} of the last batch failed, or null when it did not. */
+    /** Why message {@code i} (numbered across the batches added) failed, or null when it did not. */
     public String failure(int i) {
         return i < messages ? failure[i] : null;
     }

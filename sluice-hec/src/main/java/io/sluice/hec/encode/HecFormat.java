@@ -31,6 +31,8 @@ public final class HecFormat {
     final int maxContentLength;
     final boolean gzip;
     final int gzipLevel;
+    /** Bytes of the four encoded defaults together, for the encoder's worst-case room. */
+    final int defaultsLength;
 
     private HecFormat(Builder b) {
         host = encoded("host", b.host);
@@ -46,6 +48,11 @@ public final class HecFormat {
         maxContentLength = b.maxContentLength;
         gzip = b.gzip;
         gzipLevel = b.gzipLevel;
+        defaultsLength = length(host) + length(source) + length(sourcetype) + length(index);
+    }
+
+    private static int length(byte[] b) {
+        return b == null ? 0 : b.length;
     }
 
     /** {@code "key":"value",} ready to copy, or null when the default is empty. */

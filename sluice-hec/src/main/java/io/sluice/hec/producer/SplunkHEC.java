@@ -5,6 +5,7 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
+import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PermanentDeliveryException;
@@ -28,9 +29,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Sends messages to a Splunk HTTP Event Collector as HEC events or metric events (see the module README for
  * how a message carries measurements), batched into requests of at most {@code MaxContentLength} bytes as
- * sent, gzip by default. A batch is delivered when every request of it was accepted; what cannot be delivered
- * (permanent errors, oversized events, retries exhausted) goes to the fallback stream carrying
- * {@code hec_error_status}, {@code hec_error_code} and {@code hec_error_text} metadata.
+ * sent, gzip by default. With {@code FlushIntervalMs} the pipeline batches of several worker threads may share
+ * requests (see {@link Accumulator}). A batch is delivered when every request carrying its events was accepted;
+ * what cannot be delivered (permanent errors, oversized events, retries exhausted) goes to the fallback stream
+ * carrying {@code hec_error_status}, {@code hec_error_code} and {@code hec_error_text} metadata.
  */
 public final class SplunkHEC extends Producer {
     public static final Param<String> ENDPOINT = Param.string("Endpoint", "http://127.0.0.1:8088",
@@ -54,6 +56,13 @@ public final class SplunkHEC extends Producer {
             "Maximum bytes of one request body as sent (compressed when Gzip is on).");
     public static final Param<Integer> MAX_EVENT_SIZE = Param.integer("MaxEventSize", 5 * 1024 * 1024,
             "Events larger than this (uncompressed) go to the fallback stream.");
+    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.integer("FlushIntervalMs", 0,
+            "Longest time (ms) an event waits for the events of later pipeline batches to share its requests, like "
+                    + "Fluent Bit's Flush, the OTel exporter's batch flush_timeout or Vector's batch.timeout_secs. "
+                    + "Batches gather until their events reach MaxContentLength (uncompressed), this time passes, or "
+                    + "every delivering thread holds a waiting batch; each is still acknowledged only after the "
+                    + "requests carrying it were accepted, and a stopping pipeline sends what waits. 0 (default): "
+                    + "each pipeline batch is sent at once, adding no latency.");
     public static final Param<Boolean> GZIP = Param.bool("Gzip", true, "Compress request bodies with gzip.");
     public static final Param<Integer> GZIP_LEVEL = Param.integer("GzipLevel", 6, "gzip level, 1 (fastest) to 9.");
     public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 4,
@@ -78,7 +87,7 @@ public final class SplunkHEC extends Producer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.SplunkHEC",
             "Sends events and metrics to a Splunk HTTP Event Collector (HEC).")
             .params(ENDPOINT, TOKEN, HOST, SOURCE, SOURCETYPE, INDEX, EVENT_FORMAT, FIELDS, MULTI_METRIC, RAW,
-                    MAX_CONTENT_LENGTH, MAX_EVENT_SIZE, GZIP, GZIP_LEVEL, MAX_CONNECTIONS, TIMEOUT_MS,
+                    MAX_CONTENT_LENGTH, MAX_EVENT_SIZE, FLUSH_INTERVAL_MS, GZIP, GZIP_LEVEL, MAX_CONNECTIONS, TIMEOUT_MS,
                     RETRY_INITIAL_MS, RETRY_MAX_MS, RETRY_MAX_ELAPSED_MS, TLS_CA_FILE, TLS_INSECURE,
                     USE_ACK, ACK_POLL_MS, ACK_TIMEOUT_MS, HEALTH_CHECK)
             .factory(SplunkHEC::new);
@@ -100,6 +109,8 @@ public final class SplunkHEC extends Producer {
     private final boolean useAck;
     private final long ackPoll;
     private final long ackTimeout;
+    /** Gathers pipeline batches into shared requests (FlushIntervalMs); null when each batch is sent at once. */
+    private final Accumulator accumulator;
     private HecTransport http;
     private Log log;
     private PluginStats stats;
@@ -128,6 +139,9 @@ public final class SplunkHEC extends Producer {
         if (config.get(MAX_CONNECTIONS) < 1) {
             throw config.error(MAX_CONNECTIONS, "must be at least 1");
         }
+        if (config.get(FLUSH_INTERVAL_MS) < 0) {
+            throw config.error(FLUSH_INTERVAL_MS, "must be 0 (off) or more");
+        }
         boolean raw = config.get(RAW);
         this.format = HecFormat.builder()
                 .host(config.get(HOST)).source(config.get(SOURCE)).sourcetype(config.get(SOURCETYPE))
@@ -143,6 +157,10 @@ public final class SplunkHEC extends Producer {
         this.useAck = config.get(USE_ACK);
         this.ackPoll = config.get(ACK_POLL_MS);
         this.ackTimeout = config.get(ACK_TIMEOUT_MS);
+        int interval = config.get(FLUSH_INTERVAL_MS);
+        // As many threads deliver as the pipeline starts for a concurrent producer: max(1, ModulatorRoutines, workers()).
+        int threads = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), workers);
+        this.accumulator = interval > 0 ? new Accumulator(interval, config.get(MAX_CONTENT_LENGTH), threads) : null;
     }
 
     /** In raw mode metadata cannot travel per event, so the configured defaults go in the query string. */
@@ -163,6 +181,10 @@ public final class SplunkHEC extends Producer {
     public void start(ProducerContext ctx) throws Exception {
         this.log = ctx.log();
         this.stats = ctx.stats();
+        if (accumulator != null && config.get(FLUSH_INTERVAL_MS) >= config.get(PluginSpec.SHUTDOWN_TIMEOUT_MS)) {
+            log.warn(config.id() + ": FlushIntervalMs is not below ShutdownTimeoutMs: a stop will wait "
+                    + config.get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + " ms before it sends the events still waiting");
+        }
         if (http == null) {
             http = new HecHttp(config.get(ENDPOINT), config.get(TOKEN), channel,
                     Duration.ofMillis(config.get(TIMEOUT_MS)), config.get(TLS_CA_FILE), config.get(TLS_INSECURE));
@@ -191,8 +213,31 @@ public final class SplunkHEC extends Producer {
         return workers;
     }
 
+    /**
+     * Sends the batch's events and returns once every request carrying them was accepted, or throws with the
+     * batch reduced to the messages that were not delivered. With {@code FlushIntervalMs} the batch may share its
+     * requests with batches delivered on other threads meanwhile; it still returns only after they were sent.
+     */
     @Override
     public void deliver(Batch batch) throws Exception {
+        if (accumulator != null) {
+            deliverGathered(batch);
+            return;
+        }
+        HecEncoder enc = takeEncoder();
+        try {
+            enc.encode(batch);
+            sendAll(enc);
+            Exception failed = moveFailed(batch, enc, 0);
+            if (failed != null) {
+                throw failed;
+            }
+        } finally {
+            encoders.offer(enc);
+        }
+    }
+
+    private HecEncoder takeEncoder() {
         HecEncoder enc = encoders.poll();
         if (enc == null) {
             enc = new HecEncoder(format);
@@ -200,22 +245,82 @@ public final class SplunkHEC extends Producer {
                 allEncoders.add(enc);
             }
         }
+        return enc;
+    }
+
+    /** Joins the open group of batches; the thread that closes it sends it, the others wait for the outcome. */
+    private void deliverGathered(Batch batch) throws Exception {
+        Accumulator.Group g = accumulator.join(batch, estimatedBytes(batch));
+        if (g.mustSend()) {
+            sendGroup(g);
+        } else {
+            accumulator.awaitDone(g);
+        }
+        Exception failed = g.outcomeOf(batch);
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /**
+     * Encodes and sends every batch of the group as one set of requests (multi-metric merging spans them), then
+     * leaves each batch with its own undelivered messages and outcome. Whatever happens, the group is marked done,
+     * so that no thread waits for it forever.
+     */
+    private void sendGroup(Accumulator.Group g) throws InterruptedException {
+        HecEncoder enc = takeEncoder();
         try {
-            enc.encode(batch);
-            enc.plan();
-            long[] ackIds = useAck ? new long[enc.requests()] : null;
-            // requests() grows when a 413 splits a request into halves appended at the end.
-            for (int r = 0; r < enc.requests(); r++) {
-                ackIds = send(enc, r, ackIds);
+            enc.clear();
+            int[] base = new int[g.size()];
+            for (int k = 0; k < g.size(); k++) {
+                base[k] = enc.add(g.batch(k));
             }
-            if (useAck) {
-                awaitAcks(enc, ackIds);
+            enc.encode();
+            sendAll(enc);
+            for (int k = 0; k < g.size(); k++) {
+                g.setOutcome(k, moveFailed(g.batch(k), enc, base[k]));
             }
-            if (enc.failedMessages() > 0) {
-                throw moveFailed(batch, enc);
+        } catch (Throwable t) {
+            // Every batch of the group ends the way this thread's does, as if each had been sent alone; none may
+            // be taken for delivered.
+            Exception e = t instanceof Exception ? (Exception) t
+                    : new IOException(config.id() + ": sending failed: " + t, t);
+            for (int k = 0; k < g.size(); k++) {
+                g.setOutcome(k, e);
             }
+            throw t;
         } finally {
             encoders.offer(enc);
+            accumulator.done(g);
+        }
+    }
+
+    /** About the bytes the batch's events take encoded, to close a group once it fills a request. */
+    private static long estimatedBytes(Batch b) {
+        long n = 0;
+        for (int i = 0; i < b.size(); i++) {
+            Message m = b.get(i);
+            n += m.length() + 64; // time, the event key, braces
+            if (m.hasMetadata()) {
+                Metadata md = m.metadata();
+                for (int f = 0; f < md.size(); f++) {
+                    n += md.keyLength(f) + md.rawValueLength(f) + 6;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Plans the encoded events into requests and sends them all (and awaits indexer acks when on). */
+    private void sendAll(HecEncoder enc) throws InterruptedException {
+        enc.plan();
+        long[] ackIds = useAck ? new long[enc.requests()] : null;
+        // requests() grows when a 413 splits a request into halves appended at the end.
+        for (int r = 0; r < enc.requests(); r++) {
+            ackIds = send(enc, r, ackIds);
+        }
+        if (useAck) {
+            awaitAcks(enc, ackIds);
         }
     }
 
@@ -364,9 +469,13 @@ public final class SplunkHEC extends Producer {
      * Keeps only the failed messages in the batch, tagged with why, and returns the exception that makes the
      * pipeline route them to the fallback stream: a {@link PermanentDeliveryException} when no retry can help
      * any of them (so a rejected event does not block a worker under {@code Retry/Max: -1}), else an
-     * IOException the pipeline retries. The delivered ones are removed so they are not sent twice.
+     * IOException the pipeline retries. The delivered ones are removed so they are not sent twice. {@code base} is
+     * the number of the batch's first message in the encoder; returns null when none of its messages failed.
      */
-    private Exception moveFailed(Batch batch, HecEncoder enc) {
+    private Exception moveFailed(Batch batch, HecEncoder enc, int base) {
+        if (enc.failedMessages() == 0) {
+            return null;
+        }
         int kept = 0;
         String first = null;
         // Failures come in runs (a whole request shares one reason): encode each distinct reason once.
@@ -378,24 +487,25 @@ public final class SplunkHEC extends Producer {
         byte[] code = null;
         byte[] text = null;
         for (int i = 0; i < batch.size(); i++) {
-            String why = enc.failure(i);
+            int mi = base + i;
+            String why = enc.failure(mi);
             if (why == null) {
                 continue;
             }
             if (first == null) {
                 first = why;
             }
-            permanent &= permanent(enc.failureStatus(i), why);
+            permanent &= permanent(enc.failureStatus(mi), why);
             if (why != lastWhy) {
                 lastWhy = why;
                 text = why.getBytes(StandardCharsets.UTF_8);
             }
-            if (enc.failureStatus(i) != lastStatus) {
-                lastStatus = enc.failureStatus(i);
+            if (enc.failureStatus(mi) != lastStatus) {
+                lastStatus = enc.failureStatus(mi);
                 status = Integer.toString(lastStatus).getBytes(StandardCharsets.US_ASCII);
             }
-            if (enc.failureCode(i) != lastCode) {
-                lastCode = enc.failureCode(i);
+            if (enc.failureCode(mi) != lastCode) {
+                lastCode = enc.failureCode(mi);
                 code = Integer.toString(lastCode).getBytes(StandardCharsets.US_ASCII);
             }
             Metadata md = batch.get(i).metadata();
@@ -403,6 +513,9 @@ public final class SplunkHEC extends Producer {
             md.set(K_CODE, code, Metadata.NUMBER);
             md.set(K_TEXT, text, Metadata.STRING);
             batch.swap(i, kept++);
+        }
+        if (kept == 0) {
+            return null;
         }
         batch.truncate(kept);
         String message = kept + " events not delivered: " + first;

@@ -96,6 +96,129 @@ class HecEncoderTest {
                         + "{\"time\":3,\"event\":\"metric\",\"fields\":{\"k0\":\"v0\",\"metric_name:cpu\":4}}\n");
     }
 
+    private static Message metricOn(Batch b, long ts, String host, String dim, String... measurements) {
+        Message m = b.add();
+        m.setPayload("metric");
+        m.setTimestamp(ts);
+        set(m, "host", host, Metadata.STRING);
+        set(m, "k0", dim, Metadata.STRING);
+        for (int i = 0; i < measurements.length; i += 2) {
+            set(m, "metric_name:" + measurements[i], measurements[i + 1], Metadata.NUMBER);
+        }
+        return m;
+    }
+
+    private static String metricEvent(int time, String host, String dim, String measurements) {
+        return "{\"time\":" + time + ",\"host\":\"" + host + "\",\"event\":\"metric\",\"fields\":{\"k0\":\"" + dim + "\","
+                + measurements + "}}\n";
+    }
+
+    @Test
+    void multiMetricMergesEveryMeasurementSharingTimeAndDimensionsAcrossTheBatches() {
+        Batch a = new BatchPool(8).acquire();
+        metricOn(a, 1_000_000_000L, "a", "x", "cpu", "1");   // group A
+        metricOn(a, 1_000_000_000L, "b", "x", "cpu", "2");   // B: other host
+        metricOn(a, 2_000_000_000L, "a", "x", "cpu", "3");   // C: other time
+        a.add().setPayload("a log line");                     // not a metric: an event of its own, in place
+        metricOn(a, 1_000_000_000L, "a", "x", "mem", "4");   // joins A
+        Batch b = new BatchPool(8).acquire();
+        metricOn(b, 1_000_000_000L, "a", "y", "cpu", "5");   // D: other dimension value
+        metricOn(b, 1_000_000_000L, "b", "x", "mem", "6");   // joins B, from the second batch
+        metricOn(b, 1_000_000_000L, "a", "x", "cpu", "7");   // A already has cpu: a second A event
+        metricOn(b, 1_000_000_000L, "a", "x", "disk", "8", "net", "9"); // joins that second A event
+        HecEncoder enc = new HecEncoder(HecFormat.builder().gzip(false).multiMetric(true).build());
+        enc.clear();
+        assertThat(enc.add(a)).isZero();
+        assertThat(enc.add(b)).isEqualTo(5);
+        enc.encode();
+        // Events stay where their first message was; the second "a x" event starts with its first message (7).
+        assertThat(enc.eventsText()).isEqualTo(
+                metricEvent(1, "a", "x", "\"metric_name:cpu\":1,\"metric_name:mem\":4")
+                        + metricEvent(1, "b", "x", "\"metric_name:cpu\":2,\"metric_name:mem\":6")
+                        + metricEvent(2, "a", "x", "\"metric_name:cpu\":3")
+                        + "{\"event\":\"a log line\"}\n"
+                        + metricEvent(1, "a", "y", "\"metric_name:cpu\":5")
+                        + metricEvent(1, "a", "x", "\"metric_name:cpu\":7,\"metric_name:disk\":8,\"metric_name:net\":9"));
+        assertThat(enc.events()).isEqualTo(6);
+        // A rejected request fails exactly the messages merged into its events, in both batches.
+        enc.plan();
+        enc.failRequest(0, 400, 6, "bad");
+        for (int i = 0; i < enc.messages(); i++) {
+            assertThat(enc.failure(i)).as("message " + i).isEqualTo("bad");
+        }
+        // The structures are reused: encoding again gives the same bytes.
+        String first = enc.eventsText();
+        enc.encode();
+        assertThat(enc.eventsText()).isEqualTo(first);
+    }
+
+    @Test
+    void multiMetricKeepsEveryMeasurementOnceAndNeverRepeatsANameInAnEvent() {
+        Random r = new Random(11);
+        for (int round = 0; round < 50; round++) {
+            Batch a = new BatchPool(64).acquire();
+            Batch b = new BatchPool(64).acquire();
+            java.util.List<String> expected = new java.util.ArrayList<>();
+            java.util.Map<String, java.util.Map<String, Integer>> namesPerPrefix = new java.util.HashMap<>();
+            for (int i = 0; i < 100; i++) {
+                Batch into = i < 50 ? a : b;
+                int t = 1 + r.nextInt(2);
+                String host = "h" + r.nextInt(2);
+                String dim = "d" + r.nextInt(2);
+                String[] ms = r.nextInt(4) == 0 ? new String[] {"n" + r.nextInt(5), "" + i, "n" + (5 + r.nextInt(3)), "" + i}
+                        : new String[] {"n" + r.nextInt(8), "" + i};
+                metricOn(into, t * 1_000_000_000L, host, dim, ms);
+                String prefix = metricEvent(t, host, dim, "").replace("}}\n", "");
+                for (int k = 0; k < ms.length; k += 2) {
+                    expected.add(prefix + "|" + ms[k] + "=" + ms[k + 1]);
+                    namesPerPrefix.computeIfAbsent(prefix, x -> new java.util.HashMap<>()).merge(ms[k], 1, Integer::sum);
+                }
+            }
+            HecEncoder enc = new HecEncoder(HecFormat.builder().gzip(false).multiMetric(true).build());
+            enc.clear();
+            enc.add(a);
+            enc.add(b);
+            enc.encode();
+            java.util.List<String> got = new java.util.ArrayList<>();
+            java.util.Map<String, Integer> eventsPerPrefix = new java.util.HashMap<>();
+            for (String line : enc.eventsText().split("\n")) {
+                int at = line.indexOf("\"metric_name:");
+                String prefix = line.substring(0, at);
+                eventsPerPrefix.merge(prefix, 1, Integer::sum);
+                java.util.Set<String> names = new java.util.HashSet<>();
+                for (String m : line.substring(at, line.length() - 2).split(",")) {
+                    String name = m.substring("\"metric_name:".length(), m.indexOf("\":"));
+                    assertThat(names.add(name)).as("a name twice in " + line).isTrue();
+                    got.add(prefix + "|" + name + "=" + m.substring(m.indexOf("\":") + 2));
+                }
+            }
+            assertThat(got).containsExactlyInAnyOrderElementsOf(expected);
+            // One event per prefix, more only where a name comes again (then at least as many as its repeats).
+            namesPerPrefix.forEach((prefix, names) -> {
+                int repeats = java.util.Collections.max(names.values());
+                assertThat(eventsPerPrefix.get(prefix)).as(prefix).isBetween(repeats, repeats == 1 ? 1 : names.size() + repeats);
+            });
+        }
+    }
+
+    @Test
+    void multiMetricStartsAnotherEventAtMaxEventSizeAndFailsOnlyAMeasurementTooLargeAlone() {
+        Batch b = new BatchPool(8).acquire();
+        metricOn(b, 1_000_000_000L, "a", "x", "m1", "1");
+        metricOn(b, 1_000_000_000L, "a", "x", "m2", "2");
+        metricOn(b, 1_000_000_000L, "a", "x", "m3".repeat(60), "3");
+        metricOn(b, 1_000_000_000L, "a", "x", "m4", "4");
+        String one = metricEvent(1, "a", "x", "\"metric_name:m1\":1");
+        int max = one.length() + 22; // room for one more short measurement, not for the long one
+        HecEncoder enc = new HecEncoder(HecFormat.builder().gzip(false).multiMetric(true).maxEventSize(max).build());
+        enc.encode(b);
+        assertThat(enc.eventsText()).isEqualTo(
+                metricEvent(1, "a", "x", "\"metric_name:m1\":1,\"metric_name:m2\":2")
+                        + metricEvent(1, "a", "x", "\"metric_name:m4\":4"));
+        assertThat(enc.failure(2)).contains("MaxEventSize");
+        assertThat(enc.failedMessages()).isEqualTo(1);
+    }
+
     private static Batch randomLogs(int n, long seed) {
         Batch b = new BatchPool(n).acquire();
         Random r = new Random(seed);

@@ -129,6 +129,62 @@ class RoundTripTest {
         }
     }
 
+    private static void metric(Batch b, long ts, String host, String index, String dim, String... measurements) {
+        Message m = b.add();
+        m.setPayload("metric");
+        m.setTimestamp(ts);
+        set(m, "host", host, Metadata.STRING);
+        if (index != null) {
+            set(m, "index", index, Metadata.STRING);
+        }
+        set(m, "region", dim, Metadata.STRING);
+        for (int i = 0; i < measurements.length; i += 2) {
+            set(m, "metric_name:" + measurements[i], measurements[i + 1], Metadata.NUMBER);
+        }
+    }
+
+    private static Map<String, String> fields(String host, String index, String dim, String... measurements) {
+        Map<String, String> f = new java.util.LinkedHashMap<>();
+        f.put("host", host);
+        if (index != null) {
+            f.put("index", index);
+        }
+        f.put("region", dim);
+        for (int i = 0; i < measurements.length; i += 2) {
+            f.put("metric_name:" + measurements[i], measurements[i + 1]);
+        }
+        return f;
+    }
+
+    @Test
+    void multiMetricMergesInterleavedMeasurementsSharingTimeDimensionsAndMetadata() throws Exception {
+        SplunkHEC p = producer("interleaved", Map.of("UseMultiMetricFormat", true));
+        Batch b = new BatchPool(16).acquire();
+        long t1 = 1796002770_500000000L;
+        long t2 = t1 + 1_000_000L;
+        metric(b, t1, "web-1", null, "eu", "cpu", "0.5");
+        metric(b, t1, "web-2", null, "eu", "cpu", "0.7");   // other host
+        metric(b, t2, "web-1", null, "eu", "cpu", "0.9");   // other time
+        metric(b, t1, "web-1", "metrics", "eu", "cpu", "1"); // other index
+        metric(b, t1, "web-1", null, "us", "cpu", "1.1");   // other dimension value
+        metric(b, t1, "web-1", null, "eu", "mem", "512");   // → first event
+        metric(b, t1, "web-2", null, "eu", "mem", "256");   // → second event
+        metric(b, t1, "web-1", "metrics", "eu", "mem", "1024", "disk", "3"); // → fourth event
+        metric(b, t1, "web-1", null, "eu", "disk", "70");   // → first event
+        metric(b, t1, "web-1", null, "eu", "cpu", "0.6");   // first event has cpu already: a new, last one
+        List<Capture.Event> got = sendAndCollect(p, b, 6);
+        assertThat(got).extracting(Capture.Event::payload).containsOnly("metric");
+        assertThat(got).extracting(Capture.Event::timestamp).containsExactly(t1, t1, t2, t1, t1, t1);
+        assertThat(got).extracting(Capture.Event::fields).containsExactly(
+                fields("web-1", null, "eu", "cpu", "0.5", "mem", "512", "disk", "70"),
+                fields("web-2", null, "eu", "cpu", "0.7", "mem", "256"),
+                fields("web-1", null, "eu", "cpu", "0.9"),
+                fields("web-1", "metrics", "eu", "cpu", "1", "mem", "1024", "disk", "3"),
+                fields("web-1", null, "us", "cpu", "1.1"),
+                fields("web-1", null, "eu", "cpu", "0.6"));
+        p.close();
+    }
+
     @Test
     void singleMetricFormatSplitsMeasurementsIntoEventsThatEachKeepTheDimensions() throws Exception {
         SplunkHEC p = producer("split", Map.of());
