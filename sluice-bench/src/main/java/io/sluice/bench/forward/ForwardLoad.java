@@ -8,10 +8,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,12 +43,14 @@ public final class ForwardLoad {
         long perConnection = events / connections;
         List<Thread> senders = new ArrayList<>();
         AtomicLong acked = new AtomicLong();
-        long start = System.nanoTime();
+        // Every sender encodes its frames and connects first; the clock starts when all are ready to write.
+        CountDownLatch ready = new CountDownLatch(connections);
+        CountDownLatch go = new CountDownLatch(1);
         for (int c = 0; c < connections; c++) {
             int id = c;
             Thread t = new Thread(() -> {
                 try {
-                    send(host, port, packed, ack, perConnection, id, acked);
+                    send(host, port, packed, ack, perConnection, id, acked, ready, go);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -54,6 +58,9 @@ public final class ForwardLoad {
             senders.add(t);
             t.start();
         }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
         for (Thread t : senders) {
             t.join();
         }
@@ -72,17 +79,20 @@ public final class ForwardLoad {
         return r;
     }
 
-    private static void send(String host, int port, boolean packed, boolean ack, long events, int id, AtomicLong acked)
-            throws Exception {
+    private static void send(String host, int port, boolean packed, boolean ack, long events, int id, AtomicLong acked,
+                             CountDownLatch ready, CountDownLatch go) throws Exception {
         ForwardEncoder enc = new ForwardEncoder();
-        // A few distinct frames, sent round robin (the chunk id of each is what its ack echoes).
+        // A few distinct frames, sent round robin. Each chunk id is a placeholder whose digits are rewritten
+        // before every write: ids must be unique, as a real client's are, or consumer.Forward takes the
+        // frame for a resent copy and delivers it once (duplicate-chunk suppression).
         int distinct = 8;
+        String placeholder = "c" + id + "-" + "0".repeat(ID_DIGITS);
         int perFrame = packed ? PACK : 1;
         List<byte[]> frames = new ArrayList<>();
         long t = System.currentTimeMillis() / 1000;
         for (int f = 0; f < distinct; f++) {
             MsgPackWriter out = new MsgPackWriter(1 << 20);
-            String chunk = ack ? "c" + id + "-" + f : null;
+            String chunk = ack ? placeholder : null;
             if (packed) {
                 EventBatch batch = new EventBatch();
                 for (int i = 0; i < PACK; i++) {
@@ -92,12 +102,17 @@ public final class ForwardLoad {
             } else {
                 // Message mode: one event per frame; 1,000 of them are written together so a syscall moves many frames.
                 for (int i = 0; i < 1000; i++) {
-                    enc.message(out, "bench.load", t, 0, record(i), ack ? chunk + "-" + i : null);
+                    enc.message(out, "bench.load", t, 0, record(i), chunk);
                 }
                 perFrame = 1000;
             }
             frames.add(out.toByteArray());
         }
+        int[][] idDigits = new int[distinct][];
+        for (int f = 0; f < distinct; f++) {
+            idDigits[f] = ack ? find(frames.get(f), placeholder.getBytes(StandardCharsets.US_ASCII)) : new int[0];
+        }
+        long nextId = 0;
         int acksPerWrite = packed ? 1 : 1000;
         try (Socket s = new Socket()) {
             s.setTcpNoDelay(true);
@@ -112,16 +127,47 @@ public final class ForwardLoad {
                 reader = new Thread(() -> readAcks(in, expected, window, acked), "acks-" + id);
                 reader.start();
             }
+            ready.countDown();
+            go.await();
             for (long w = 0; w < writes; w++) {
                 if (ack) {
                     window.acquire(acksPerWrite);
                 }
-                out.write(frames.get((int) (w % distinct)));
+                int f = (int) (w % distinct);
+                for (int at : idDigits[f]) {
+                    setDigits(frames.get(f), at, nextId++);
+                }
+                out.write(frames.get(f));
             }
             out.flush();
             if (reader != null) {
                 reader.join();
             }
+        }
+    }
+
+    private static final int ID_DIGITS = 13;
+
+    /** Offsets of the digits of every occurrence of {@code pattern} in {@code b}. */
+    private static int[] find(byte[] b, byte[] pattern) {
+        List<Integer> at = new ArrayList<>();
+        outer:
+        for (int i = 0; i + pattern.length <= b.length; i++) {
+            for (int k = 0; k < pattern.length; k++) {
+                if (b[i + k] != pattern[k]) {
+                    continue outer;
+                }
+            }
+            at.add(i + pattern.length - ID_DIGITS);
+            i += pattern.length - 1;
+        }
+        return at.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static void setDigits(byte[] b, int at, long v) {
+        for (int k = at + ID_DIGITS - 1; k >= at; k--) {
+            b[k] = (byte) ('0' + v % 10);
+            v /= 10;
         }
     }
 
