@@ -3,6 +3,7 @@
 # io.sluice.bench.forward.ForwardLoad (frames encoded before the clock starts), events of ~250 bytes.
 # The figure is producer.Benchmark's: first message generated (the first frame decoded) → last delivered.
 #   scripts/bench-forward.sh [EVENTS=4000000] [CASES="packed:1 packed:4 packed-ack:1 packed-ack:4 message:4 message-ack:4"]
+# SLUICE_JAVA_OPTS adds options to the Sluice JVM (a JFR recording, say).
 # BUFFER=disk puts producer.Benchmark behind a disk buffer (Fsync: interval), so acks mean "on disk".
 # Cases: PackedForward chunks of 1,000 over 1 and 4 connections, with and without acks; Message mode over 4
 # connections; Message mode with an ack per message over 4 connections.
@@ -32,7 +33,7 @@ run() { # mode connections events
     Streams: bench
 $( [ "${BUFFER:-memory}" = disk ] && printf '    Buffer/Type: disk\n    Buffer/Path: %s\n' "$work/buffer-$mode-$conns" )
 YAML
-  "$java_bin" -Xms64m -Xmx256m -XX:+UseParallelGC -jar "$jar" -c "$work/f.yaml" --no-stats --admin "127.0.0.1:$admin" 2> "$work/sluice.err" &
+  "$java_bin" -Xms64m -Xmx256m -XX:+UseParallelGC ${SLUICE_JAVA_OPTS:-} -jar "$jar" -c "$work/f.yaml" --no-stats --admin "127.0.0.1:$admin" 2> "$work/sluice.err" &
   local pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/ready" > /dev/null && break; sleep 0.1; done
   "$java_bin" -cp "$bench" io.sluice.bench.forward.ForwardLoad 127.0.0.1 "$port" "$mode" "$conns" "$n" > "$work/load.out"
