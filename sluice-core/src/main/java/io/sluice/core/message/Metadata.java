@@ -33,17 +33,23 @@ public final class Metadata {
     private byte[] arena = new byte[256];
     private int used;
     private int count;
-    private int[] keyOff = new int[8];
-    private int[] keyLen = new int[8];
-    /** A hash of each key, compared before the bytes: most probes then cost one int compare per field. */
-    private int[] keyHash = new int[8];
-    private int[] valOff = new int[8];
-    private int[] valLen = new int[8];
-    private byte[] kinds = new byte[8];
-    /** Per field: 0 decoded bytes; {@link #RAW} raw JSON contents without escapes; {@link #ESCAPED} with escapes. */
-    private byte[] forms = new byte[8];
-    /** Per field: whether the key bytes are valid JSON string contents as they are (a writer may copy them). */
-    private boolean[] keyRaw = new boolean[8];
+    /**
+     * The fields, {@value #S} ints each, side by side: key offset, key length, key hash (compared before the
+     * bytes, so most probes cost one int compare), value offset, value length, kind, form (0 decoded bytes;
+     * {@link #RAW} raw JSON contents without escapes; {@link #ESCAPED} with escapes), and whether the key bytes
+     * are valid JSON string contents as they are. One array rather than one per column: a message's metadata is
+     * touched per message in a pipeline, and a field then lies in one cache line instead of eight arrays.
+     */
+    private int[] f = new int[8 * S];
+    private static final int S = 8;
+    private static final int KEY_OFF = 0;
+    private static final int KEY_LEN = 1;
+    private static final int KEY_HASH = 2;
+    private static final int VAL_OFF = 3;
+    private static final int VAL_LEN = 4;
+    private static final int KIND = 5;
+    private static final int FORM = 6;
+    private static final int KEY_RAW = 7;
     private static final byte DECODED = 0;
     private static final byte RAW = 1;
     private static final byte ESCAPED = 2;
@@ -103,7 +109,7 @@ public final class Metadata {
     /** Like {@link #indexOf(byte[], int, int)} with the key's {@link #hash} already known (keys from config). */
     public int indexOf(byte[] key, int off, int len, int hash) {
         for (int i = count - 1; i >= 0; i--) {
-            if (keyHash[i] == hash && keyLen[i] == len && equalBytes(arena, keyOff[i], key, off, len)) {
+            if (f[i * S + KEY_HASH] == hash && f[i * S + KEY_LEN] == len && equalBytes(arena, f[i * S + KEY_OFF], key, off, len)) {
                 return i;
             }
         }
@@ -159,19 +165,19 @@ public final class Metadata {
         if (i < 0) {
             i = count;
             grow(count + 1);
-            valLen[i] = 0; // a stale length must not be counted if the arena compacts below
-            keyLen[i] = 0;
+            f[i * S + VAL_LEN] = 0; // a stale length must not be counted if the arena compacts below
+            f[i * S + KEY_LEN] = 0;
             count++;
-            keyOff[i] = append(key, keyOffset, keyLength);
-            keyLen[i] = keyLength;
-            keyHash[i] = h;
-            keyRaw[i] = false;
+            f[i * S + KEY_OFF] = append(key, keyOffset, keyLength);
+            f[i * S + KEY_LEN] = keyLength;
+            f[i * S + KEY_HASH] = h;
+            f[i * S + KEY_RAW] = 0;
         }
-        valLen[i] = 0;
-        valOff[i] = append(value, valueOffset, valueLength);
-        valLen[i] = valueLength;
-        kinds[i] = kind;
-        forms[i] = DECODED;
+        f[i * S + VAL_LEN] = 0;
+        f[i * S + VAL_OFF] = append(value, valueOffset, valueLength);
+        f[i * S + VAL_LEN] = valueLength;
+        f[i * S + KIND] = kind;
+        f[i * S + FORM] = DECODED;
     }
 
     /** Sets a field from whole arrays. */
@@ -190,25 +196,15 @@ public final class Metadata {
      * int, byte, boolean)}.
      */
     public void setValueRange(int i, int valueOffset, int valueLength, byte kind, boolean rawJson) {
-        valOff[i] = valueOffset;
-        valLen[i] = valueLength;
-        kinds[i] = kind;
-        forms[i] = rawJson && kind == STRING ? RAW : DECODED;
+        f[i * S + VAL_OFF] = valueOffset;
+        f[i * S + VAL_LEN] = valueLength;
+        f[i * S + KIND] = kind;
+        f[i * S + FORM] = rawJson && kind == STRING ? RAW : DECODED;
     }
 
     /** Removes the field at index {@code i}, keeping the order of the others. */
     public void remove(int i) {
-        // Element by element: objects are small, and eight System.arraycopy calls cost more than the moves.
-        for (int j = i + 1; j < count; j++) {
-            keyOff[j - 1] = keyOff[j];
-            keyLen[j - 1] = keyLen[j];
-            keyHash[j - 1] = keyHash[j];
-            valOff[j - 1] = valOff[j];
-            valLen[j - 1] = valLen[j];
-            kinds[j - 1] = kinds[j];
-            forms[j - 1] = forms[j];
-            keyRaw[j - 1] = keyRaw[j];
-        }
+        System.arraycopy(f, (i + 1) * S, f, i * S, (count - i - 1) * S);
         count--;
     }
 
@@ -233,10 +229,10 @@ public final class Metadata {
                 i--;
             }
         }
-        keyOff[i] = append(newKey, 0, newKey.length);
-        keyLen[i] = newKey.length;
-        keyHash[i] = h;
-        keyRaw[i] = plain;
+        f[i * S + KEY_OFF] = append(newKey, 0, newKey.length);
+        f[i * S + KEY_LEN] = newKey.length;
+        f[i * S + KEY_HASH] = h;
+        f[i * S + KEY_RAW] = plain ? 1 : 0;
     }
 
     /** The arena holding keys and values; read it with the offsets below. */
@@ -246,29 +242,29 @@ public final class Metadata {
 
     /** Offset of field {@code i}'s key in the arena. */
     public int keyOffset(int i) {
-        return keyOff[i];
+        return f[i * S + KEY_OFF];
     }
 
     /** Length of field {@code i}'s key. */
     public int keyLength(int i) {
-        return keyLen[i];
+        return f[i * S + KEY_LEN];
     }
 
     /** Offset of field {@code i}'s value in the arena, unescaping it first if it was left escaped. */
     public int valueOffset(int i) {
         materialize(i);
-        return valOff[i];
+        return f[i * S + VAL_OFF];
     }
 
     /** Length of field {@code i}'s value, unescaping it first if it was left escaped. */
     public int valueLength(int i) {
         materialize(i);
-        return valLen[i];
+        return f[i * S + VAL_LEN];
     }
 
     /** Whether field {@code i} is a string still held as raw JSON string contents with escapes (not yet decoded). */
     public boolean isEscaped(int i) {
-        return forms[i] == ESCAPED;
+        return f[i * S + FORM] == ESCAPED;
     }
 
     /**
@@ -276,7 +272,7 @@ public final class Metadata {
      * are, so a JSON writer may copy them without escaping: true for strings parsed from JSON and not changed.
      */
     public boolean isRawJson(int i) {
-        return forms[i] != DECODED;
+        return f[i * S + FORM] != DECODED;
     }
 
     /**
@@ -284,24 +280,24 @@ public final class Metadata {
      * without escapes, or a prepared {@link Key} that needs none), so a JSON writer may copy them unchecked.
      */
     public boolean isKeyRaw(int i) {
-        return keyRaw[i];
+        return f[i * S + KEY_RAW] != 0;
     }
 
     /** Offset of field {@code i}'s value as stored: raw JSON contents if {@link #isEscaped}. Does not decode. */
     public int rawValueOffset(int i) {
-        return valOff[i];
+        return f[i * S + VAL_OFF];
     }
 
     /** Length of field {@code i}'s value as stored. Does not decode. */
     public int rawValueLength(int i) {
-        return valLen[i];
+        return f[i * S + VAL_LEN];
     }
 
     /** Unescapes field {@code i} in place; the unescaped form is never longer, so it fits where it is. */
     private void materialize(int i) {
-        if (forms[i] == ESCAPED) {
-            valLen[i] = JsonStrings.unescape(arena, valOff[i], valLen[i], arena, valOff[i]);
-            forms[i] = DECODED;
+        if (f[i * S + FORM] == ESCAPED) {
+            f[i * S + VAL_LEN] = JsonStrings.unescape(arena, f[i * S + VAL_OFF], f[i * S + VAL_LEN], arena, f[i * S + VAL_OFF]);
+            f[i * S + FORM] = DECODED;
         }
     }
 
@@ -346,14 +342,14 @@ public final class Metadata {
             grow(count + 1);
             count++;
         }
-        keyOff[i] = keyOffset;
-        keyLen[i] = keyLength;
-        keyHash[i] = h;
-        valOff[i] = valueOffset;
-        valLen[i] = valueLength;
-        kinds[i] = kind;
-        forms[i] = kind != STRING ? DECODED : escaped ? ESCAPED : RAW;
-        keyRaw[i] = keyRawJson;
+        f[i * S + KEY_OFF] = keyOffset;
+        f[i * S + KEY_LEN] = keyLength;
+        f[i * S + KEY_HASH] = h;
+        f[i * S + VAL_OFF] = valueOffset;
+        f[i * S + VAL_LEN] = valueLength;
+        f[i * S + KIND] = kind;
+        f[i * S + FORM] = kind != STRING ? DECODED : escaped ? ESCAPED : RAW;
+        f[i * S + KEY_RAW] = keyRawJson ? 1 : 0;
     }
 
     /**
@@ -387,32 +383,32 @@ public final class Metadata {
             i = count;
             grow(count + 1);
             count++;
-            keyOff[i] = at;
-            keyLen[i] = keyLength;
-            keyHash[i] = h;
-            keyRaw[i] = plainKey;
+            f[i * S + KEY_OFF] = at;
+            f[i * S + KEY_LEN] = keyLength;
+            f[i * S + KEY_HASH] = h;
+            f[i * S + KEY_RAW] = plainKey ? 1 : 0;
         }
-        valOff[i] = valueOffset;
-        valLen[i] = valueLength;
-        kinds[i] = kind;
-        forms[i] = rawJson && kind == STRING ? RAW : DECODED;
+        f[i * S + VAL_OFF] = valueOffset;
+        f[i * S + VAL_LEN] = valueLength;
+        f[i * S + KIND] = kind;
+        f[i * S + FORM] = rawJson && kind == STRING ? RAW : DECODED;
         return i;
     }
 
     /** The JSON kind of field {@code i}'s value: {@link #STRING}, {@link #NUMBER}, ... */
     public byte kind(int i) {
-        return kinds[i];
+        return (byte) f[i * S + KIND];
     }
 
     /** Key of field {@code i} as a String (allocates). */
     public String key(int i) {
-        return new String(arena, keyOff[i], keyLen[i], StandardCharsets.UTF_8);
+        return new String(arena, f[i * S + KEY_OFF], f[i * S + KEY_LEN], StandardCharsets.UTF_8);
     }
 
     /** Value of field {@code i} as a String (allocates). */
     public String value(int i) {
         materialize(i);
-        return new String(arena, valOff[i], valLen[i], StandardCharsets.UTF_8);
+        return new String(arena, f[i * S + VAL_OFF], f[i * S + VAL_LEN], StandardCharsets.UTF_8);
     }
 
     /** Value of a field as a String, or null when absent (allocates). */
@@ -429,14 +425,7 @@ public final class Metadata {
         System.arraycopy(other.arena, 0, arena, 0, other.used);
         used = other.used;
         grow(other.count);
-        System.arraycopy(other.keyOff, 0, keyOff, 0, other.count);
-        System.arraycopy(other.keyLen, 0, keyLen, 0, other.count);
-        System.arraycopy(other.keyHash, 0, keyHash, 0, other.count);
-        System.arraycopy(other.valOff, 0, valOff, 0, other.count);
-        System.arraycopy(other.valLen, 0, valLen, 0, other.count);
-        System.arraycopy(other.kinds, 0, kinds, 0, other.count);
-        System.arraycopy(other.forms, 0, forms, 0, other.count);
-        System.arraycopy(other.keyRaw, 0, keyRaw, 0, other.count);
+        System.arraycopy(other.f, 0, f, 0, other.count * S);
         count = other.count;
     }
 
@@ -454,33 +443,25 @@ public final class Metadata {
     private void compactOrGrow(int need) {
         int live = 0;
         for (int i = 0; i < count; i++) {
-            live += keyLen[i] + valLen[i];
+            live += f[i * S + KEY_LEN] + f[i * S + VAL_LEN];
         }
         byte[] next = new byte[Math.max(arena.length, Integer.highestOneBit(Math.max(64, live + need)) << 1)];
         int at = 0;
         for (int i = 0; i < count; i++) {
-            System.arraycopy(arena, keyOff[i], next, at, keyLen[i]);
-            keyOff[i] = at;
-            at += keyLen[i];
-            System.arraycopy(arena, valOff[i], next, at, valLen[i]);
-            valOff[i] = at;
-            at += valLen[i];
+            System.arraycopy(arena, f[i * S + KEY_OFF], next, at, f[i * S + KEY_LEN]);
+            f[i * S + KEY_OFF] = at;
+            at += f[i * S + KEY_LEN];
+            System.arraycopy(arena, f[i * S + VAL_OFF], next, at, f[i * S + VAL_LEN]);
+            f[i * S + VAL_OFF] = at;
+            at += f[i * S + VAL_LEN];
         }
         arena = next;
         used = at;
     }
 
     private void grow(int n) {
-        if (n > keyOff.length) {
-            int cap = Math.max(n, keyOff.length * 2);
-            keyOff = Arrays.copyOf(keyOff, cap);
-            keyLen = Arrays.copyOf(keyLen, cap);
-            keyHash = Arrays.copyOf(keyHash, cap);
-            valOff = Arrays.copyOf(valOff, cap);
-            valLen = Arrays.copyOf(valLen, cap);
-            kinds = Arrays.copyOf(kinds, cap);
-            forms = Arrays.copyOf(forms, cap);
-            keyRaw = Arrays.copyOf(keyRaw, cap);
+        if (n * S > f.length) {
+            f = Arrays.copyOf(f, Math.max(n * S, f.length * 2));
         }
     }
 
