@@ -41,6 +41,11 @@ public final class Metadata {
      * touched per message in a pipeline, and a field then lies in one cache line instead of eight arrays.
      */
     private int[] f = new int[8 * S];
+    /**
+     * Bit {@code hash & 63} is set for every key hash stored (and may stay set after a removal): a lookup whose
+     * bit is clear is a miss without a scan. Most lookups of a parse are misses (no duplicate keys, new fields).
+     */
+    private long hashBits;
     private static final int S = 8;
     private static final int KEY_OFF = 0;
     private static final int KEY_LEN = 1;
@@ -89,6 +94,7 @@ public final class Metadata {
     public void clear() {
         used = 0;
         count = 0;
+        hashBits = 0;
     }
 
     /** Index of the field with this key, or -1. */
@@ -108,6 +114,9 @@ public final class Metadata {
 
     /** Like {@link #indexOf(byte[], int, int)} with the key's {@link #hash} already known (keys from config). */
     public int indexOf(byte[] key, int off, int len, int hash) {
+        if ((hashBits & (1L << hash)) == 0) {
+            return -1;
+        }
         for (int i = count - 1; i >= 0; i--) {
             if (f[i * S + KEY_HASH] == hash && f[i * S + KEY_LEN] == len && equalBytes(arena, f[i * S + KEY_OFF], key, off, len)) {
                 return i;
@@ -171,6 +180,7 @@ public final class Metadata {
             f[i * S + KEY_OFF] = append(key, keyOffset, keyLength);
             f[i * S + KEY_LEN] = keyLength;
             f[i * S + KEY_HASH] = h;
+            hashBits |= 1L << h;
             f[i * S + KEY_RAW] = 0;
         }
         f[i * S + VAL_LEN] = 0;
@@ -232,6 +242,7 @@ public final class Metadata {
         f[i * S + KEY_OFF] = append(newKey, 0, newKey.length);
         f[i * S + KEY_LEN] = newKey.length;
         f[i * S + KEY_HASH] = h;
+        hashBits |= 1L << h;
         f[i * S + KEY_RAW] = plain ? 1 : 0;
     }
 
@@ -345,6 +356,7 @@ public final class Metadata {
         f[i * S + KEY_OFF] = keyOffset;
         f[i * S + KEY_LEN] = keyLength;
         f[i * S + KEY_HASH] = h;
+        hashBits |= 1L << h;
         f[i * S + VAL_OFF] = valueOffset;
         f[i * S + VAL_LEN] = valueLength;
         f[i * S + KIND] = kind;
@@ -386,6 +398,7 @@ public final class Metadata {
             f[i * S + KEY_OFF] = at;
             f[i * S + KEY_LEN] = keyLength;
             f[i * S + KEY_HASH] = h;
+            hashBits |= 1L << h;
             f[i * S + KEY_RAW] = plainKey ? 1 : 0;
         }
         f[i * S + VAL_OFF] = valueOffset;
@@ -427,6 +440,7 @@ public final class Metadata {
         grow(other.count);
         System.arraycopy(other.f, 0, f, 0, other.count * S);
         count = other.count;
+        hashBits = other.hashBits;
     }
 
     private int append(byte[] src, int off, int len) {
