@@ -255,10 +255,16 @@ final class Directive {
         int vo = v.valueOffset(i);
         int vl = v.valueLength(i);
         byte[] token = paramBytes[0];
-        if (Splitter.indexOf(v.arena(), vo, vo + vl, token) < 0) {
+        int max = params.length - 1;
+        // With two or more target keys, a split into fewer than two parts means the delimiter is absent: no
+        // separate search for it first.
+        if (max < 2 && Splitter.indexOf(v.arena(), vo, vo + vl, token) < 0) {
             return;
         }
-        int n = w.splitter.split(v.arena(), vo, vl, token, params.length - 1);
+        int n = w.splitter.split(v.arena(), vo, vl, token, max);
+        if (max >= 2 && n < 2) {
+            return;
+        }
         for (int p = 0; p < n; p++) {
             v.setKeyRange(paramKeys[p + 1], w.splitter.start(p), w.splitter.length(p), Metadata.STRING, raw);
         }

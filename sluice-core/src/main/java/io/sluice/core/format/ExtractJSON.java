@@ -67,6 +67,18 @@ public final class ExtractJSON extends SimpleFormatter {
             target.write(m, b, start, 0, Metadata.STRING);
             return Result.CONTINUE;
         }
+        if (scanner.kind() == JsonFields.STRING && !scanner.valueEscaped()) {
+            // A plain string is written from where it lies (the payload itself, when that is the source; the
+            // copy handles the overlap), without going through the scratch buffer.
+            int vs = scanner.valueStart();
+            int ve = scanner.valueEnd();
+            if (trim) {
+                vs = Whitespace.skipLeading(b, vs, ve);
+                ve = Whitespace.skipTrailing(b, vs, ve);
+            }
+            target.write(m, b, vs, ve - vs, Metadata.STRING);
+            return Result.CONTINUE;
+        }
         int n = render(b);
         int s = 0;
         if (trim) {
