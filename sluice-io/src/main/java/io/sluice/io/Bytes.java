@@ -1,39 +1,16 @@
 package io.sluice.io;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
- * Byte searching for the line splitters. Lines are found eight bytes at a time (SWAR): the per-byte loop
- * was the largest cost of reading a file at 900 MB/s, and a long compare finds "no delimiter in these 8
- * bytes" in one step.
+ * Byte searching and parsing for the line splitters. Lines are found eight bytes at a time (SWAR, in
+ * {@link io.sluice.core.Bytes}): the per-byte loop was the largest cost of reading a file at 900 MB/s.
  */
 public final class Bytes {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101010101010101L;
-    private static final long HIGHS = 0x8080808080808080L;
-
     private Bytes() {
     }
 
-    /** Index of the first {@code b} in {@code a[from, to)}, or -1. */
+    /** Index of the first {@code b} in {@code a[from, to)}, or -1 (see {@link io.sluice.core.Bytes#indexOf}). */
     public static int indexOf(byte[] a, int from, int to, byte b) {
-        int i = from;
-        long pattern = (b & 0xFFL) * ONES;
-        for (; i + 8 <= to; i += 8) {
-            long word = (long) LONGS.get(a, i) ^ pattern;
-            long found = (word - ONES) & ~word & HIGHS;
-            if (found != 0) {
-                return i + (Long.numberOfTrailingZeros(found) >>> 3);
-            }
-        }
-        for (; i < to; i++) {
-            if (a[i] == b) {
-                return i;
-            }
-        }
-        return -1;
+        return io.sluice.core.Bytes.indexOf(a, from, to, b);
     }
 
     /** Index of the first occurrence of {@code needle} in {@code a[from, to)}, or -1. */

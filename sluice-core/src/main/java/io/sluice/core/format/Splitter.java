@@ -1,8 +1,6 @@
 package io.sluice.core.format;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import io.sluice.core.Bytes;
 import java.util.Arrays;
 
 /**
@@ -73,7 +71,7 @@ final class Splitter {
         int n = sep.length;
         byte first = sep[0];
         if (n == 1) {
-            return indexOf(b, from, end, first);
+            return Bytes.indexOf(b, from, end, first);
         }
         for (int i = from, last = end - n; i <= last; i++) {
             if (b[i] == first && (n == 1 || Arrays.equals(b, i + 1, i + n, sep, 1, n))) {
@@ -83,27 +81,6 @@ final class Splitter {
         return -1;
     }
 
-    /** First index of byte {@code c} in {@code b[from, end)}, or -1; eight bytes per step. */
-    static int indexOf(byte[] b, int from, int end, byte c) {
-        long pattern = (c & 0xFFL) * 0x0101010101010101L;
-        int i = from;
-        for (; i + 8 <= end; i += 8) {
-            long x = (long) LONGS.get(b, i) ^ pattern;
-            long hits = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
-            if (hits != 0) {
-                // The lowest flagged byte is exact: borrows only disturb bytes above a real match.
-                return i + (Long.numberOfTrailingZeros(hits) >>> 3);
-            }
-        }
-        for (; i < end; i++) {
-            if (b[i] == c) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** Last index of {@code sep} in {@code b[from, end)}, or -1. */
     static int lastIndexOf(byte[] b, int from, int end, byte[] sep) {
