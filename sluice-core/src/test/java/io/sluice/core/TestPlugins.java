@@ -73,9 +73,18 @@ public final class TestPlugins {
         public final ConcurrentLinkedQueue<String> payloads = new ConcurrentLinkedQueue<>();
         /** What {@link #isReady()} answers: tests switch it to see /ready flip. */
         public volatile boolean ready = true;
+        /** Calls of deliver, counted here and in a counter of the plugin's own (exported on /metrics). */
+        public final java.util.concurrent.atomic.AtomicLong deliveries = new java.util.concurrent.atomic.AtomicLong();
+        private java.util.concurrent.atomic.AtomicLong deliveriesCounter;
 
         Collect(PluginConfig c) {
             super(c);
+        }
+
+        @Override
+        public void start(io.sluice.core.pipeline.ProducerContext ctx) throws Exception {
+            super.start(ctx);
+            deliveriesCounter = ctx.stats().counter("test_collect_deliveries_total", "Calls of deliver.");
         }
 
         @Override
@@ -85,6 +94,9 @@ public final class TestPlugins {
 
         @Override
         public void deliver(Batch batch) {
+            // Counted before the payloads are added: a test that waits for the payloads then sees final counts.
+            deliveriesCounter.incrementAndGet();
+            deliveries.incrementAndGet();
             for (int i = 0; i < batch.size(); i++) {
                 payloads.add(batch.get(i).payloadString());
             }

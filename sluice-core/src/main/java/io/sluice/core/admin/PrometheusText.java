@@ -33,6 +33,7 @@ final class PrometheusText {
                 PluginStats::corruptRecords);
         queues(b, plugins);
         latency(b, plugins);
+        ownCounters(b, plugins);
         header(b, "sluice_unrouted_discarded_total", "counter", "Messages discarded because no producer read their stream.");
         b.append("sluice_unrouted_discarded_total ").append(pipeline.unroutedDiscarded()).append('\n');
         header(b, "sluice_ready", "gauge", "1 when every consumer accepts input and every producer can deliver.");
@@ -53,6 +54,22 @@ final class PrometheusText {
         for (PluginInfo p : plugins) {
             b.append(name).append(labels(p)).append(' ').append(f.applyAsLong(p.stats())).append('\n');
         }
+    }
+
+    /** The counters plugins registered themselves, each name with one header, in the order first seen. */
+    private static void ownCounters(StringBuilder b, List<PluginInfo> plugins) {
+        java.util.LinkedHashMap<String, StringBuilder> byName = new java.util.LinkedHashMap<>();
+        for (PluginInfo p : plugins) {
+            for (PluginStats.Counter c : p.stats().counters()) {
+                StringBuilder lines = byName.computeIfAbsent(c.name(), n -> {
+                    StringBuilder h = new StringBuilder();
+                    header(h, n, "counter", c.help());
+                    return h;
+                });
+                lines.append(c.name()).append(labels(p)).append(' ').append(c.value().get()).append('\n');
+            }
+        }
+        byName.values().forEach(b::append);
     }
 
     private static void queues(StringBuilder b, List<PluginInfo> plugins) {

@@ -1,5 +1,7 @@
 package io.sluice.core.pipeline;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,11 +23,41 @@ public final class PluginStats {
     private final AtomicLong bufferedBytes = new AtomicLong();
     private final AtomicLong corruptRecords = new AtomicLong();
     private final LatencyHistogram sendLatency = new LatencyHistogram();
+    private final List<Counter> counters = new ArrayList<>();
+
+    /** A counter of one plugin type's own (duplicate chunks, heartbeats, ...), exported like the common ones. */
+    public record Counter(String name, String help, AtomicLong value) {
+    }
 
     /** Counters for plugin {@code id}; the pipeline makes them, tests and benchmarks may too. */
     public PluginStats(String id, String type) {
         this.id = id;
         this.type = type;
+    }
+
+    /**
+     * Registers a counter of this plugin's own, once, when the plugin starts (never per message), and returns it
+     * for the plugin to update. {@code /metrics} exports it as {@code name} with the plugin's labels; a Prometheus
+     * counter name ends in {@code _total}. Registering a name twice returns the first counter.
+     */
+    public AtomicLong counter(String name, String help) {
+        synchronized (counters) {
+            for (Counter c : counters) {
+                if (c.name().equals(name)) {
+                    return c.value();
+                }
+            }
+            AtomicLong v = new AtomicLong();
+            counters.add(new Counter(name, help, v));
+            return v;
+        }
+    }
+
+    /** The counters registered with {@link #counter}, in registration order. */
+    public List<Counter> counters() {
+        synchronized (counters) {
+            return List.copyOf(counters);
+        }
     }
 
     public String id() {

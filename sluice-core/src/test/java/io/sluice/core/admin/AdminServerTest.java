@@ -72,6 +72,11 @@ class AdminServerTest {
                 .isEqualTo(metric(text, "sluice_send_latency_seconds_count{plugin=\"Out\",type=\"test.Collect\"}"));
         assertThat(metric(text, "jvm_memory_used_bytes{area=\"heap\"}")).isPositive();
         assertThat(text).contains("# TYPE sluice_messages_out_total counter").contains("jvm_gc_collections_total{gc=");
+        // A plugin's own counter, registered through its stats, with the plugin's labels and one header.
+        assertThat(out.deliveries.get()).isPositive();
+        assertThat(metric(text, "test_collect_deliveries_total{plugin=\"Out\",type=\"test.Collect\",kind=\"producer\"}"))
+                .isEqualTo(out.deliveries.get());
+        assertThat(text).containsOnlyOnce("# TYPE test_collect_deliveries_total counter");
     }
 
     @Test

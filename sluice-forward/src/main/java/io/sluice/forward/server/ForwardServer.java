@@ -57,9 +57,10 @@ final class ForwardServer {
     private EventLoopGroup workers;
     private final ExecutorService publisher;
     private final RecentChunks recentChunks;
-    private final AtomicLong duplicateChunks = new AtomicLong();
-    private final AtomicLong duplicateEvents = new AtomicLong();
-    private final AtomicLong heartbeats = new AtomicLong();
+    // Exported on /metrics with the plugin's labels.
+    private final AtomicLong duplicateChunks;
+    private final AtomicLong duplicateEvents;
+    private final AtomicLong heartbeats;
     private volatile Channel listener;
     private volatile Channel heartbeatSocket;
     /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
@@ -74,6 +75,11 @@ final class ForwardServer {
         this.settings = settings;
         this.context = context;
         this.log = context.log();
+        this.duplicateChunks = context.stats().counter("sluice_forward_duplicate_chunks_total",
+                "Forward frames whose chunk id was already accepted or in flight: acked, not delivered again.");
+        this.duplicateEvents = context.stats().counter("sluice_forward_duplicate_events_total",
+                "Events of those frames, not delivered twice.");
+        this.heartbeats = context.stats().counter("sluice_forward_heartbeats_total", "UDP heartbeats answered.");
         this.recentChunks = settings.dedupChunks() > 0
                 ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()))
                 : null;
