@@ -46,7 +46,7 @@ final class Handshake {
         for (int i = 0; i < entries; i++) {
             String key = r.readString();
             if (key.equals("nonce") || key.equals("auth")) {
-                byte[] v = readBytes(r);
+                byte[] v = r.readBytes();
                 nonce = key.equals("nonce") ? v : nonce;
                 auth = key.equals("auth") ? v : auth;
             } else {
@@ -54,15 +54,6 @@ final class Handshake {
             }
         }
         return new Helo(nonce, auth);
-    }
-
-    /** Nonce and salt may come as str or bin; both are used as raw bytes. */
-    private static byte[] readBytes(MsgPackReader r) throws ForwardProtocolException {
-        int len = r.readStrOrBinHeader();
-        byte[] v = new byte[len];
-        System.arraycopy(r.array(), r.position(), v, 0, len);
-        r.position(r.position() + len);
-        return v;
     }
 
     private static byte[] ping(ForwardConfig cfg, Helo helo, byte[] salt) {

@@ -2,6 +2,7 @@ package io.sluice.forward.codec;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -175,6 +176,17 @@ public final class MsgPackReader {
         String s = new String(buf, pos, len, StandardCharsets.UTF_8);
         pos += len;
         return s;
+    }
+
+    /**
+     * @return a str or bin value's raw bytes (allocates; for handshake nonces and salts, not events)
+     * @throws ForwardProtocolException when the input is malformed or truncated
+     */
+    public byte[] readBytes() throws ForwardProtocolException {
+        int len = readStrOrBinHeader();
+        byte[] v = Arrays.copyOfRange(buf, pos, pos + len);
+        pos += len;
+        return v;
     }
 
     /**

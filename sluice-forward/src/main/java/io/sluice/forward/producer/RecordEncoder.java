@@ -163,8 +163,8 @@ final class RecordEncoder {
         ws();
         byte c = json[at];
         switch (c) {
-            case '{' -> object();
-            case '[' -> array();
+            case '{' -> container(true);
+            case '[' -> container(false);
             case '"' -> string();
             case 't' -> {
                 literal("true");
@@ -191,55 +191,38 @@ final class RecordEncoder {
         }
     }
 
-    /** Containers are written with a 32-bit header, patched once the element count is known. */
-    private void object() {
+    /**
+     * An object (map 32, as many entries as members) or an array (array 32). Containers are written with a 32-bit
+     * header, patched once the element count is known.
+     */
+    private void container(boolean object) {
+        byte close = object ? (byte) '}' : (byte) ']';
         at++;
         int header = out.skip(5);
         int n = 0;
         ws();
-        if (json[at] == '}') {
+        if (json[at] == close) {
             at++;
         } else {
             while (true) {
-                ws();
-                string();
-                ws();
-                expect(':');
+                if (object) {
+                    ws();
+                    string();
+                    ws();
+                    expect(':');
+                }
                 value();
                 n++;
                 ws();
                 if (json[at] == ',') {
                     at++;
                 } else {
-                    expect('}');
+                    expect((char) close);
                     break;
                 }
             }
         }
-        patch(header, 0xdf, n);
-    }
-
-    private void array() {
-        at++;
-        int header = out.skip(5);
-        int n = 0;
-        ws();
-        if (json[at] == ']') {
-            at++;
-        } else {
-            while (true) {
-                value();
-                n++;
-                ws();
-                if (json[at] == ',') {
-                    at++;
-                } else {
-                    expect(']');
-                    break;
-                }
-            }
-        }
-        patch(header, 0xdd, n);
+        patch(header, object ? 0xdf : 0xdd, n);
     }
 
     private void patch(int header, int format, int n) {

@@ -64,7 +64,7 @@ final class ServerHandshake {
                 return refuse("expected PING as the first message (shared_key is required)", hostname, new byte[0]);
             }
             hostname = r.readString();
-            byte[] salt = readBytes(r);
+            byte[] salt = r.readBytes();
             String digest = r.readString();
             String username = n > 4 ? r.readString() : "";
             String passwordDigest = n > 5 ? r.readString() : "";
@@ -100,14 +100,6 @@ final class ServerHandshake {
 
     private String digest(byte[] salt, String hostname) {
         return sha512Hex(salt, utf8(hostname), nonce, utf8(sharedKey));
-    }
-
-    private static byte[] readBytes(MsgPackReader r) throws ForwardProtocolException {
-        int len = r.readStrOrBinHeader();
-        byte[] v = new byte[len];
-        System.arraycopy(r.array(), r.position(), v, 0, len);
-        r.position(r.position() + len);
-        return v;
     }
 
     private static boolean constantTimeEquals(String a, String b) {
