@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -72,6 +73,13 @@ public final class KafkaParams {
                 ELECT_RETRIES, ELECT_TIMEOUT_MS, TLS_ENABLE, TLS_KEY_LOCATION, TLS_CERTIFICATE_LOCATION,
                 TLS_CA_LOCATION, TLS_SERVER_NAME, TLS_INSECURE_SKIP_VERIFY, SASL_ENABLE, SASL_MECHANISM,
                 SASL_USERNAME, SASL_USER, SASL_PASSWORD, SETTINGS);
+    }
+
+    /** The shared parameters followed by a plugin's own, for its spec. */
+    public static Param<?>[] with(List<Param<?>> own) {
+        List<Param<?>> all = new ArrayList<>(common());
+        all.addAll(own);
+        return all.toArray(new Param<?>[0]);
     }
 
     /** Client properties from the shared parameters; the caller adds its own and then {@link #applySettings}. */

@@ -1,20 +1,15 @@
 package io.sluice.bench.forward;
 
-import io.sluice.forward.client.ForwardEmitter;
 import io.sluice.forward.codec.ForwardMode;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
-import org.komamitsu.fluency.Fluency;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * {@code CompressedMessage}: the same event through the asynchronous senders, gzip-compressed
@@ -27,34 +22,16 @@ import org.openjdk.jmh.annotations.TearDown;
 public class ForwardCompressedMessage {
 
     @State(Scope.Benchmark)
-    public static class Emitter {
-        ForwardEmitter emitter;
-        long total;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            emitter = Senders.emitter(server.port, false, ForwardMode.COMPRESSED_PACKED_FORWARD);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            emitter.close();
+    public static class Emitter extends SenderStates.Emitter {
+        public Emitter() {
+            super(false, ForwardMode.COMPRESSED_PACKED_FORWARD);
         }
     }
 
     @State(Scope.Benchmark)
-    public static class FluencyState {
-        Fluency fluency;
-        long total;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            fluency = Senders.fluency(server.port, false);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() throws IOException {
-            fluency.close();
+    public static class FluencyState extends SenderStates.FluencySender {
+        public FluencyState() {
+            super(false);
         }
     }
 

@@ -1,12 +1,9 @@
 package io.sluice.bench.forward;
 
-import io.sluice.forward.client.ForwardClient;
-import io.sluice.forward.client.ForwardEmitter;
 import io.sluice.forward.codec.ForwardMode;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.fluentd.logger.FluentLogger;
-import org.komamitsu.fluency.Fluency;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -29,17 +26,9 @@ import org.openjdk.jmh.annotations.TearDown;
 public class ForwardSingleMessage {
 
     @State(Scope.Benchmark)
-    public static class SluiceClient {
-        ForwardClient client;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) throws IOException {
-            client = Senders.client(server.port, false);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            client.close();
+    public static class SluiceClient extends SenderStates.Client {
+        public SluiceClient() {
+            super(false);
         }
     }
 
@@ -59,34 +48,16 @@ public class ForwardSingleMessage {
     }
 
     @State(Scope.Benchmark)
-    public static class Emitter {
-        ForwardEmitter emitter;
-        long total;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            emitter = Senders.emitter(server.port, false, ForwardMode.PACKED_FORWARD);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            emitter.close();
+    public static class Emitter extends SenderStates.Emitter {
+        public Emitter() {
+            super(false, ForwardMode.PACKED_FORWARD);
         }
     }
 
     @State(Scope.Benchmark)
-    public static class FluencyState {
-        Fluency fluency;
-        long total;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            fluency = Senders.fluency(server.port, false);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() throws IOException {
-            fluency.close();
+    public static class FluencyState extends SenderStates.FluencySender {
+        public FluencyState() {
+            super(false);
         }
     }
 

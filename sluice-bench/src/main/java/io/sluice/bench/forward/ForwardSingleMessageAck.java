@@ -1,21 +1,15 @@
 package io.sluice.bench.forward;
 
-import io.sluice.forward.client.ForwardClient;
-import io.sluice.forward.client.ForwardEmitter;
 import io.sluice.forward.codec.ForwardMode;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
-import org.komamitsu.fluency.Fluency;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Seed 003's {@code SingleMessageAck}: the same event, acknowledged by the server. One op is
@@ -28,49 +22,23 @@ import org.openjdk.jmh.annotations.TearDown;
 public class ForwardSingleMessageAck {
 
     @State(Scope.Benchmark)
-    public static class SluiceClient {
-        ForwardClient client;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) throws IOException {
-            client = Senders.client(server.port, true);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            client.close();
+    public static class SluiceClient extends SenderStates.Client {
+        public SluiceClient() {
+            super(true);
         }
     }
 
     @State(Scope.Benchmark)
-    public static class Emitter {
-        ForwardEmitter emitter;
-        long total;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            emitter = Senders.emitter(server.port, true, ForwardMode.PACKED_FORWARD);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            emitter.close();
+    public static class Emitter extends SenderStates.Emitter {
+        public Emitter() {
+            super(true, ForwardMode.PACKED_FORWARD);
         }
     }
 
     @State(Scope.Benchmark)
-    public static class FluencyState {
-        Fluency fluency;
-        long total;
-
-        @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            fluency = Senders.fluency(server.port, true);
-        }
-
-        @TearDown(Level.Trial)
-        public void close() throws IOException {
-            fluency.close();
+    public static class FluencyState extends SenderStates.FluencySender {
+        public FluencyState() {
+            super(true);
         }
     }
 

@@ -107,7 +107,7 @@ public final class Kafka extends Consumer {
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Kafka",
             "Reads Kafka topics in a consumer group; commits offsets only once every producer took the messages.")
-            .params(params())
+            .params(KafkaParams.with(OWN))
             .factory(Kafka::new);
 
     private static final byte[] F_TOPIC = bytes("topic");
@@ -138,12 +138,6 @@ public final class Kafka extends Consumer {
     private Log log;
     private boolean paused;
     private long lastCommitNanos;
-
-    private static Param<?>[] params() {
-        List<Param<?>> all = new ArrayList<>(KafkaParams.common());
-        all.addAll(OWN);
-        return all.toArray(new Param<?>[0]);
-    }
 
     public Kafka(PluginConfig config) {
         super(config);

@@ -15,7 +15,6 @@ import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.kafka.KafkaParams;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -122,7 +121,7 @@ public final class Kafka extends Producer {
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Kafka",
             "Writes messages to Kafka topics; acknowledges upstream only once Kafka acknowledged them.")
-            .params(params())
+            .params(KafkaParams.with(OWN))
             .factory(Kafka::new);
 
     private final Properties properties;
@@ -146,12 +145,6 @@ public final class Kafka extends Producer {
     private volatile String[] streamTopics = new String[0];
     private KafkaProducer<byte[], byte[]> producer;
     private Log log;
-
-    private static Param<?>[] params() {
-        List<Param<?>> all = new ArrayList<>(KafkaParams.common());
-        all.addAll(OWN);
-        return all.toArray(new Param<?>[0]);
-    }
 
     public Kafka(PluginConfig config) {
         super(config);
