@@ -3,6 +3,8 @@ package io.sluice.e2e;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,11 +14,19 @@ abstract class ProcessTest {
     Path dir;
 
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+    /**
+     * The admin port of each process name started in this test. A restarted process takes its old one: with a
+     * fresh ephemeral port, the system could hand it the port its own listener had before the restart (freed by
+     * the stop), and the listener then failed to bind, as OverloadTest once saw.
+     */
+    private final Map<String, Integer> adminPorts = new HashMap<>();
 
     SluiceProcess start(String name, String config, int... ports) throws Exception {
-        SluiceProcess p = SluiceProcess.start(name, dir, config);
+        SluiceProcess p = SluiceProcess.start(name, dir, config, adminPorts.getOrDefault(name, 0));
         opened.push(p);
-        return p.awaitListening(ports);
+        p.awaitListening(ports);
+        adminPorts.put(name, p.adminPort());
+        return p;
     }
 
     <T extends AutoCloseable> T open(T resource) {

@@ -57,11 +57,16 @@ final class SluiceProcess implements AutoCloseable {
 
     /** Writes {@code config} next to the other files of the test and starts a process on it. */
     static SluiceProcess start(String name, Path dir, String config) throws IOException {
+        return start(name, dir, config, 0);
+    }
+
+    /** Like {@link #start(String, Path, String)} with the admin endpoint on {@code adminPort} (0: any free port). */
+    static SluiceProcess start(String name, Path dir, String config, int adminPort) throws IOException {
         Path conf = dir.resolve(name + ".yaml");
         Files.writeString(conf, config);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                "io.sluice.cli.Main", "-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:0").start();
+                "io.sluice.cli.Main", "-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:" + adminPort).start();
         Path logs = Path.of("target", "e2e-logs");
         Files.createDirectories(logs);
         Path logFile = logs.resolve(name + ".log");
@@ -95,6 +100,11 @@ final class SluiceProcess implements AutoCloseable {
     }
 
     /** Waits until the admin endpoint is up and every given TCP port accepts connections. */
+    /** The admin endpoint's port, once the process said it (-1 before). */
+    int adminPort() {
+        return adminPort;
+    }
+
     SluiceProcess awaitListening(int... ports) {
         Await.until(name + " admin endpoint and ports listening", 60, () -> {
             assertThat(process.isAlive()).as(name + " alive; log: " + tail()).isTrue();
