@@ -109,7 +109,9 @@ class ForwardRelayTest extends ProcessTest {
         // ...and marks it down once B is gone.
         assertThat(b.stop()).isZero();
         Await.until("A sees B down", 20, () -> !a.pluginReady("ToB"));
-        assertThat(a.lines()).anyMatch(l -> l.contains("ToB: server 127.0.0.1:" + forwardPort + " marked down"));
+        // The log line reaches us through A's stderr reader, possibly after /ready already flipped: wait for it.
+        String down = "ToB: server 127.0.0.1:" + forwardPort + " marked down";
+        Await.until("A logs B marked down", 20, () -> a.lines().stream().anyMatch(l -> l.contains(down)));
         assertThat(a.stop()).isZero();
         assertExactlyOnce(ledger.refresh());
     }
