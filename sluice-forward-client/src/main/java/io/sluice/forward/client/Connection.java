@@ -37,7 +37,7 @@ final class Connection implements Closeable {
     static Connection open(ForwardConfig cfg) throws IOException {
         Socket socket = new Socket();
         try {
-            socket.setTcpNoDelay(true); // whole frames are written at once: nothing to coalesce
+            socket.setTcpNoDelay(cfg.tcpNoDelay());
             socket.setKeepAlive(true);
             socket.connect(new InetSocketAddress(cfg.host(), cfg.port()),
                     (int) cfg.connectTimeout().toMillis());
@@ -117,6 +117,11 @@ final class Connection implements Closeable {
             }
         }
         return ack;
+    }
+
+    /** @return the socket, for its options */
+    Socket socket() {
+        return socket;
     }
 
     /** @return whether the socket has not been closed locally */

@@ -32,6 +32,7 @@ public final class ForwardConfig {
     private final String username;
     private final String password;
     private final int maxResponseBytes;
+    private final Boolean tcpNoDelay;
 
     private ForwardConfig(Builder b) {
         host = b.host;
@@ -50,6 +51,7 @@ public final class ForwardConfig {
         username = b.username;
         password = b.password;
         maxResponseBytes = b.maxResponseBytes;
+        tcpNoDelay = b.tcpNoDelay;
     }
 
     /** @return a builder with the defaults */
@@ -137,6 +139,19 @@ public final class ForwardConfig {
         return maxResponseBytes;
     }
 
+    /**
+     * Whether each write leaves as its own TCP segment at once. Unless set, this follows
+     * {@link #requireAck()}: a sender that waits for an ack must not have its frame's tail held back
+     * by Nagle's algorithm (it would wait for a delayed TCP ACK), while a sender that does not wait
+     * lets the kernel coalesce small frames into full segments, as fluent-logger-java's socket does,
+     * at the cost of at most one round trip of delay for the frame behind an unacknowledged one.
+     *
+     * @return whether TCP_NODELAY is set on the connection
+     */
+    public boolean tcpNoDelay() {
+        return tcpNoDelay != null ? tcpNoDelay : requireAck;
+    }
+
     /** Builds a {@link ForwardConfig}. */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -155,6 +170,7 @@ public final class ForwardConfig {
         private String username = "";
         private String password = "";
         private int maxResponseBytes = 64 * 1024;
+        private Boolean tcpNoDelay;
 
         private Builder() {
         }
@@ -314,6 +330,16 @@ public final class ForwardConfig {
          */
         public Builder maxResponseBytes(int bytes) {
             this.maxResponseBytes = bytes;
+            return this;
+        }
+
+        /**
+         * @param noDelay set TCP_NODELAY (send each write at once) or leave Nagle's algorithm on;
+         *                the default follows {@link #requireAck(boolean)}, see {@link ForwardConfig#tcpNoDelay()}
+         * @return this
+         */
+        public Builder tcpNoDelay(boolean noDelay) {
+            this.tcpNoDelay = noDelay;
             return this;
         }
 
