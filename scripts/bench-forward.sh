@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 events=${1:-4000000}
-jar=sluice-cli/target/sluice.jar
+jar=${SLUICE_JAR:-sluice-cli/target/sluice.jar} # SLUICE_JAR: another build, for A/B runs
 bench=sluice-bench/target/benchmarks.jar
 [ -f "$jar" ] || mvn -B -q -DskipTests -pl sluice-cli -am install
 [ -f "$bench" ] || mvn -B -q -Pbench -pl sluice-bench -am package -DskipTests

@@ -10,7 +10,7 @@
 #      file-out ≥ 400 MB/s plain, ≥ 150 MB/s of input to .gz.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-jar="$here/sluice-cli/target/sluice.jar"
+jar=${SLUICE_JAR:-"$here/sluice-cli/target/sluice.jar"} # SLUICE_JAR: another build, for A/B runs
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 what="${1:-all}"
 work="${BENCH_DIR:-$(mktemp -d /tmp/sluice-bench-io.XXXXXX)}"

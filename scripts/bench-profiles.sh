@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 profiles=${2:-"raw format multi json json_v05"}
 jdks=${3:-"17 25"}
-jar=sluice-cli/target/sluice.jar
+jar=${SLUICE_JAR:-sluice-cli/target/sluice.jar} # SLUICE_JAR: another build, for A/B runs
 [ -f "$jar" ] || mvn -B -q -DskipTests -pl sluice-cli -am install
 declare -A home=([17]=/usr/lib/jvm/java-17-openjdk-amd64 [25]=/usr/lib/jvm/temurin-25-jdk-amd64)
 opts="-Xms64m -Xmx192m -XX:+UseParallelGC"

@@ -1,0 +1,130 @@
+package io.sluice.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.forward.codec.ForwardProtocolException;
+import io.sluice.forward.codec.FrameTooLargeException;
+import io.sluice.forward.codec.MsgPackWriter;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class FrameDecoderTest {
+
+    /** Copies each frame it is given (the decoder reuses its buffer) and releases it, as the real handlers do. */
+    private static final class Frames extends ChannelInboundHandlerAdapter {
+        final List<byte[]> frames = new ArrayList<>();
+        final List<Throwable> errors = new ArrayList<>();
+        int refCntSeen;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            refCntSeen = b.refCnt();
+            byte[] copy = new byte[b.readableBytes()];
+            b.getBytes(b.readerIndex(), copy);
+            frames.add(copy);
+            b.release();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.add(cause);
+        }
+    }
+
+    /** A msgpack array frame [str of {@code n} bytes, i] with distinct content. */
+    private static byte[] frame(int n, int i) {
+        MsgPackWriter w = new MsgPackWriter(n + 16);
+        w.writeArrayHeader(2);
+        byte[] body = new byte[n];
+        Arrays.fill(body, (byte) ('a' + i % 26));
+        w.writeBin(body, 0, n);
+        w.writeLong(i);
+        return w.toByteArray();
+    }
+
+    @Test
+    void everyFrameComesOutWhole_howeverTheReadsSplitTheStream() {
+        Random rnd = new Random(42);
+        List<byte[]> sent = new ArrayList<>();
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        for (int i = 0; i < 300; i++) {
+            // mostly small frames, some spanning many reads, one bigger than KEEP_BYTES
+            int size = i == 150 ? FrameDecoder.KEEP_BYTES + 5000 : rnd.nextInt(10) == 0 ? rnd.nextInt(300_000) : rnd.nextInt(400);
+            byte[] f = frame(size, i);
+            sent.add(f);
+            stream.writeBytes(f);
+        }
+        byte[] all = stream.toByteArray();
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(4 << 20), out);
+        for (int at = 0; at < all.length; ) {
+            int n = Math.min(all.length - at, 1 + rnd.nextInt(rnd.nextBoolean() ? 70_000 : 50));
+            ch.writeInbound(Unpooled.wrappedBuffer(all, at, n));
+            at += n;
+        }
+        assertThat(out.errors).isEmpty();
+        assertThat(out.frames).hasSize(sent.size());
+        for (int i = 0; i < sent.size(); i++) {
+            assertThat(out.frames.get(i)).as("frame %d", i).isEqualTo(sent.get(i));
+        }
+        assertThat(out.refCntSeen).as("the frame is retained for the handler, which releases it").isEqualTo(2);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aConnectionThatEmptiesKeepsItsBufferUnlessItGrewPastTheLimit() {
+        FrameDecoder decoder = new FrameDecoder(4 << 20);
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, out);
+        ch.writeInbound(Unpooled.wrappedBuffer(frame(200_000, 1)));
+        assertThat(decoder.capacity()).isGreaterThanOrEqualTo(200_000);
+        ch.writeInbound(Unpooled.wrappedBuffer(frame(100_000, 2)));
+        assertThat(decoder.capacity()).as("reused, not regrown").isGreaterThanOrEqualTo(200_000);
+        byte[] big = frame(FrameDecoder.KEEP_BYTES + 1, 3);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 1000));
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 1000, big.length - 1000));
+        assertThat(out.frames).hasSize(3);
+        assertThat(out.frames.get(2)).isEqualTo(big);
+        assertThat(decoder.capacity()).as("dropped once empty").isZero();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aMalformedStreamFailsOnceAndWhatFollowsIsIgnored() {
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20), out);
+        byte[] good = frame(10, 1);
+        byte[] bytes = Arrays.copyOf(good, good.length + 1);
+        bytes[good.length] = (byte) 0xa3; // a str where a frame (array or map) must start
+        ch.writeInbound(Unpooled.wrappedBuffer(bytes));
+        ch.writeInbound(Unpooled.wrappedBuffer(frame(10, 2)));
+        assertThat(out.frames).hasSize(1);
+        assertThat(out.errors).hasSize(1);
+        assertThat(out.errors.get(0)).isInstanceOf(ForwardProtocolException.class)
+                .hasMessageContaining("must be a msgpack array or map");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aFrameDeclaringMoreThanTheLimitIsRefusedAtItsHeader() {
+        Frames out = new Frames();
+        FrameDecoder decoder = new FrameDecoder(1 << 20);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, out);
+        byte[] header = {(byte) 0x92, (byte) 0xc6, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}; // [bin of 2 GB, ...
+        ch.writeInbound(Unpooled.wrappedBuffer(header));
+        assertThat(out.errors).hasSize(1);
+        assertThat(out.errors.get(0)).isInstanceOf(FrameTooLargeException.class);
+        assertThat(decoder.capacity()).isLessThan(64);
+        ch.finishAndReleaseAll();
+    }
+}
