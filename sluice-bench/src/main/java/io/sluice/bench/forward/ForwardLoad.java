@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +60,7 @@ public final class ForwardLoad {
             t.start();
         }
         ready.await();
+        Instant startedAt = Instant.now();
         long start = System.nanoTime();
         go.countDown();
         for (Thread t : senders) {
@@ -68,6 +70,8 @@ public final class ForwardLoad {
         System.out.printf("sent %,d events (%s, %d connections) in %.3f s = %,.0f events/s written%s%n",
                 perConnection * connections, mode, connections, secs, perConnection * connections / secs,
                 ack ? String.format(" (%,d acks received)", acked.get()) : "");
+        // For timing the run from the first byte sent to the last event delivered in the server's process.
+        System.out.printf("first byte sent at epoch %d.%06d s%n", startedAt.getEpochSecond(), startedAt.getNano() / 1000);
     }
 
     private static Map<String, Object> record(long n) {

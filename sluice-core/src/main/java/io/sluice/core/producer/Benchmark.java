@@ -7,6 +7,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -58,8 +59,13 @@ public final class Benchmark extends Producer {
             return;
         }
         double secs = (lastDeliveredNanos - first) / 1e9;
+        // The wall-clock time of the last delivery lets a load generator in another process time the whole
+        // run, from its first byte sent to the last message delivered.
+        Instant now = Instant.now();
+        Instant last = now.minusNanos(System.nanoTime() - lastDeliveredNanos);
         log.info(String.format("%s: delivered %,d messages (%,d bytes) in %.3f s = %,.0f msg/s"
-                + " (first generated to last delivered)", config.id(), n, bytes.get(), secs, n / secs));
+                + " (first generated to last delivered); last delivered at epoch %d.%06d s", config.id(), n,
+                bytes.get(), secs, n / secs, last.getEpochSecond(), last.getNano() / 1000));
     }
 
     /** Messages delivered so far. */
