@@ -18,16 +18,30 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.GZIPOutputStream;
 import java.util.zip.Inflater;
 
 /**
  * A HEC endpoint that reads requests and discards them (scripts/bench-hec.sh), counting events (one per line of
- * the inflated body, as producer.SplunkHEC writes them) and printing the rate from the first request to the
- * one that completes {@code expected} events.
- * <pre>java -cp benchmarks.jar io.sluice.bench.hec.HecDiscardServer PORT EXPECTED_EVENTS</pre>
+ * the inflated body, as producer.SplunkHEC writes them). It prints the rate from the first request to the one
+ * that completes {@code EXPECTED} events, and the wall-clock time of that last event, so the script can time the
+ * run from its first byte sent.
+ *
+ * <p>Before it listens for the run, it sends itself plain and gzip requests for a while, so its own JIT work is
+ * done before the measured process starts: on 2 cores a cold sink would bill its compilation to the process
+ * under test. With {@code WARMUP}, it prints {@code warm: N events} once that many events were counted (the
+ * script's untimed first round) and times from the next request.
+ * <pre>java -cp benchmarks.jar io.sluice.bench.hec.HecDiscardServer PORT EXPECTED_EVENTS [WARMUP_EVENTS]</pre>
  */
 public final class HecDiscardServer {
     private HecDiscardServer() {
@@ -36,10 +50,13 @@ public final class HecDiscardServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         long expected = Long.parseLong(args[1]);
+        long warmup = args.length > 2 ? Long.parseLong(args[2]) : 0;
         AtomicLong events = new AtomicLong();
         AtomicLong bytes = new AtomicLong();
         AtomicLong first = new AtomicLong();
+        AtomicBoolean selfTest = new AtomicBoolean(true);
         CountDownLatch done = new CountDownLatch(1);
+        Instant[] lastAt = new Instant[1];
         byte[] ok = "{\"text\":\"Success\",\"code\":0}".getBytes(StandardCharsets.US_ASCII);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ThreadLocal<Inflater> inflaters = ThreadLocal.withInitial(() -> new Inflater(true));
@@ -53,11 +70,9 @@ public final class HecDiscardServer {
                                     @Override
                                     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) throws Exception {
                                         ByteBuf c = req.content();
-                                        bytes.addAndGet(c.readableBytes());
                                         long n = 0;
-                                        if (!req.uri().startsWith("/services/collector/health")) {
-                                            // Timed from the first event request, not the producer's health check.
-                                            first.compareAndSet(0, System.nanoTime());
+                                        boolean health = req.uri().startsWith("/services/collector/health");
+                                        if (!health) {
                                             if ("gzip".equals(req.headers().get(HttpHeaderNames.CONTENT_ENCODING))) {
                                                 n = gzipLines(c, inflaters.get(), scratch.get());
                                             } else {
@@ -68,19 +83,83 @@ public final class HecDiscardServer {
                                                 HttpResponseStatus.OK, Unpooled.wrappedBuffer(ok));
                                         r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, ok.length);
                                         ctx.writeAndFlush(r);
-                                        if (n > 0 && events.addAndGet(n) >= expected) {
+                                        if (health || n == 0 || selfTest.get()) {
+                                            return;
+                                        }
+                                        long before = events.getAndAdd(n);
+                                        if (before >= warmup) {
+                                            // Timed from the first event request of the run, not the health check
+                                            // or the untimed warm-up round.
+                                            first.compareAndSet(0, System.nanoTime());
+                                            bytes.addAndGet(c.readableBytes());
+                                        } else if (before + n >= warmup) {
+                                            System.out.printf("warm: %d events%n", before + n);
+                                            System.out.flush();
+                                        }
+                                        if (before < expected && before + n >= expected) {
+                                            lastAt[0] = Instant.now();
                                             done.countDown();
                                         }
                                     }
                                 });
                     }
                 }).bind("127.0.0.1", port).sync();
+        warmItself(port, 1500);
+        selfTest.set(false);
         System.out.println("HecDiscardServer: listening on " + port);
+        System.out.flush();
         done.await();
         double secs = (System.nanoTime() - first.get()) / 1e9;
-        System.out.printf("HecDiscardServer: %,d events (%,d bytes on the wire) in %.3f s = %,.0f events/s%n",
-                events.get(), bytes.get(), secs, events.get() / secs);
+        long timed = events.get() - warmup;
+        System.out.printf("HecDiscardServer: %,d events (%,d bytes on the wire) in %.3f s = %,.0f events/s;"
+                + " last event at epoch %d.%06d s%n", timed, bytes.get(), secs, timed / secs,
+                lastAt[0].getEpochSecond(), lastAt[0].getNano() / 1000);
         group.shutdownGracefully();
+    }
+
+    /** Posts plain and gzip bodies of HEC-like lines to itself over one keep-alive connection for {@code millis}. */
+    private static void warmItself(int port, long millis) throws IOException {
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; lines.length() < (1 << 20); i++) {
+            lines.append("{\"time\":1700000000.").append(i % 1000).append(",\"event\":\"warm-up line ").append(i)
+                    .append(" of the discard server's own JIT work\"}\n");
+        }
+        byte[] plain = lines.toString().getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+            out.write(plain);
+        }
+        byte[] gzip = gz.toByteArray();
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            long until = System.nanoTime() + millis * 1_000_000;
+            for (int i = 0; System.nanoTime() < until; i++) {
+                byte[] body = i % 2 == 0 ? plain : gzip;
+                String head = "POST /services/collector/event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + body.length
+                        + (body == gzip ? "\r\nContent-Encoding: gzip" : "") + "\r\n\r\n";
+                out.write(head.getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+                readResponse(in);
+            }
+        }
+    }
+
+    /** Reads one response of this server: headers, then the Content-Length bytes of body. */
+    private static void readResponse(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed during warm-up");
+            }
+            head.append((char) b);
+        }
+        String h = head.toString().toLowerCase(java.util.Locale.ROOT);
+        int at = h.indexOf("content-length:");
+        int len = Integer.parseInt(h.substring(at + 15, h.indexOf('\r', at)).trim());
+        in.readNBytes(len);
     }
 
     /** Lines in a single-member gzip body (what producer.SplunkHEC sends): header 10 bytes, trailer 8. */

@@ -79,7 +79,11 @@ public class HecPushBenchmark {
             };
             producer = new SplunkHEC(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
             producer.start(context());
-            batch = kind.equals("logs") ? logs(resources, records) : metrics(resources, records);
+            batch = switch (kind) {
+                case "logs" -> logs(resources, records);
+                case "lines" -> lines(resources * records);
+                default -> metrics(resources, records);
+            };
         }
 
         long push() throws Exception {
@@ -139,6 +143,25 @@ public class HecPushBenchmark {
         return b;
     }
 
+    /**
+     * What TCP → consumer.Socket → producer.SplunkHEC carries (issue 5's whole-process bar): NDJSON lines of ~250
+     * bytes, each a JSON object with random text, no metadata; the encoder checks each is JSON and embeds it.
+     */
+    static Batch lines(int n) {
+        Batch b = new BatchPool(n).acquire();
+        java.util.Random rnd = new java.util.Random(1);
+        for (int i = 0; i < n; i++) {
+            StringBuilder pad = new StringBuilder();
+            while (pad.length() < 250 - 60 - String.valueOf(i).length()) {
+                pad.append((char) ('a' + rnd.nextInt(26)));
+            }
+            Message m = b.add();
+            m.setPayload("{\"level\":\"info\",\"service\":\"checkout\",\"n\":" + i + ",\"msg\":\"" + pad + "\"}");
+            m.setTimestamp(i * 1_000_000L);
+        }
+        return b;
+    }
+
     /** The OTel test's metrics: double gauges 1234.5678, 4 data point and 2 resource attributes, time n s + n ms. */
     static Batch metrics(int resources, int records) {
         Batch b = new BatchPool(resources * records).acquire();
@@ -176,6 +199,17 @@ public class HecPushBenchmark {
     @Benchmark
     public long ConsumeLogsRejected(Rejected r) throws Exception {
         return r.get().pushRejected();
+    }
+
+    /** 10,000 NDJSON lines of ~250 B (see {@link #lines}), plain: the whole-process TCP → SplunkHEC path's encoder. */
+    @Benchmark
+    public long pushNdjsonLines_10000_2M(Fixtures f) throws Exception {
+        return f.get("lines", 100, 100, 2 * 1024 * 1024, false, false).push();
+    }
+
+    @Benchmark
+    public long pushNdjsonLines_compressed_10000_2M(Fixtures f) throws Exception {
+        return f.get("lines", 100, 100, 2 * 1024 * 1024, true, false).push();
     }
 
     @Benchmark

@@ -321,15 +321,7 @@ public final class JsonScanner {
         boolean esc = false;
         int i = p + 1;
         for (;;) {
-            while (i + 8 <= end) {
-                long hits = specials((long) LONGS.get(b, i));
-                if (hits != 0) {
-                    // The lowest flagged byte is exact (borrows only disturb bytes above a real hit).
-                    i += Long.numberOfTrailingZeros(hits) >>> 3;
-                    break;
-                }
-                i += 8;
-            }
+            i = JsonStrings.plainEnd(b, i, end, false);
             if (i >= end) {
                 return fail(i, UNEXPECTED_END);
             }

@@ -175,6 +175,31 @@ public final class JsonStrings {
         return w;
     }
 
+    /**
+     * Where the run of plain string text starting at {@code from} ends: the index of the first byte in
+     * {@code b[from, to)} that is '"', '\\' or a control character (below 0x20), or, with {@code stopAtNonAscii},
+     * at or above 0x80 (for a caller that validates UTF-8); {@code to} when there is none. Eight bytes per step.
+     */
+    public static int plainEnd(byte[] b, int from, int to, boolean stopAtNonAscii) {
+        long high = stopAtNonAscii ? 0x8080808080808080L : 0;
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long w = JsonScanner.word(b, i);
+            long hits = JsonScanner.specials(w) | (w & high);
+            if (hits != 0) {
+                // The lowest flagged byte is exact: borrows only disturb bytes above a real hit.
+                return i + (Long.numberOfTrailingZeros(hits) >>> 3);
+            }
+        }
+        for (; i < to; i++) {
+            int c = b[i] & 0xFF;
+            if (c == '"' || c == '\\' || c < 0x20 || stopAtNonAscii && c >= 0x80) {
+                return i;
+            }
+        }
+        return to;
+    }
+
     /** Whether {@code src[off, off+len)} needs no escaping at all (the common case: copy it as is). */
     public static boolean isPlain(byte[] src, int off, int len) {
         int end = off + len;

@@ -1,5 +1,7 @@
 package io.sluice.hec.encode;
 
+import io.sluice.core.json.JsonStrings;
+
 /**
  * A validating JSON scanner over UTF-8 bytes that never builds a tree: it finds where a value ends, checks
  * the grammar, checks UTF-8 inside strings, and unescapes strings into a reused buffer. Nesting is tracked
@@ -241,6 +243,10 @@ public final class JsonScanner {
     public int skipString(byte[] b, int p, int end) {
         p++;
         while (p < end) {
+            p = JsonStrings.plainEnd(b, p, end, true); // ASCII text needs no check beyond this
+            if (p >= end) {
+                break;
+            }
             byte c = b[p];
             if (c == '"') {
                 return p + 1;
