@@ -31,13 +31,14 @@ final class Connection implements Closeable {
     /**
      * Connects, starts TLS if configured and runs the handshake if a shared key is set.
      *
-     * @param cfg the configuration
+     * @param cfg     the configuration
+     * @param noDelay TCP_NODELAY unless the configuration sets it
      * @return an open connection
      */
-    static Connection open(ForwardConfig cfg) throws IOException {
+    static Connection open(ForwardConfig cfg, boolean noDelay) throws IOException {
         Socket socket = new Socket();
         try {
-            socket.setTcpNoDelay(cfg.tcpNoDelay());
+            socket.setTcpNoDelay(cfg.tcpNoDelay() != null ? cfg.tcpNoDelay() : noDelay);
             socket.setKeepAlive(true);
             socket.connect(new InetSocketAddress(cfg.host(), cfg.port()),
                     (int) cfg.connectTimeout().toMillis());

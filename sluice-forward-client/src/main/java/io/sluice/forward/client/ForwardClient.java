@@ -80,7 +80,7 @@ public final class ForwardClient implements Closeable {
             throw new IOException("client is closed");
         }
         if (conn == null || !conn.isOpen()) {
-            conn = Connection.open(cfg);
+            conn = Connection.open(cfg, cfg.requireAck()); // see ForwardConfig.tcpNoDelay
         }
     }
 

@@ -140,16 +140,17 @@ public final class ForwardConfig {
     }
 
     /**
-     * Whether each write leaves as its own TCP segment at once. Unless set, this follows
-     * {@link #requireAck()}: a sender that waits for an ack must not have its frame's tail held back
-     * by Nagle's algorithm (it would wait for a delayed TCP ACK), while a sender that does not wait
-     * lets the kernel coalesce small frames into full segments, as fluent-logger-java's socket does,
-     * at the cost of at most one round trip of delay for the frame behind an unacknowledged one.
+     * Whether each write leaves as its own TCP segment at once (TCP_NODELAY), or null when not set: then the sender
+     * decides. {@link ForwardClient} without acks leaves Nagle's algorithm on, as fluent-logger-java's socket does,
+     * so the kernel coalesces its small one-event frames into full segments instead of sending one per call (at
+     * the cost of at most one round trip of delay for a frame behind an unacknowledged one). With acks, and in
+     * {@link ForwardEmitter}, which writes whole chunks, each write goes at once: a chunk's last segment must not
+     * wait for a delayed TCP ACK.
      *
-     * @return whether TCP_NODELAY is set on the connection
+     * @return the TCP_NODELAY setting, or null for the sender's default
      */
-    public boolean tcpNoDelay() {
-        return tcpNoDelay != null ? tcpNoDelay : requireAck;
+    public Boolean tcpNoDelay() {
+        return tcpNoDelay;
     }
 
     /** Builds a {@link ForwardConfig}. */
@@ -334,8 +335,8 @@ public final class ForwardConfig {
         }
 
         /**
-         * @param noDelay set TCP_NODELAY (send each write at once) or leave Nagle's algorithm on;
-         *                the default follows {@link #requireAck(boolean)}, see {@link ForwardConfig#tcpNoDelay()}
+         * @param noDelay set TCP_NODELAY (send each write at once) or leave Nagle's algorithm on; unset, the
+         *                sender decides (see {@link ForwardConfig#tcpNoDelay()})
          * @return this
          */
         public Builder tcpNoDelay(boolean noDelay) {

@@ -487,7 +487,7 @@ public final class ForwardEmitter implements Closeable {
         private Connection connection() throws IOException {
             Connection k = conn;
             if (k == null || !k.isOpen()) {
-                k = Connection.open(cfg);
+                k = Connection.open(cfg, true); // whole chunks: nothing to coalesce
                 conn = k;
                 if (cfg.requireAck()) {
                     startAckReader(k);

@@ -13,23 +13,22 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(30)
 class ConnectionTest {
 
-    @ParameterizedTest(name = "requireAck={0}, set={1} -> TCP_NODELAY {2}")
+    @ParameterizedTest(name = "sender default {0}, set={1} -> TCP_NODELAY {2}")
     @CsvSource({
-        "false, ,      false", // no ack: the kernel may coalesce small frames, as fluent-logger-java's socket does
-        "true,  ,      true", // an ack per frame: the frame's tail must not wait for a delayed TCP ACK
+        "false, ,      false", // the blocking client without acks: the kernel may coalesce one-event frames
+        "true,  ,      true", // acks, or the emitter's whole chunks: a last segment must not wait for a delayed ACK
         "false, true,  true",
         "true,  false, false",
     })
-    void noDelayFollowsAckModeUnlessSet(boolean requireAck, Boolean set, boolean expected) throws IOException {
+    void noDelayIsTheSendersDefaultUnlessSet(boolean senderDefault, Boolean set, boolean expected) throws IOException {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            ForwardConfig.Builder b = ForwardConfig.builder().host("127.0.0.1").port(server.getLocalPort())
-                    .requireAck(requireAck);
+            ForwardConfig.Builder b = ForwardConfig.builder().host("127.0.0.1").port(server.getLocalPort());
             if (set != null) {
                 b.tcpNoDelay(set);
             }
             ForwardConfig cfg = b.build();
-            assertThat(cfg.tcpNoDelay()).isEqualTo(expected);
-            try (Connection c = Connection.open(cfg); Socket peer = server.accept()) {
+            assertThat(cfg.tcpNoDelay()).isEqualTo(set);
+            try (Connection c = Connection.open(cfg, senderDefault); Socket peer = server.accept()) {
                 assertThat(c.socket().getTcpNoDelay()).isEqualTo(expected);
             }
         }
