@@ -336,16 +336,18 @@ public final class MsgPackWriter {
      */
     public void writeString(String s) {
         int n = s.length();
-        if (isAscii(s, n)) {
-            writeStringHeader(n);
-            ensure(n);
-            writeAscii(s, n);
-        } else {
-            int len = utf8Length(s, n);
-            writeStringHeader(len);
-            ensure(len);
-            writeUtf8(s, n);
+        int start = pos;
+        // Most strings are ASCII: write them as such in one pass, and start over as UTF-8 only if a char was not.
+        writeStringHeader(n);
+        ensure(n);
+        if (writeAscii(s, n)) {
+            return;
         }
+        pos = start;
+        int len = utf8Length(s, n);
+        writeStringHeader(len);
+        ensure(len);
+        writeUtf8(s, n);
     }
 
     /**
@@ -363,22 +365,21 @@ public final class MsgPackWriter {
         }
     }
 
-    private static boolean isAscii(String s, int n) {
-        for (int i = 0; i < n; i++) {
-            if (s.charAt(i) >= 0x80) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void writeAscii(String s, int n) {
+    /** Writes the chars' low bytes; true (and the position moved) when every char was ASCII. */
+    private boolean writeAscii(String s, int n) {
         byte[] b = buf;
         int p = pos;
+        int seen = 0;
         for (int i = 0; i < n; i++) {
-            b[p++] = (byte) s.charAt(i);
+            char c = s.charAt(i);
+            seen |= c;
+            b[p + i] = (byte) c;
         }
-        pos = p;
+        if (seen >= 0x80) {
+            return false;
+        }
+        pos = p + n;
+        return true;
     }
 
     private void writeUtf8(String s, int n) {

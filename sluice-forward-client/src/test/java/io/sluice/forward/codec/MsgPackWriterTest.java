@@ -54,6 +54,9 @@ class MsgPackWriterTest {
         assertThat(hex(w -> w.writeString("abc"))).isEqualTo("a3616263");
         assertThat(hex(w -> w.writeString("é"))).isEqualTo("a2c3a9");
         assertThat(hex(w -> w.writeString("€"))).isEqualTo("a3e282ac");
+        // U+0141's low byte is 'A': a writer that looked only at low bytes would take it for ASCII.
+        assertThat(hex(w -> w.writeString("Ł"))).isEqualTo("a2c581");
+        assertThat(hex(w -> w.writeString("ab\u00ff"))).isEqualTo("a46162c3bf");
         assertThat(hex(w -> w.writeString("\uD83D\uDE00"))).isEqualTo("a4f09f9880");
         assertThat(hex(w -> w.writeString("\uD800x"))).isEqualTo("a23f78"); // lone surrogate
         assertThat(hex(w -> w.writeString("a".repeat(31)))).startsWith("bf61");
@@ -123,6 +126,7 @@ class MsgPackWriterTest {
         for (int len : new int[] {0, 1, 31, 32, 255, 256, 65535, 65536}) {
             values.add("é".repeat(len / 2) + "a".repeat(len % 2));
             values.add("x".repeat(len));
+            values.add("x".repeat(len) + "Ł"); // ASCII up to the last char: written as ASCII, then redone
         }
         MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
         MsgPackWriter w = new MsgPackWriter();
