@@ -61,7 +61,7 @@ YAML
   last_at=$(grep -o 'last delivered at epoch [0-9.]*' "$work/sluice.err" | awk '{print $NF}')
   rate=$(awk -v n="$(( n / conns * conns ))" -v a="$sent_at" -v b="$last_at" 'BEGIN { printf "%.0f", n / (b - a) }')
   printf '%-12s %d conn: sent→delivered %s events/s in %.3f s | in Sluice: %s | load: %s\n' "$mode" "$conns" \
-    "$(LC_ALL=C.UTF-8 printf "%'d" "$rate")" "$(awk -v a="$sent_at" -v b="$last_at" 'BEGIN { print b - a }')" \
+    "$rate" "$(awk -v a="$sent_at" -v b="$last_at" 'BEGIN { print b - a }')" \
     "$(grep -o '= [0-9,]* msg/s' "$work/sluice.err")" "$(head -1 "$work/load.out")"
 }
 for c in ${2:-packed:1 packed:4 packed-ack:1 packed-ack:4 message:4 message-ack:4}; do
