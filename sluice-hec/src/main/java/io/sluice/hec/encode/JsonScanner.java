@@ -267,10 +267,7 @@ public final class JsonScanner {
                     return fail("invalid escape");
                 }
             } else if (c >= 0) {
-                if (c < 0x20) {
-                    return fail("control character in string");
-                }
-                p++;
+                return fail("control character in string"); // plainEnd stops at no other ASCII byte
             } else {
                 p = utf8(b, p, end);
                 if (p < 0) {
