@@ -555,7 +555,7 @@ public final class HecEncoder {
         int start = raw.length();
         writeMetricPrefix(raw, m, md);
         int len = raw.length() - start;
-        int h = MetricGroups.hash(raw.array(), start, len);
+        int h = Metadata.hash(raw.array(), start, len);
         int g = groups.find(h, raw.array(), start, len);
         if (g >= 0 && join(g, md, mi, start)) {
             return;

@@ -1,9 +1,6 @@
 package io.sluice.hec.encode;
 
 import io.sluice.core.message.Metadata;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -21,9 +18,7 @@ import java.util.Arrays;
  * extra event, never a lost value. Every array is reused, so nothing is allocated per message once grown.
  */
 final class MetricGroups {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long M1 = 0x9E3779B97F4A7C15L;
-    private static final long M2 = 0xC2B2AE3D27D4EB4FL;
 
     /** Measurements waiting to be spliced into earlier events, back to back. */
     final ByteOut extra = new ByteOut(4096);
@@ -72,24 +67,6 @@ final class MetricGroups {
             Arrays.fill(nameGen, 0);
             generation = 1;
         }
-    }
-
-    /** A hash of {@code b[off, off+len)}: two independent multiply chains over 8-byte words, so half the latency. */
-    static int hash(byte[] b, int off, int len) {
-        long h1 = len * M1;
-        long h2 = 0;
-        int i = off;
-        int end = off + len;
-        for (; i + 16 <= end; i += 16) {
-            h1 = (h1 ^ (long) LONGS.get(b, i)) * M1;
-            h2 = (h2 ^ (long) LONGS.get(b, i + 8)) * M2;
-        }
-        for (; i < end; i++) {
-            h2 = (h2 ^ b[i]) * M1;
-        }
-        long h = h1 ^ Long.rotateLeft(h2, 29);
-        h ^= h >>> 32;
-        return (int) h;
     }
 
     /** The group whose prefix equals {@code b[off, off+len)} (hash {@code h}), or -1. */
