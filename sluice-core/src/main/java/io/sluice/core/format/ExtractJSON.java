@@ -35,6 +35,11 @@ public final class ExtractJSON extends SimpleFormatter {
     private static final byte[] NIL = "<nil>".getBytes(StandardCharsets.US_ASCII);
 
     private final byte[][] path;
+    /**
+     * The field as a metadata key, when it can be read straight from a pending object's fields
+     * ({@link PendingObject}): a single key that needs no escaping, so its bytes are those the object would show.
+     */
+    private final Metadata.Key pendingKey;
     private final boolean trim;
     private final int precision;
     private final JsonScanner scanner = new JsonScanner();
@@ -49,12 +54,18 @@ public final class ExtractJSON extends SimpleFormatter {
         for (int i = 0; i < parts.length; i++) {
             path[i] = parts[i].getBytes(StandardCharsets.UTF_8);
         }
+        this.pendingKey = path.length == 1 && JsonStrings.isPlain(path[0], 0, path[0].length)
+                ? new Metadata.Key(parts[0]) : null;
         this.trim = config.get(TRIM_VALUES);
         this.precision = config.get(PRECISION);
     }
 
     @Override
     protected Result apply(Message m) {
+        if (pendingKey != null && source.isPayload() && m.pending() instanceof PendingObject
+                && extractPending(m, ((PendingObject) m.pending()).fields())) {
+            return Result.CONTINUE;
+        }
         source.read(m);
         byte[] b = source.buf;
         int start = source.off;
@@ -87,6 +98,51 @@ public final class ExtractJSON extends SimpleFormatter {
         }
         target.write(m, scratch, s, n - s, Metadata.STRING);
         return Result.CONTINUE;
+    }
+
+    /**
+     * Extracts the field from the fields of a pending object, giving what {@link #apply} would give from the
+     * object once written; false (nothing done) for a string the writer would escape, which takes the written
+     * path instead.
+     */
+    private boolean extractPending(Message m, Metadata md) {
+        int i = md.indexOf(pendingKey);
+        if (i < 0) {
+            target.write(m, NIL, 0, 0, Metadata.STRING);
+            return true;
+        }
+        byte[] a = md.arena();
+        int vo = md.rawValueOffset(i);
+        int vl = md.rawValueLength(i);
+        byte kind = md.kind(i);
+        int n;
+        if (kind == Metadata.STRING) {
+            if (md.isEscaped(i)) {
+                ensure(vl);
+                n = JsonStrings.unescape(a, vo, vl, scratch, 0);
+            } else if (md.isRawJson(i) || JsonStrings.isPlain(a, vo, vl)) {
+                writeTrimmed(m, a, vo, vo + vl);
+                return true;
+            } else {
+                return false;
+            }
+        } else if (kind == Metadata.NUMBER) {
+            n = number(a, vo, vl);
+        } else if (kind == Metadata.NULL) {
+            n = copy(NIL, 0, NIL.length);
+        } else {
+            n = copy(a, vo, vl);
+        }
+        writeTrimmed(m, scratch, 0, n);
+        return true;
+    }
+
+    private void writeTrimmed(Message m, byte[] b, int s, int e) {
+        if (trim) {
+            s = Whitespace.skipLeading(b, s, e);
+            e = Whitespace.skipTrailing(b, s, e);
+        }
+        target.write(m, b, s, e - s, Metadata.STRING);
     }
 
     /** Walks the path; leaves the value found as the scanner's last value. */

@@ -36,6 +36,9 @@ import java.util.List;
  * new ones are appended; Go sorted them. The fast directives (rename, remove, split, TrimValues) work on byte
  * ranges and allocate nothing. Content that is not a JSON object is dropped to the fallback stream with the
  * parse error.
+ *
+ * <p>A payload result is left pending ({@link PendingObject}): written when something reads it, so that
+ * format.ExtractJSON after this formatter reads its field from the fields directly.
  */
 public final class ProcessJSON extends SimpleFormatter {
     public static final Param<List<String>> DIRECTIVES = Param.strings("Directives", List.of(),
@@ -59,6 +62,7 @@ public final class ProcessJSON extends SimpleFormatter {
     private final JsonWriter writer = new JsonWriter();
     private final Directive.Work work;
     private final byte[] digits = new byte[11];
+    private final PendingObject pending = new PendingObject(values, writer);
 
     public ProcessJSON(PluginConfig config) {
         super(config);
@@ -83,6 +87,7 @@ public final class ProcessJSON extends SimpleFormatter {
         if (directives.length == 0) {
             return Result.CONTINUE;
         }
+        pending.flush(); // the previous message's payload may still be our fields
         source.read(m);
         values.clear();
         JsonFields members = MetadataJson.object(source, m, scanner, fields);
@@ -96,13 +101,11 @@ public final class ProcessJSON extends SimpleFormatter {
         if (trimValues) {
             trimSpaces();
         }
-        writer.reset();
         if (target.isPayload()) {
-            // Record the members while writing: a JSON formatter after this one then needs no scan.
-            MetadataJson.write(values, writer, NONE, m.jsonIndexStorage());
-            target.write(m, writer.buffer(), 0, writer.length(), Metadata.STRING);
-            m.commitJsonIndex();
+            // Written when read: format.ExtractJSON next takes its field from ours, and nothing is written.
+            pending.defer(m);
         } else {
+            writer.reset();
             MetadataJson.write(values, writer, NONE);
             target.write(m, writer.buffer(), 0, writer.length(), Metadata.STRING);
         }

@@ -47,7 +47,8 @@ abstract class SimpleFormatter implements Modulator {
 
     @Override
     public final Result modulate(Message m) {
-        if (skipIfEmpty && (!source.read(m) || source.len == 0)) {
+        // A pending payload is never empty: no need to write it just to find that out.
+        if (skipIfEmpty && !(source.isPayload() && m.pending() != null) && (!source.read(m) || source.len == 0)) {
             return Result.CONTINUE;
         }
         return apply(m);

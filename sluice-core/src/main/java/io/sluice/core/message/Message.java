@@ -24,12 +24,32 @@ public final class Message {
     private long payloadStamp;
     private JsonFields jsonIndex;
     private long jsonIndexStamp = -1;
+    /** A payload computed but not written yet (see {@link Pending}); null when {@link #payload} is current. */
+    private Pending pending;
+
+    /**
+     * A payload a formatter has computed but not yet written, because the next formatter may take what it needs
+     * from the formatter's own structure instead (format.ExtractJSON after format.ProcessJSON reads one field
+     * and replaces the payload: the object in between is never written). Whoever reads the payload first gets
+     * it written: every accessor of this class writes a pending payload before it reads. A pending payload is
+     * never empty.
+     *
+     * <p>The pending state belongs to the formatter instance that set it, and that instance is reused for the
+     * next message on the same thread; so a pending payload must be written (or replaced) before the message
+     * leaves that thread, and before the formatter takes its next message. The modulator chain writes it at its
+     * end; the formatter writes its previous one before starting the next.
+     */
+    public interface Pending {
+        /** Writes the payload into {@code m} (through {@link #setPayload} or {@link #ensureCapacity}). */
+        void writeTo(Message m);
+    }
 
     Message() {
     }
 
     /** Clears the message for reuse; the payload buffer and metadata storage are kept. */
     void reset() {
+        pending = null;
         length = 0;
         payloadStamp++;
         timestamp = 0;
@@ -44,16 +64,39 @@ public final class Message {
 
     /** The buffer holding the payload in {@code [0, length())}; valid until the payload changes. */
     public byte[] payload() {
+        writePending();
         return payload;
     }
 
     /** Payload length in bytes. */
     public int length() {
+        writePending();
         return length;
+    }
+
+    /** Sets a payload that is written only when something reads it; see {@link Pending}. */
+    public void setPending(Pending p) {
+        payloadStamp++;
+        pending = p;
+    }
+
+    /** The pending payload (see {@link Pending}), or null when the payload is written. */
+    public Pending pending() {
+        return pending;
+    }
+
+    /** Writes the pending payload, if there is one. */
+    public void writePending() {
+        if (pending != null) {
+            Pending p = pending;
+            pending = null;
+            p.writeTo(this);
+        }
     }
 
     /** The payload as a String (allocates; for tools and tests, not hot paths). */
     public String payloadString() {
+        writePending();
         return new String(payload, 0, length, StandardCharsets.UTF_8);
     }
 
@@ -76,6 +119,7 @@ public final class Message {
 
     /** Appends bytes to the payload. */
     public void append(byte[] src, int off, int len) {
+        writePending();
         ensureCapacity(length + len, true);
         System.arraycopy(src, off, payload, length, len);
         length += len;
@@ -83,6 +127,7 @@ public final class Message {
 
     /** Prepends bytes to the payload, shifting it in place. */
     public void prepend(byte[] src, int off, int len) {
+        writePending();
         ensureCapacity(length + len, true);
         System.arraycopy(payload, 0, payload, len, length);
         System.arraycopy(src, off, payload, 0, len);
@@ -94,6 +139,11 @@ public final class Message {
      * follow with {@link #setLength(int)}.
      */
     public byte[] ensureCapacity(int capacity, boolean keep) {
+        if (keep) {
+            writePending();
+        } else {
+            pending = null;
+        }
         payloadStamp++;
         if (capacity > payload.length) {
             int cap = Math.max(capacity, payload.length * 2);
@@ -104,6 +154,7 @@ public final class Message {
 
     /** Sets the payload length after writing into {@link #ensureCapacity(int, boolean)}'s buffer. */
     public void setLength(int newLength) {
+        writePending();
         if (newLength < 0 || newLength > payload.length) {
             throw new IndexOutOfBoundsException("length " + newLength + " outside buffer of " + payload.length);
         }
@@ -118,6 +169,7 @@ public final class Message {
      * Every payload change goes through {@link #ensureCapacity} or {@link #setLength}, which drop the index.
      */
     public JsonFields jsonIndex() {
+        writePending();
         return jsonIndexStamp == payloadStamp ? jsonIndex : null;
     }
 
@@ -200,6 +252,7 @@ public final class Message {
 
     /** Makes this message a copy of {@code other}: payload, metadata, timestamp, stream and tag. */
     public void copyFrom(Message other) {
+        other.writePending();
         setPayload(other.payload, 0, other.length);
         timestamp = other.timestamp;
         stream = other.stream;

@@ -74,12 +74,16 @@ final class ModulatorChain {
     }
 
     private Modulator.Result modulate(Message m) {
+        Modulator.Result r = Modulator.Result.CONTINUE;
         for (Modulator mod : modulators) {
-            Modulator.Result r = mod.modulate(m);
+            r = mod.modulate(m);
             if (r != Modulator.Result.CONTINUE) {
-                return r;
+                break;
             }
         }
-        return Modulator.Result.CONTINUE;
+        // A payload the last formatter left pending refers to that formatter's state, which belongs to this
+        // thread and is reused for the next message: write it before the message goes anywhere else.
+        m.writePending();
+        return r;
     }
 }

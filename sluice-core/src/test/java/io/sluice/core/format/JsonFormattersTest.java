@@ -224,6 +224,64 @@ class JsonFormattersTest {
     }
 
     @Test
+    void processJson_leavesThePayloadPendingAndWritesItBeforeItsNextMessage() {
+        Modulator p = mod("format.ProcessJSON", Map.of("Directives", List.of("a:rename:b")));
+        Message first = message("{\"a\":\" 1 \"}");
+        p.modulate(first);
+        assertThat(first.pending()).isNotNull();
+        Message second = message("{\"a\":2}");
+        p.modulate(second);
+        assertThat(first.pending()).as("written before the fields were reused").isNull();
+        assertThat(first.payloadString()).isEqualTo("{\"b\":\"1\"}");
+        assertThat(second.length()).isEqualTo("{\"b\":2}".length());
+        assertThat(second.payloadString()).isEqualTo("{\"b\":2}");
+    }
+
+    /**
+     * ExtractJSON after ProcessJSON takes its field from ProcessJSON's pending fields; the result must be what
+     * it extracts from the object once written (forced here by reading the length in between): strings raw,
+     * escaped, split, trimmed or changed by a directive (which the writer must escape), numbers at both
+     * precisions, literals, nested values, missing fields, paths, and keys that need escaping.
+     */
+    @Test
+    void extractJson_fromPendingFieldsEqualsFromTheWrittenObject() {
+        String[] docs = {
+            PROFILE,
+            "{\"a\":\" x \",\"s\":\"p|q\\\"r\",\"gone\":1,\"n\":-1.50e3,\"i\":12345678901234567890,\"t\":true,"
+                    + "\"z\":null,\"o\":{\"p\":[1,\"}\"]},\"arr\":[],\"r\":\" axb \",\"e\":\"\\u00e9\\t \\n\"}",
+            "{\"esc\\u0041key\":\"q\\\"b\",\"u\":\"\\ud83d\\ude00 \",\"ünï\":\"中文\",\"k\\\"q\":1,\"dup\":1,\"dup\":\"last\"}",
+        };
+        String[] fields = {"thisisquitealongstring", "foobar", "foo1", "a", "renamed", "s1", "s2", "s", "gone", "n",
+            "i", "t", "z", "o", "o/p/1", "arr", "r", "e", "escAkey", "u", "ünï", "k\"q", "dup", "missing", ""};
+        List<String> directives = List.of("test:rename:foobar", "bar:remove", "foo:split:|:foo1:foo2",
+                "a:rename:renamed", "s:split:|:s1:s2", "gone:remove", "r:replace:x:\\n");
+        for (int both = 0; both < 4; both++) {
+            boolean processTrim = (both & 1) != 0;
+            boolean trim = (both & 2) != 0;
+            Modulator p1 = mod("format.ProcessJSON", Map.of("Directives", directives, "TrimValues", processTrim));
+            Modulator p2 = mod("format.ProcessJSON", Map.of("Directives", directives, "TrimValues", processTrim));
+            for (String field : fields) {
+                for (int precision : new int[] {-1, 2}) {
+                    Map<String, Object> settings = Map.of("Field", field, "TrimValues", trim, "Precision", precision);
+                    Modulator e1 = mod("format.ExtractJSON", settings);
+                    Modulator e2 = mod("format.ExtractJSON", settings);
+                    for (String doc : docs) {
+                        Message pending = message(doc);
+                        Message written = message(doc);
+                        p1.modulate(pending);
+                        p2.modulate(written);
+                        assertThat(pending.pending()).isNotNull();
+                        assertThat(written.length()).isPositive();
+                        assertThat(e1.modulate(pending)).isEqualTo(e2.modulate(written));
+                        assertThat(pending.payloadString()).as("%s from %s (trim %s, %s)", field, doc, processTrim, trim)
+                                .isEqualTo(written.payloadString());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void processJson_trimValuesFalseKeepsSpaces() {
         Message m = message("{\"a\":\" x \"}");
         mod("format.ProcessJSON", Map.of("Directives", List.of("a:rename:b"), "TrimValues", false)).modulate(m);
