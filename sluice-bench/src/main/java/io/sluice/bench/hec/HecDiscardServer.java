@@ -1,40 +1,24 @@
 package io.sluice.bench.hec;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.GZIPOutputStream;
 import java.util.zip.DataFormatException;
+import java.util.zip.GZIPOutputStream;
 import java.util.zip.Inflater;
 
 /**
@@ -43,91 +27,188 @@ import java.util.zip.Inflater;
  * that completes {@code EXPECTED} events, and the wall-clock time of that last event, so the script can time the
  * run from its first byte sent.
  *
- * <p>Before it listens for the run, it sends itself plain and gzip requests for a while, so its own JIT work is
- * done before the measured process starts: on 2 cores a cold sink would bill its compilation to the process
- * under test. With {@code WARMUP}, it prints {@code warm: N events} once that many events were counted (the
- * script's untimed first round) and times from the next request.
+ * <p>It shares the 2 cores with the process under test, so it does as little as it can: a blocking thread per
+ * connection reads each request into one buffer and counts the body's lines as it arrives, with no HTTP
+ * framework (a Netty sink spent a fifth of the machine's CPU in the timed run, much of it compiling). It
+ * speaks what producer.SplunkHEC sends: HTTP/1.1 keep-alive requests with a Content-Length body, plain or
+ * gzip. Before it listens for the run, it sends itself plain and gzip requests for a while, so its own JIT
+ * work is done before the measured process starts. With {@code WARMUP}, it prints {@code warm: N events} once
+ * that many events were counted (the script's untimed first round) and times from the next request.
  * <pre>java -cp benchmarks.jar io.sluice.bench.hec.HecDiscardServer PORT EXPECTED_EVENTS [WARMUP_EVENTS]</pre>
  */
 public final class HecDiscardServer {
-    private HecDiscardServer() {
+    private static final byte[] OK = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n"
+            + "{\"text\":\"Success\",\"code\":0}").getBytes(StandardCharsets.US_ASCII);
+
+    private final long expected;
+    private final long warmup;
+    private final AtomicLong events = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong first = new AtomicLong();
+    private final AtomicBoolean selfTest = new AtomicBoolean(true);
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile Instant lastAt;
+
+    private HecDiscardServer(long expected, long warmup) {
+        this.expected = expected;
+        this.warmup = warmup;
     }
 
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
-        long expected = Long.parseLong(args[1]);
-        long warmup = args.length > 2 ? Long.parseLong(args[2]) : 0;
-        AtomicLong events = new AtomicLong();
-        AtomicLong bytes = new AtomicLong();
-        AtomicLong first = new AtomicLong();
-        AtomicBoolean selfTest = new AtomicBoolean(true);
-        CountDownLatch done = new CountDownLatch(1);
-        Instant[] lastAt = new Instant[1];
-        byte[] ok = "{\"text\":\"Success\",\"code\":0}".getBytes(StandardCharsets.US_ASCII);
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        // Bodies are counted as they stream in, not aggregated: the sink shares the 2 cores with
-                        // the process under test, so it does as little as it can.
-                        ch.pipeline().addLast(new HttpServerCodec(), new SimpleChannelInboundHandler<HttpObject>() {
-                            private final LineCounter counter = new LineCounter();
-                            private boolean health;
-
-                            @Override
-                            protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) throws Exception {
-                                if (msg instanceof HttpRequest req) {
-                                    health = req.uri().startsWith("/services/collector/health");
-                                    counter.start("gzip".equals(req.headers().get(HttpHeaderNames.CONTENT_ENCODING)));
-                                }
-                                if (!(msg instanceof HttpContent content)) {
-                                    return;
-                                }
-                                ByteBuf c = content.content();
-                                if (!health) {
-                                    counter.add(c);
-                                }
-                                if (!(msg instanceof LastHttpContent)) {
-                                    return;
-                                }
-                                DefaultFullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                                        HttpResponseStatus.OK, Unpooled.wrappedBuffer(ok));
-                                r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, ok.length);
-                                ctx.writeAndFlush(r);
-                                long n = counter.lines();
-                                if (health || n == 0 || selfTest.get()) {
-                                    return;
-                                }
-                                long before = events.getAndAdd(n);
-                                if (before >= warmup) {
-                                    // Timed from the first event request of the run, not the health check
-                                    // or the untimed warm-up round.
-                                    first.compareAndSet(0, System.nanoTime());
-                                    bytes.addAndGet(counter.wireBytes());
-                                } else if (before + n >= warmup) {
-                                    System.out.printf("warm: %d events%n", before + n);
-                                    System.out.flush();
-                                }
-                                if (before < expected && before + n >= expected) {
-                                    lastAt[0] = Instant.now();
-                                    done.countDown();
-                                }
-                            }
-                        });
-                    }
-                }).bind("127.0.0.1", port).sync();
+        HecDiscardServer server = new HecDiscardServer(Long.parseLong(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
+        ServerSocket listener = new ServerSocket(port, 64, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(() -> server.accept(listener), "accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
         warmItself(port, 1500);
-        selfTest.set(false);
+        server.selfTest.set(false);
         System.out.println("HecDiscardServer: listening on " + port);
         System.out.flush();
-        done.await();
-        double secs = (System.nanoTime() - first.get()) / 1e9;
-        long timed = events.get() - warmup;
+        server.done.await();
+        double secs = (System.nanoTime() - server.first.get()) / 1e9;
+        long timed = server.events.get() - server.warmup;
+        Instant last = server.lastAt;
         System.out.printf("HecDiscardServer: %,d events (%,d bytes on the wire) in %.3f s = %,.0f events/s;"
-                + " last event at epoch %d.%06d s%n", timed, bytes.get(), secs, timed / secs,
-                lastAt[0].getEpochSecond(), lastAt[0].getNano() / 1000);
-        group.shutdownGracefully();
+                + " last event at epoch %d.%06d s%n", timed, server.bytes.get(), secs, timed / secs,
+                last.getEpochSecond(), last.getNano() / 1000);
+        System.exit(0);
+    }
+
+    private void accept(ServerSocket listener) {
+        while (true) {
+            try {
+                Socket s = listener.accept();
+                Thread t = new Thread(() -> serve(s), "conn-" + s.getPort());
+                t.setDaemon(true);
+                t.start();
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    /** Serves one keep-alive connection until the peer closes it. */
+    private void serve(Socket s) {
+        try (s) {
+            new Connection(s.getInputStream(), s.getOutputStream()).run();
+        } catch (EOFException e) {
+            // the peer closed between requests
+        } catch (IOException | DataFormatException | RuntimeException e) {
+            System.err.println("HecDiscardServer: connection failed: " + e);
+        }
+    }
+
+    /** Counts one request's events towards the run. */
+    private void counted(long n, long wireBytes) {
+        if (n == 0 || selfTest.get()) {
+            return;
+        }
+        long before = events.getAndAdd(n);
+        if (before >= warmup) {
+            // Timed from the first event request of the run, not the health check or the untimed warm-up round.
+            first.compareAndSet(0, System.nanoTime());
+            bytes.addAndGet(wireBytes);
+        } else if (before + n >= warmup) {
+            System.out.printf("warm: %d events%n", before + n);
+            System.out.flush();
+        }
+        if (before < expected && before + n >= expected) {
+            lastAt = Instant.now();
+            done.countDown();
+        }
+    }
+
+    /** One connection's request loop: a read buffer, the request head parsed from it, the body counted. */
+    private final class Connection {
+        private final InputStream in;
+        private final OutputStream out;
+        private final LineCounter counter = new LineCounter();
+        private final byte[] buf = new byte[1 << 18];
+        private int pos;
+        private int lim;
+
+        Connection(InputStream in, OutputStream out) {
+            this.in = in;
+            this.out = out;
+        }
+
+        void run() throws IOException, DataFormatException {
+            while (true) {
+                String head = readHead();
+                long length = 0;
+                boolean gzip = false;
+                for (String line : head.split("\r\n")) {
+                    int colon = line.indexOf(':');
+                    String name = colon < 0 ? "" : line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                    if (name.equals("content-length")) {
+                        length = Long.parseLong(line.substring(colon + 1).trim());
+                    } else if (name.equals("content-encoding")) {
+                        gzip = line.substring(colon + 1).trim().equalsIgnoreCase("gzip");
+                    } else if (name.equals("transfer-encoding")) {
+                        throw new IOException("chunked request bodies are not supported: " + line);
+                    }
+                }
+                boolean health = head.startsWith("GET /services/collector/health");
+                counter.start(gzip);
+                for (long left = length; left > 0; ) {
+                    if (pos == lim) {
+                        fill();
+                    }
+                    int n = (int) Math.min(left, lim - pos);
+                    if (!health) {
+                        counter.add(buf, pos, n);
+                    }
+                    pos += n;
+                    left -= n;
+                }
+                if (!health) {
+                    // Counted before the answer: the self-test client must not see its last answer (and the
+                    // run begin) before its events were set aside as not counting.
+                    counted(counter.lines(), length);
+                }
+                out.write(OK);
+                out.flush();
+            }
+        }
+
+        /** Reads up to the blank line that ends a request head, and returns the head (leftover bytes stay). */
+        private String readHead() throws IOException {
+            int from = pos;
+            while (true) {
+                for (int i = Math.max(from, pos + 3); i < lim; i++) {
+                    if (buf[i] == '\n' && buf[i - 1] == '\r' && buf[i - 2] == '\n' && buf[i - 3] == '\r') {
+                        String head = new String(buf, pos, i + 1 - pos, StandardCharsets.US_ASCII);
+                        pos = i + 1;
+                        return head;
+                    }
+                }
+                from = lim;
+                if (pos > 0) { // keep the partial head at the start of the buffer
+                    System.arraycopy(buf, pos, buf, 0, lim - pos);
+                    from -= pos;
+                    lim -= pos;
+                    pos = 0;
+                }
+                if (lim == buf.length) {
+                    throw new IOException("request head over " + buf.length + " bytes");
+                }
+                int n = in.read(buf, lim, buf.length - lim);
+                if (n < 0) {
+                    throw new EOFException();
+                }
+                lim += n;
+            }
+        }
+
+        private void fill() throws IOException {
+            int n = in.read(buf, 0, buf.length);
+            if (n < 0) {
+                throw new IOException("connection closed inside a request body");
+            }
+            pos = 0;
+            lim = n;
+        }
     }
 
     /** Posts plain and gzip bodies of HEC-like lines to itself over one keep-alive connection for {@code millis}. */
@@ -185,7 +266,6 @@ public final class HecDiscardServer {
         private static final long NEWLINES = '\n' * ONES;
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
         private final Inflater inflater = new Inflater(true);
-        private byte[] in = new byte[1 << 16];
         private final byte[] out = new byte[1 << 16];
         private boolean gzip;
         private int header;
@@ -208,20 +288,15 @@ public final class HecDiscardServer {
             return wire;
         }
 
-        void add(ByteBuf c) throws DataFormatException {
-            int n = c.readableBytes();
+        void add(byte[] b, int off, int n) throws DataFormatException {
             wire += n;
-            if (in.length < n) {
-                in = new byte[n];
-            }
-            c.getBytes(c.readerIndex(), in, 0, n);
             if (!gzip) {
-                lines += count(in, 0, n);
+                lines += count(b, off, off + n);
                 return;
             }
             int skip = Math.min(header, n); // the 10-byte gzip header; the trailer is never inflated
             header -= skip;
-            inflater.setInput(in, skip, n - skip);
+            inflater.setInput(b, off + skip, n - skip);
             while (!inflater.finished() && !inflater.needsInput()) {
                 int k = inflater.inflate(out);
                 lines += count(out, 0, k);
