@@ -17,7 +17,7 @@ events="${1:-2000000}"
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jvm=(-Xms64m -Xmx192m -XX:+UseParallelGC ${SLUICE_JAVA_OPTS:-})
 cli=${SLUICE_JAR:-sluice-cli/target/sluice.jar} # SLUICE_JAR: another build, for A/B runs
-bench=sluice-bench/target/benchmarks.jar
+bench=${BENCH_JAR:-sluice-bench/target/benchmarks.jar} # BENCH_JAR: another build of the load tools and sink
 [ -f "$cli" ] || mvn -B -q -o -pl sluice-cli -am package -DskipTests
 [ -f "$bench" ] || mvn -B -q -o -Pbench -pl sluice-bench -am package -DskipTests
 tmp="$(mktemp -d)"

@@ -13,7 +13,7 @@ import java.net.Socket;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Locale;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,6 +37,11 @@ import java.util.zip.Inflater;
  * <pre>java -cp benchmarks.jar io.sluice.bench.hec.HecDiscardServer PORT EXPECTED_EVENTS [WARMUP_EVENTS]</pre>
  */
 public final class HecDiscardServer {
+    private static final byte[] HEALTH = ascii("get /services/collector/health");
+    private static final byte[] CONTENT_LENGTH = ascii("content-length:");
+    private static final byte[] CONTENT_ENCODING = ascii("content-encoding:");
+    private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding:");
+    private static final byte[] GZIP = ascii("gzip");
     private static final byte[] OK = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n"
             + "{\"text\":\"Success\",\"code\":0}").getBytes(StandardCharsets.US_ASCII);
 
@@ -48,6 +53,10 @@ public final class HecDiscardServer {
     private final AtomicBoolean selfTest = new AtomicBoolean(true);
     private final CountDownLatch done = new CountDownLatch(1);
     private volatile Instant lastAt;
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
 
     private HecDiscardServer(long expected, long warmup) {
         this.expected = expected;
@@ -127,6 +136,7 @@ public final class HecDiscardServer {
         private final byte[] buf = new byte[1 << 18];
         private int pos;
         private int lim;
+        private int headStart;
 
         Connection(InputStream in, OutputStream out) {
             this.in = in;
@@ -135,21 +145,25 @@ public final class HecDiscardServer {
 
         void run() throws IOException, DataFormatException {
             while (true) {
-                String head = readHead();
+                int end = readHead();
+                int start = headStart;
+                boolean health = startsWith(start, end, HEALTH);
                 long length = 0;
                 boolean gzip = false;
-                for (String line : head.split("\r\n")) {
-                    int colon = line.indexOf(':');
-                    String name = colon < 0 ? "" : line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-                    if (name.equals("content-length")) {
-                        length = Long.parseLong(line.substring(colon + 1).trim());
-                    } else if (name.equals("content-encoding")) {
-                        gzip = line.substring(colon + 1).trim().equalsIgnoreCase("gzip");
-                    } else if (name.equals("transfer-encoding")) {
-                        throw new IOException("chunked request bodies are not supported: " + line);
+                // Header lines, parsed in place: the sink must stay cheap, and cheap to compile.
+                for (int line = next(start, end); line < end; line = next(line, end)) {
+                    if (startsWith(line, end, CONTENT_LENGTH)) {
+                        for (int i = line + CONTENT_LENGTH.length; buf[i] != '\r'; i++) {
+                            if (buf[i] >= '0' && buf[i] <= '9') {
+                                length = length * 10 + buf[i] - '0';
+                            }
+                        }
+                    } else if (startsWith(line, end, CONTENT_ENCODING)) {
+                        gzip = startsWith(skipSpaces(line + CONTENT_ENCODING.length), end, GZIP);
+                    } else if (startsWith(line, end, TRANSFER_ENCODING)) {
+                        throw new IOException("chunked request bodies are not supported");
                     }
                 }
-                boolean health = head.startsWith("GET /services/collector/health");
                 counter.start(gzip);
                 for (long left = length; left > 0; ) {
                     if (pos == lim) {
@@ -172,15 +186,46 @@ public final class HecDiscardServer {
             }
         }
 
-        /** Reads up to the blank line that ends a request head, and returns the head (leftover bytes stay). */
-        private String readHead() throws IOException {
+        /** The start of the line after the one at {@code at}. */
+        private int next(int at, int end) {
+            while (at < end && buf[at] != '\n') {
+                at++;
+            }
+            return at + 1;
+        }
+
+        private int skipSpaces(int at) {
+            while (buf[at] == ' ') {
+                at++;
+            }
+            return at;
+        }
+
+        /** Whether the bytes at {@code at} start with {@code lower}, ignoring ASCII case. */
+        private boolean startsWith(int at, int end, byte[] lower) {
+            if (end - at < lower.length) {
+                return false;
+            }
+            for (int i = 0; i < lower.length; i++) {
+                if ((buf[at + i] | 0x20) != lower[i] && buf[at + i] != lower[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Reads up to the blank line that ends a request head; the head is then {@code [headStart, returned end)}
+         * and {@link #pos} is after it (leftover bytes stay).
+         */
+        private int readHead() throws IOException {
             int from = pos;
             while (true) {
                 for (int i = Math.max(from, pos + 3); i < lim; i++) {
                     if (buf[i] == '\n' && buf[i - 1] == '\r' && buf[i - 2] == '\n' && buf[i - 3] == '\r') {
-                        String head = new String(buf, pos, i + 1 - pos, StandardCharsets.US_ASCII);
+                        headStart = pos;
                         pos = i + 1;
-                        return head;
+                        return pos;
                     }
                 }
                 from = lim;
@@ -224,36 +269,32 @@ public final class HecDiscardServer {
             out.write(plain);
         }
         byte[] gzip = gz.toByteArray();
+        byte[] small = Arrays.copyOf(plain, lines.indexOf("\n", 2000) + 1);
+        // Mostly small requests, so the per-request code is compiled too, not only the line count.
+        byte[][] requests = new byte[16][];
+        for (int i = 0; i < requests.length; i++) {
+            requests[i] = request(i == 0 ? plain : i == 8 ? gzip : small, i == 8);
+        }
         try (Socket s = new Socket("127.0.0.1", port)) {
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
             long until = System.nanoTime() + millis * 1_000_000;
             for (int i = 0; System.nanoTime() < until; i++) {
-                byte[] body = i % 2 == 0 ? plain : gzip;
-                String head = "POST /services/collector/event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + body.length
-                        + (body == gzip ? "\r\nContent-Encoding: gzip" : "") + "\r\n\r\n";
-                out.write(head.getBytes(StandardCharsets.US_ASCII));
-                out.write(body);
+                out.write(requests[i % requests.length]);
                 out.flush();
-                readResponse(in);
+                if (!Arrays.equals(in.readNBytes(OK.length), OK)) { // the answer is always OK, byte for byte
+                    throw new IOException("unexpected answer during warm-up");
+                }
             }
         }
     }
 
-    /** Reads one response of this server: headers, then the Content-Length bytes of body. */
-    private static void readResponse(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("connection closed during warm-up");
-            }
-            head.append((char) b);
-        }
-        String h = head.toString().toLowerCase(java.util.Locale.ROOT);
-        int at = h.indexOf("content-length:");
-        int len = Integer.parseInt(h.substring(at + 15, h.indexOf('\r', at)).trim());
-        in.readNBytes(len);
+    private static byte[] request(byte[] body, boolean gzip) {
+        byte[] head = ascii("POST /services/collector/event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + body.length
+                + (gzip ? "\r\nContent-Encoding: gzip" : "") + "\r\n\r\n");
+        byte[] r = Arrays.copyOf(head, head.length + body.length);
+        System.arraycopy(body, 0, r, head.length, body.length);
+        return r;
     }
 
     /**
