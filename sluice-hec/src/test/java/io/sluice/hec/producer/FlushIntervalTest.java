@@ -51,6 +51,8 @@ class FlushIntervalTest {
         out.put("Token", "tok");
         out.put("HealthCheck", false);
         out.putIfAbsent("FallbackStream", "failed");
+        // The tests count on four delivering threads; the default follows the machine's cores.
+        out.putIfAbsent("MaxConnections", 4);
         Pipeline p = new Pipeline(List.of(
                 PluginConfig.of(feed[0], "consumer.Feed", Map.of("Streams", "out")),
                 PluginConfig.of("hec" + run, "producer.SplunkHEC", out),
