@@ -67,11 +67,11 @@ public final class SplunkHEC extends Producer {
     public static final Param<Integer> GZIP_LEVEL = Param.integer("GzipLevel", 6, "gzip level, 1 (fastest) to 9.");
     /**
      * As many delivering threads as cores, 2 to 4: each thread encodes its batches too, and on a 2-core machine
-     * four of them crowded out the consumer that feeds them (TCP -> SplunkHEC ran 1.22-1.31M events/s with 4,
-     * 1.33-1.37M with 2, alternated). Two requests in flight still overlap one request's round trip with the
-     * next one's encoding.
+     * four of them crowded out the consumer that feeds them (BENCHMARKS.md: TCP -> SplunkHEC, cold, alternated,
+     * medians 1.24M events/s with 4 and 1.32M with 2). Two requests in flight still overlap one request's round
+     * trip with the next one's encoding.
      */
-    static final int DEFAULT_CONNECTIONS = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    private static final int DEFAULT_CONNECTIONS = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
     public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", DEFAULT_CONNECTIONS,
             "Requests in flight at once (one keep-alive connection and one delivering thread each); default: the "
                     + "number of cores, at least 2 and at most 4.");
