@@ -9,7 +9,8 @@
 #     WARMUP=N sends N lines first and waits until they are counted: the timed run then meets a warm Sluice.
 #     Without consumer.Socket on the class path, consumer.Profiler with 250-byte messages is the source.
 # PARTS="1 2" picks the parts; GZIP_CASES="false true" the cases of part 2.
-# Usage: scripts/bench-hec.sh [events=2000000]   (JAVA_HOME picks the JDK; SLUICE_JAVA_OPTS adds options)
+# Usage: scripts/bench-hec.sh [events=2000000]   (JAVA_HOME picks the JDK; SLUICE_JAVA_OPTS adds options; SINK_JAVA_OPTS
+# replaces the sink's, -XX:TieredStopAtLevel=1)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -73,7 +74,9 @@ warmup=${WARMUP:-0}
 [ "$source_kind" = socket ] && [ "$warmup" -gt 0 ] && head -n "$warmup" "$tmp/lines.ndjson" > "$tmp/warmup.ndjson"
 for gz in ${GZIP_CASES:-false true}; do
   port=$((18090 + ${#pids[@]}))
-  "$java_bin" -Xmx256m -cp "$bench" io.sluice.bench.hec.HecDiscardServer "$port" "$((lines + warmup))" "$warmup" > "$tmp/sink.out" &
+  # The sink runs C1 only: C2 recompiled its request loop during timed runs (after traps on paths its warm-up
+  # had not taken), on the cores Sluice needs. SINK_JAVA_OPTS replaces these options.
+  "$java_bin" -Xmx256m ${SINK_JAVA_OPTS--XX:TieredStopAtLevel=1} -cp "$bench" io.sluice.bench.hec.HecDiscardServer "$port" "$((lines + warmup))" "$warmup" > "$tmp/sink.out" &
   sink=$!; pids+=($sink)
   for _ in $(seq 1 100); do grep -q listening "$tmp/sink.out" && break; sleep 0.1; done # it warms itself first
   if [ "$source_kind" = socket ]; then

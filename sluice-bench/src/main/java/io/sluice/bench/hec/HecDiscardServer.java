@@ -257,9 +257,15 @@ public final class HecDiscardServer {
     }
 
     /** Posts plain and gzip bodies of HEC-like lines to itself over one keep-alive connection for {@code millis}. */
-    private static void warmItself(int port, long millis) throws IOException {
+    /**
+     * Sends itself requests of every shape the run brings, from two connections at once, for {@code millis}: bodies
+     * of 2 MiB (as producer.SplunkHEC sends them: many reads each, heads landing anywhere in the buffer), plain and
+     * gzip, small ones (so the per-request code is compiled too) and health checks. A path the warm-up never took
+     * is compiled as a trap, and taking it in the run makes C2 compile the method again while the run is timed.
+     */
+    private static void warmItself(int port, long millis) throws Exception {
         StringBuilder lines = new StringBuilder();
-        for (int i = 0; lines.length() < (1 << 20); i++) {
+        for (int i = 0; lines.length() < (2 << 20) - 200; i++) {
             lines.append("{\"time\":1700000000.").append(i % 1000).append(",\"event\":\"warm-up line ").append(i)
                     .append(" of the discard server's own JIT work\"}\n");
         }
@@ -270,16 +276,38 @@ public final class HecDiscardServer {
         }
         byte[] gzip = gz.toByteArray();
         byte[] small = Arrays.copyOf(plain, lines.indexOf("\n", 2000) + 1);
-        // Mostly small requests, so the per-request code is compiled too, not only the line count.
         byte[][] requests = new byte[16][];
         for (int i = 0; i < requests.length; i++) {
-            requests[i] = request(i == 0 ? plain : i == 8 ? gzip : small, i == 8);
+            requests[i] = i == 4 ? ascii("GET /services/collector/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    : request(i % 8 == 0 ? plain : i == 12 ? gzip : small, i == 12);
         }
+        long until = System.nanoTime() + millis * 1_000_000;
+        Thread[] clients = new Thread[2];
+        Exception[] failed = new Exception[1];
+        for (int c = 0; c < clients.length; c++) {
+            int offset = c * 5; // the two connections send different shapes at the same time
+            clients[c] = new Thread(() -> {
+                try {
+                    warmConnection(port, requests, offset, until);
+                } catch (IOException e) {
+                    failed[0] = e;
+                }
+            });
+            clients[c].start();
+        }
+        for (Thread t : clients) {
+            t.join();
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+    }
+
+    private static void warmConnection(int port, byte[][] requests, int offset, long until) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
-            long until = System.nanoTime() + millis * 1_000_000;
-            for (int i = 0; System.nanoTime() < until; i++) {
+            for (int i = offset; System.nanoTime() < until; i++) {
                 out.write(requests[i % requests.length]);
                 out.flush();
                 if (!Arrays.equals(in.readNBytes(OK.length), OK)) { // the answer is always OK, byte for byte
