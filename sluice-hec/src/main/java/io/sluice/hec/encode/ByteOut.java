@@ -310,21 +310,13 @@ public final class ByteOut {
         long secs = Math.floorDiv(nanos, 1_000_000_000L);
         int frac = (int) (nanos - secs * 1_000_000_000L);
         at = putLong(b, at, secs);
-        if (frac == 0) {
-            return at;
-        }
-        b[at++] = '.';
-        // Timestamps are mostly whole milli- or microseconds: write 3 or 6 decimals then, not 9 to trim.
-        int digits = 9;
-        if (frac % 1_000_000 == 0) {
-            frac /= 1_000_000;
-            digits = 3;
-        } else if (frac % 1000 == 0) {
-            frac /= 1000;
-            digits = 6;
-        }
-        int end = at + digits;
-        for (int p = end; p > at; ) {
+        // Always nine decimals, then trailing zeros trimmed, and the point too when no digit is left: the same
+        // bytes as special cases for whole seconds, milli- and microseconds would give, without their branches.
+        // Timestamps are per read, so such a branch is rare but certain; C2 compiles a branch it has not seen
+        // taken as a trap, and taking it in the middle of a run recompiled every encoder method inlining this.
+        b[at] = '.';
+        int end = at + 10;
+        for (int p = end; p > at + 1; ) {
             int q = frac / 10;
             b[--p] = (byte) ('0' + (frac - q * 10));
             frac = q;
@@ -332,7 +324,7 @@ public final class ByteOut {
         while (b[end - 1] == '0') {
             end--;
         }
-        return end;
+        return end - ((((b[end - 1] ^ '.') - 1) >>> 31)); // 1 when a bare point is left
     }
 
     /** The written bytes as a String (allocates; tests and logs). */
