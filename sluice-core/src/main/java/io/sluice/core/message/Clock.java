@@ -2,24 +2,37 @@ package io.sluice.core.message;
 
 /**
  * Wall-clock time in nanoseconds since the epoch, cheap enough to read per event: one {@link System#nanoTime()}
- * added to an offset taken from the wall clock at start (and refreshed now and then, so it follows NTP steps).
+ * added to an offset taken from the wall clock, which a daemon thread refreshes every second so that it follows
+ * NTP steps. The refresh used to be a check in {@link #epochNanos()} itself; C2 compiled that once-a-second
+ * branch as a trap in every consumer loop that inlined it, and taking it recompiled them mid-run.
  */
 public final class Clock {
-    private static final long RESYNC_NANOS = 1_000_000_000L;
+    private static final long RESYNC_MILLIS = 1000;
     private static volatile long offset = computeOffset();
-    private static volatile long lastSync = System.nanoTime();
+
+    static {
+        Thread resync = new Thread(Clock::resyncForever, "clock-resync");
+        resync.setDaemon(true);
+        resync.start();
+    }
 
     private Clock() {
     }
 
     /** Nanoseconds since the epoch. */
     public static long epochNanos() {
-        long now = System.nanoTime();
-        if (now - lastSync > RESYNC_NANOS) {
-            lastSync = now;
+        return System.nanoTime() + offset;
+    }
+
+    private static void resyncForever() {
+        while (true) {
+            try {
+                Thread.sleep(RESYNC_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
             offset = computeOffset();
         }
-        return now + offset;
     }
 
     private static long computeOffset() {
