@@ -310,20 +310,18 @@ public final class ByteOut {
         long secs = Math.floorDiv(nanos, 1_000_000_000L);
         int frac = (int) (nanos - secs * 1_000_000_000L);
         at = putLong(b, at, secs);
-        // Always nine decimals, then trailing zeros trimmed, and the point too when no digit is left: the same
-        // bytes as special cases for whole seconds, milli- and microseconds would give, without their branches.
-        // Timestamps are per read, so such a branch is rare but certain; C2 compiles a branch it has not seen
-        // taken as a trap, and taking it in the middle of a run recompiled every encoder method inlining this.
+        // The fraction with its trailing zeros divided away, after a leading 1 that keeps its leading zeros
+        // (1_000_000_000 + frac), written as digits; the 1 then becomes the point, and a bare point is dropped
+        // with arithmetic. No branch here depends on the timestamp's precision: timestamps are per read, so a
+        // branch for whole microseconds, say, is rare but certain, C2 compiles a branch it has not seen taken as a
+        // trap, and taking it mid-run recompiled every encoder method that inlines this one.
+        int x = 1_000_000_000 + frac;
+        while (x % 10 == 0) {
+            x /= 10;
+        }
+        int end = at + digits(x);
+        putDigits(b, end, x);
         b[at] = '.';
-        int end = at + 10;
-        for (int p = end; p > at + 1; ) {
-            int q = frac / 10;
-            b[--p] = (byte) ('0' + (frac - q * 10));
-            frac = q;
-        }
-        while (b[end - 1] == '0') {
-            end--;
-        }
         return end - ((((b[end - 1] ^ '.') - 1) >>> 31)); // 1 when a bare point is left
     }
 
