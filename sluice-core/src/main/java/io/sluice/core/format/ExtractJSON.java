@@ -62,8 +62,8 @@ public final class ExtractJSON extends SimpleFormatter {
 
     @Override
     protected Result apply(Message m) {
-        if (pendingKey != null && source.isPayload() && m.pending() instanceof PendingObject
-                && extractPending(m, ((PendingObject) m.pending()).fields())) {
+        if (pendingKey != null && source.isPayload() && m.pending() instanceof PendingObject pending
+                && extractPending(m, pending.fields())) {
             return Result.CONTINUE;
         }
         source.read(m);
