@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real Fluent Bit 5.1.1 captures (shared/vectors/README.md): each must decode to exactly the two
+ * Real Fluent Bit 5.1.1 captures (test resources, vectors/README.md): each must decode to exactly the two
  * dummy events {@code {"message":"hello forward","level":"info","n":7}} tagged {@code dummy.fwd}.
  */
 class FluentBitVectorsTest {

@@ -1,35 +1,28 @@
 package io.sluice.forward.testutil;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
-/** Finds {@code shared/vectors}: beside the repository in CI, above it locally. Never skips. */
+/**
+ * Reads the Fluent Bit captures kept in this module's test resources ({@code vectors/}, see its README).
+ * Loaded from the classpath so that modules using this test-jar read the same bytes. Never skips.
+ */
 public final class Vectors {
     private Vectors() {
     }
 
-    /** @return the vectors directory; throws (failing the test) when it cannot be found */
-    public static Path dir() {
-        Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-        for (Path d = start; d != null; d = d.getParent()) {
-            Path candidate = d.resolve("shared").resolve("vectors");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("shared/vectors not found walking up from " + start
-                + "; the Fluent Bit vectors must be present (CI lays shared/ beside the clone)");
-    }
-
     /**
-     * @param relative path under the vectors directory
-     * @return the file's bytes
+     * @param relative path under {@code vectors/}
+     * @return the file's bytes; throws (failing the test) when it is missing
      */
     public static byte[] read(String relative) {
-        try {
-            return Files.readAllBytes(dir().resolve(relative));
+        String name = "/vectors/" + relative;
+        try (InputStream in = Vectors.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("test resource " + name + " not found");
+            }
+            return in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

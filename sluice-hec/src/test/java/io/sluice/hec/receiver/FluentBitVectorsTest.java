@@ -25,10 +25,18 @@ import org.junit.jupiter.api.Test;
  */
 @org.junit.jupiter.api.Timeout(60)
 class FluentBitVectorsTest {
-    private static final Path DIR = Path.of(System.getProperty("sluice.vectors",
-            "../../shared/vectors")).resolve("fluent-bit/splunk-hec");
+    /** The captures in this module's test resources (vectors/README.md says what each one is). */
+    private static final Path DIR = resources("/vectors/fluent-bit/splunk-hec");
     private static final String RECORD = "{\"message\":\"hello splunk\",\"level\":\"info\",\"user\":{\"id\":42,\"name\":\"ann\"}}";
     private static final Pattern TIME = Pattern.compile("\"time\":([0-9.]+)");
+
+    private static Path resources(String name) {
+        try {
+            return Path.of(FluentBitVectorsTest.class.getResource(name).toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     /** Headers file + body, sent as they were captured (CRLF line ends restored). */
     private static byte[] request(Path dir, int i) throws IOException {
