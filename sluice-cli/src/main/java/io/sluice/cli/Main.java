@@ -7,8 +7,10 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.StartException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -23,7 +25,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * The {@code sluice} command. With no arguments it runs the embedded quickstart pipeline; Gollum's flags
- * ({@code -c}, {@code -ll}, {@code -v}, {@code -l}) work as in Gollum. Exit codes: 0 done, 2 bad config, 1 failure.
+ * ({@code -c}, {@code -ll}, {@code -v}, {@code -l}) work as in Gollum. Exit codes: 0 done, 2 bad config or a plugin
+ * that cannot start (a port in use, a path that cannot be written), 1 failure, 70 a plugin failed while running.
  */
 @Command(name = "sluice", mixinStandardHelpOptions = false, sortOptions = false,
         description = "A telemetry pipeline for logs and metrics. Runs Gollum configs unchanged.",
@@ -31,6 +34,10 @@ import picocli.CommandLine.Parameters;
             Main.TapCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
+    /** A plugin thread failed while running (EX_SOFTWARE): the process ends rather than stay half-alive. */
+    static final int EXIT_FAILED = 70;
+    /** How long a failing process may take to drain before it is halted. */
+    private static final long FAIL_DRAIN_MILLIS = 10_000;
     static final String QUICKSTART = "examples/quickstart.yaml";
     /** Where commands print; main() uses the process streams, tests their own. */
     private static PrintStream stdout = System.out;
@@ -71,6 +78,22 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--log-format", paramLabel = "plain|json", description = "Log line format (default plain).")
         String logFormat = "plain";
+
+        @Option(names = "--memory-limit", paramLabel = "SIZE",
+                description = "Memory budget every input reserves from before it reads (256m, 1g); default "
+                        + "SLUICE_MEMORY_LIMIT, else 40% of the heap.")
+        String memoryLimit = System.getenv("SLUICE_MEMORY_LIMIT");
+
+        MemoryBudget memory() {
+            if (memoryLimit == null || memoryLimit.isBlank()) {
+                return MemoryBudget.ofHeapShare();
+            }
+            try {
+                return new MemoryBudget(MemoryBudget.parseSize(memoryLimit));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("--memory-limit: " + e.getMessage());
+            }
+        }
     }
 
     /** Entry point. */
@@ -142,14 +165,24 @@ public final class Main implements Callable<Integer> {
 
     static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options) throws Exception {
         Log log = new Log(stderr, logLevel, options.logFormat.equalsIgnoreCase("json"));
-        Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log);
+        Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
+        failFast(pipeline);
         AdminServer admin = options.noAdmin ? null : startAdmin(pipeline, options.admin, log);
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
             pipeline.stop();
         });
         StatsLine line = stats ? new StatsLine(pipeline, log) : null;
-        pipeline.start();
+        try {
+            pipeline.start();
+        } catch (StartException e) {
+            if (admin != null) {
+                admin.close();
+            }
+            stderr.println("sluice: cannot start: " + e.getMessage());
+            return EXIT_CONFIG;
+        }
+        log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         if (line != null) {
             line.start();
         }
@@ -161,7 +194,36 @@ public final class Main implements Callable<Integer> {
             admin.close();
         }
         log.info(pipeline.summary());
+        if (pipeline.failure() != null) {
+            stderr.println("sluice: stopped because " + pipeline.failure());
+            return EXIT_FAILED;
+        }
         return 0;
+    }
+
+    /**
+     * Never half-alive: an error that escapes any thread, or a plugin that reports itself failed, stops the
+     * pipeline (draining what it can for {@value #FAIL_DRAIN_MILLIS} ms) and the process exits {@value #EXIT_FAILED}.
+     * The launcher adds {@code -XX:+ExitOnOutOfMemoryError}, since after an OutOfMemoryError no recovery is safe.
+     */
+    private static void failFast(Pipeline pipeline) {
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> pipeline.fail("thread " + t.getName() + " died", e));
+        pipeline.onFailure(reason -> {
+            Thread halt = new Thread(() -> {
+                try {
+                    Thread.sleep(FAIL_DRAIN_MILLIS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                stderr.println("sluice: " + reason + "; not drained within " + FAIL_DRAIN_MILLIS + " ms, exiting");
+                Runtime.getRuntime().halt(EXIT_FAILED);
+            }, "fail-halt");
+            halt.setDaemon(true);
+            halt.start();
+            Thread stop = new Thread(pipeline::stop, "fail-stop");
+            stop.setDaemon(true);
+            stop.start();
+        });
     }
 
     /** A busy admin port is not worth refusing to run the pipeline for: warn and go on without it. */

@@ -31,11 +31,13 @@ final class PrometheusText {
         gauge(b, plugins, "sluice_buffer_bytes", "Bytes held in a producer's buffer.", PluginStats::bufferedBytes);
         counter(b, plugins, "sluice_buffer_corrupt_records_total", "Disk buffer records skipped as corrupt or torn.",
                 PluginStats::corruptRecords);
+        rejected(b, plugins);
         queues(b, plugins);
         latency(b, plugins);
         ownCounters(b, plugins);
         header(b, "sluice_unrouted_discarded_total", "counter", "Messages discarded because no producer read their stream.");
         b.append("sluice_unrouted_discarded_total ").append(pipeline.unroutedDiscarded()).append('\n');
+        memory(b, pipeline);
         header(b, "sluice_ready", "gauge", "1 when every consumer accepts input and every producer can deliver.");
         b.append("sluice_ready ").append(pipeline.isReady() ? 1 : 0).append('\n');
         jvm(b);
@@ -70,6 +72,31 @@ final class PrometheusText {
             }
         }
         byName.values().forEach(b::append);
+    }
+
+    /** Refusals per input and reason; only inputs (consumers) refuse, so producers are left out. */
+    private static void rejected(StringBuilder b, List<PluginInfo> plugins) {
+        String name = "sluice_rejected_total";
+        header(b, name, "counter", "Requests, frames, connections or lines an input refused, by reason.");
+        for (PluginInfo p : plugins) {
+            if (p.queue() != null) {
+                continue;
+            }
+            String base = "{plugin=\"" + p.id() + "\",type=\"" + p.type() + "\",kind=\"" + p.kind() + "\",reason=\"";
+            for (io.sluice.core.pipeline.Rejection r : io.sluice.core.pipeline.Rejection.values()) {
+                b.append(name).append(base).append(r.label()).append("\"} ").append(p.stats().rejected(r)).append('\n');
+            }
+        }
+    }
+
+    private static void memory(StringBuilder b, Pipeline pipeline) {
+        io.sluice.core.message.MemoryBudget m = pipeline.memory();
+        header(b, "sluice_memory_budget_bytes", "gauge", "The memory budget inputs reserve from (--memory-limit).");
+        b.append("sluice_memory_budget_bytes ").append(m.limit()).append('\n');
+        header(b, "sluice_memory_used_bytes", "gauge", "Bytes of the memory budget reserved now.");
+        b.append("sluice_memory_used_bytes ").append(m.used()).append('\n');
+        header(b, "sluice_memory_refused_total", "counter", "Reservations refused because the budget was spent (push back).");
+        b.append("sluice_memory_refused_total ").append(m.refused()).append('\n');
     }
 
     private static void queues(StringBuilder b, List<PluginInfo> plugins) {

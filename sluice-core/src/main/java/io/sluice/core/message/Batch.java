@@ -105,6 +105,34 @@ public final class Batch {
         }
     }
 
+    /**
+     * Makes this batch carry {@code bytes} reserved from {@code budget}, returned when it (and every batch derived
+     * from it) is released: the consumer's reservation lasts until delivery or the disk buffer.
+     */
+    public void holdMemory(MemoryBudget budget, long bytes) {
+        if (completion == null) {
+            completion = Completion.memoryOnly(budget, bytes);
+        } else {
+            completion.holdMemory(budget, bytes);
+        }
+    }
+
+    /** Whether this batch carries reserved memory. */
+    public boolean holdsMemory() {
+        return completion != null && completion.holdsMemory();
+    }
+
+    /**
+     * Done with this batch without delivering it (refused by a closed queue, lost by a failed write): its source
+     * is told it failed ({@link Completion#onFailed()}), never that it was delivered. Returns it to the pool.
+     */
+    public void fail() {
+        if (completion != null) {
+            completion.fail();
+        }
+        release();
+    }
+
     /** The pool this batch returns to. */
     public BatchPool pool() {
         return pool;

@@ -11,6 +11,11 @@ import java.util.Arrays;
  */
 public final class Message {
     private static final int INITIAL_CAPACITY = 64;
+    /**
+     * A payload buffer larger than this is dropped when the message is reused: one large event must not pin its
+     * buffer in every pooled message it ever passed through (a pool of 512-message batches would keep gigabytes).
+     */
+    static final int RETAIN_CAPACITY = 16 * 1024;
 
     private byte[] payload = new byte[INITIAL_CAPACITY];
     private int length;
@@ -51,6 +56,9 @@ public final class Message {
     void reset() {
         pending = null;
         length = 0;
+        if (payload.length > RETAIN_CAPACITY) {
+            payload = new byte[INITIAL_CAPACITY];
+        }
         payloadStamp++;
         timestamp = 0;
         stream = Streams.WILDCARD;

@@ -30,6 +30,8 @@ public final class Metadata {
     /** A nested object or array, as its raw JSON text. */
     public static final byte JSON = 4;
 
+    private static final int RETAIN_ARENA = 16 * 1024;
+    private static final int RETAIN_FIELDS = 256;
     private byte[] arena = new byte[256];
     private int used;
     private int count;
@@ -92,6 +94,13 @@ public final class Metadata {
 
     /** Removes every field, keeping the storage. */
     public void clear() {
+        // A field set that grew for one large event shrinks back, as message payloads do.
+        if (arena.length > RETAIN_ARENA) {
+            arena = new byte[256];
+        }
+        if (f.length > RETAIN_FIELDS * S) {
+            f = new int[8 * S];
+        }
         used = 0;
         count = 0;
         hashBits = 0;

@@ -14,6 +14,15 @@ public abstract class Consumer {
         this.config = config;
     }
 
+    /**
+     * Claims what the consumer needs from the machine (binds its listening socket, opens its files) on the
+     * starting thread, before any consumer runs: a port in use or an unreadable path then stops the start with a
+     * clear error (exit code 2) instead of leaving a process that accepts nothing. Called once, before
+     * {@link #consume}; the default claims nothing.
+     */
+    public void open(ConsumerContext ctx) throws Exception {
+    }
+
     /** Reads and publishes until {@link ConsumerContext#isActive()} turns false or the source ends. */
     public abstract void consume(ConsumerContext ctx) throws Exception;
 

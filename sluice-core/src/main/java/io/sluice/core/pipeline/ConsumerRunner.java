@@ -3,6 +3,7 @@ package io.sluice.core.pipeline;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
+import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Streams;
 import java.util.ArrayList;
@@ -43,6 +44,17 @@ final class ConsumerRunner implements ConsumerContext {
         this.inlineChain = ThreadLocal.withInitial(() -> new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream));
     }
 
+    /** Claims the consumer's listener or files on the starting thread; see {@link Consumer#open}. */
+    void open() {
+        try {
+            consumer.open(this);
+        } catch (StartException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new StartException(config.id(), e);
+        }
+    }
+
     void start() {
         if (modulatorQueue != null) {
             for (int i = 0; i < routines; i++) {
@@ -63,8 +75,11 @@ final class ConsumerRunner implements ConsumerContext {
             consumer.consume(this);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            pipeline.log().error(config.id() + ": consumer failed: " + e);
+        } catch (Throwable e) {
+            // A consumer that stops by error leaves an input nobody serves: never half-alive, the process ends.
+            if (pipeline.isActive()) {
+                pipeline.fail(config.id() + ": consumer failed", e);
+            }
         } finally {
             pipeline.consumerDone(this);
         }
@@ -80,6 +95,8 @@ final class ConsumerRunner implements ConsumerContext {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (Throwable e) {
+            pipeline.fail(config.id() + ": modulator thread failed", e);
         }
     }
 
@@ -100,6 +117,14 @@ final class ConsumerRunner implements ConsumerContext {
             return;
         }
         stats.addIn(n);
+        if (!batch.holdsMemory()) {
+            // An input that reserved nothing (a generator, a file, a queue) is charged what its messages hold,
+            // and waits here for room: that is its backpressure.
+            MemoryBudget memory = pipeline.memory();
+            long bytes = MemoryBudget.bytesOf(batch);
+            memory.reserve(bytes, 0);
+            batch.holdMemory(memory, bytes);
+        }
         Batch[] copies = copiesForExtraStreams(batch);
         assignStream(batch, streams[0]);
         handOff(batch);
@@ -138,7 +163,8 @@ final class ConsumerRunner implements ConsumerContext {
     private void handOff(Batch batch) throws InterruptedException {
         if (modulatorQueue != null) {
             if (!modulatorQueue.put(batch, 0)) {
-                batch.release();
+                // Closed while shutting down: the source is told it failed, so it does not acknowledge the batch.
+                batch.fail();
             }
         } else {
             modulateAndDispatch(batch, inlineChain.get());
@@ -165,9 +191,17 @@ final class ConsumerRunner implements ConsumerContext {
         return pipeline.log();
     }
 
+    @Override
+    public MemoryBudget memory() {
+        return pipeline.memory();
+    }
+
     /** Asks the consumer to stop and waits for it and its routines. */
     void stop(long timeoutMillis) throws InterruptedException {
         consumer.stop();
+        if (thread == null) {
+            return; // the start stopped before this consumer ran (another plugin could not start)
+        }
         thread.join(timeoutMillis);
         if (thread.isAlive()) {
             pipeline.log().warn(config.id() + ": did not stop within " + timeoutMillis + " ms, interrupting");

@@ -160,6 +160,20 @@ final class Dispatcher {
         return out;
     }
 
+    /** Whether a batch routed to {@code stream} reaches a producer (or a router that forwards it on). */
+    boolean delivers(int stream) {
+        RouteEntry e = entry(stream);
+        return !e.router.targets().isEmpty() || e.router.forwardsToStreams();
+    }
+
+    /** Discards a batch that was not delivered: counted as {@link #discard} does, and its source is told it failed. */
+    void discardFailed(Batch batch, String reason) {
+        if (batch.completion() != null) {
+            batch.completion().fail();
+        }
+        discard(batch, reason);
+    }
+
     void discard(Batch batch, String reason) {
         long before = discarded.getAndAdd(batch.size());
         if (before == 0) {

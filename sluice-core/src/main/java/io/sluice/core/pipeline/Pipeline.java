@@ -5,6 +5,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.BatchPool;
+import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Streams;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,6 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Pipeline {
     private final Log log;
     private final BatchPool pool;
+    private final MemoryBudget memory;
+    private volatile String failure;
+    private volatile java.util.function.Consumer<String> onFailure = reason -> { };
     private final Dispatcher dispatcher;
     private final List<ConsumerRunner> consumers = new ArrayList<>();
     private final List<ProducerRunner> producers = new ArrayList<>();
@@ -35,9 +39,19 @@ public final class Pipeline {
     private volatile long startedNanos;
     private volatile long stoppedNanos;
 
-    /** Builds (but does not start) a pipeline; plugin constructors may throw ConfigException. */
+    /** Builds (but does not start) a pipeline with a budget of a share of the heap; see the four-argument form. */
     public Pipeline(List<PluginConfig> configs, PluginRegistry registry, Log log) {
+        this(configs, registry, log, MemoryBudget.ofHeapShare());
+    }
+
+    /**
+     * Builds (but does not start) a pipeline; plugin constructors may throw ConfigException.
+     *
+     * @param memory the budget every input reserves from before it reads
+     */
+    public Pipeline(List<PluginConfig> configs, PluginRegistry registry, Log log, MemoryBudget memory) {
         this.log = log;
+        this.memory = memory;
         this.pool = new BatchPool();
         this.dispatcher = new Dispatcher(Collections.unmodifiableList(producers), registry, log);
         for (PluginConfig c : configs) {
@@ -66,12 +80,25 @@ public final class Pipeline {
         }
     }
 
-    /** Starts producers first, then consumers. */
+    /**
+     * Starts producers first, then claims every consumer's listener or files, then starts the consumers.
+     *
+     * @throws StartException when a plugin cannot start (a port in use, a path that cannot be written), before
+     *     any input is accepted; what had started is stopped again
+     */
     public void start() throws Exception {
         active.set(true);
         startedNanos = System.nanoTime();
-        for (ProducerRunner p : producers) {
-            p.start(dispatcher, log, producerContext(p.stats()), pool);
+        try {
+            for (ProducerRunner p : producers) {
+                p.start(dispatcher, log, producerContext(p.stats()), pool, this::fail);
+            }
+            for (ConsumerRunner c : consumers) {
+                c.open();
+            }
+        } catch (StartException e) {
+            stop();
+            throw e;
         }
         int ending = 0;
         for (ConsumerRunner c : consumers) {
@@ -168,6 +195,39 @@ public final class Pipeline {
         }
     }
 
+    /**
+     * A plugin thread failed beyond recovery (an error escaped it, its listener is gone): logged at ERROR,
+     * {@code /ready} answers 503 from now on, and the failure handler (the command line's: exit non-zero) runs.
+     * Only the first failure is acted on.
+     */
+    public void fail(String what, Throwable cause) {
+        String reason = what + ": " + cause;
+        synchronized (this) {
+            if (failure != null) {
+                log.error(reason);
+                return;
+            }
+            failure = reason;
+        }
+        log.error(reason);
+        onFailure.accept(reason);
+    }
+
+    /** What {@link #fail} runs after logging; the command line ends the process with a non-zero exit. */
+    public void onFailure(java.util.function.Consumer<String> handler) {
+        this.onFailure = handler;
+    }
+
+    /** The first failure reported through {@link #fail}, or null. */
+    public String failure() {
+        return failure;
+    }
+
+    /** The budget every input reserves from. */
+    public MemoryBudget memory() {
+        return memory;
+    }
+
     /** Blocks until the pipeline has stopped. */
     public void awaitTermination() throws InterruptedException {
         terminated.await();
@@ -228,7 +288,7 @@ public final class Pipeline {
 
     /** Whether every consumer accepts input and every producer can deliver. */
     public boolean isReady() {
-        if (!active.get()) {
+        if (!active.get() || failure != null) {
             return false;
         }
         for (PluginInfo p : plugins()) {

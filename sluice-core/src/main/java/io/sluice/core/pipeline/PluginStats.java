@@ -22,6 +22,8 @@ public final class PluginStats {
     private final AtomicLong connections = new AtomicLong();
     private final AtomicLong bufferedBytes = new AtomicLong();
     private final AtomicLong corruptRecords = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLongArray rejected =
+            new java.util.concurrent.atomic.AtomicLongArray(Rejection.values().length);
     private final LatencyHistogram sendLatency = new LatencyHistogram();
     private final List<Counter> counters = new ArrayList<>();
 
@@ -121,6 +123,16 @@ public final class PluginStats {
     /** A disk buffer counts a record it had to skip. */
     public void addCorruptRecord() {
         corruptRecords.incrementAndGet();
+    }
+
+    /** Things an input refused for {@code reason} (requests, frames, connections, lines). */
+    public long rejected(Rejection reason) {
+        return rejected.get(reason.ordinal());
+    }
+
+    /** Counts one refusal; inputs call {@link ConsumerContext#reject}, which logs it too. */
+    public void addRejected(Rejection reason) {
+        rejected.incrementAndGet(reason.ordinal());
     }
 
     /** Time each batch spent in the producer's deliver call. */

@@ -42,6 +42,7 @@ public final class ProducerRunner {
     private Log log;
     private volatile Tap tap;
     private volatile boolean stopping;
+    private java.util.function.BiConsumer<String, Throwable> fatal;
 
     ProducerRunner(Producer producer, PluginStats stats) {
         this.producer = producer;
@@ -135,16 +136,27 @@ public final class ProducerRunner {
         }
         if (batch.get(0).hops() > ModulatorChain.MAX_HOPS || fallbackStream == batch.get(0).origStream()) {
             dispatcher.discard(batch, config.id() + ": " + reason + " and the fallback stream loops");
+        } else if (!dispatcher.delivers(fallbackStream)) {
+            // Nobody reads the fallback stream: the batch is lost here, so its source must not acknowledge it.
+            dispatcher.discardFailed(batch, config.id() + ": " + reason + " and no producer reads stream "
+                    + Streams.name(fallbackStream));
         } else {
             dispatcher.dispatch(batch);
         }
     }
 
-    void start(Dispatcher d, Log log, ProducerContext ctx, BatchPool pool) throws Exception {
+    void start(Dispatcher d, Log log, ProducerContext ctx, BatchPool pool, java.util.function.BiConsumer<String, Throwable> fatal) {
         this.dispatcher = d;
         this.log = log;
+        this.fatal = fatal;
         this.buffer = openBuffer(pool);
-        producer.start(ctx);
+        try {
+            producer.start(ctx);
+        } catch (StartException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new StartException(config.id(), e);
+        }
         // A concurrent producer may ask for more workers than ModulatorRoutines, one per connection it keeps busy.
         int n = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), producer.concurrent() ? producer.workers() : 1);
         for (int i = 0; i < n; i++) {
@@ -166,6 +178,9 @@ public final class ProducerRunner {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (Throwable e) {
+            // A worker that dies leaves a queue nobody drains: the process ends rather than fill it and hang.
+            fatal.accept(config.id() + ": producer worker failed", e);
         }
     }
 
@@ -247,6 +262,9 @@ public final class ProducerRunner {
      */
     void stop(long timeoutMillis) throws InterruptedException {
         stopping = true;
+        if (buffer == null) {
+            return; // never started: the start stopped at an earlier plugin
+        }
         buffer.close();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         for (Thread t : workers) {

@@ -30,6 +30,8 @@ final class Harness implements ConsumerContext {
     final List<Event> events = new ArrayList<>();
     final List<Batch> held = new ArrayList<>();
     final PluginStats stats = Pipelines.stats();
+    /** The budget a test may make small; unlimited unless it does. */
+    io.sluice.core.message.MemoryBudget memory = io.sluice.core.message.MemoryBudget.unlimited();
     final Log log;
     final ForwardServer server;
     final EmbeddedChannel channel;
@@ -144,6 +146,11 @@ final class Harness implements ConsumerContext {
     @Override
     public PluginStats stats() {
         return stats;
+    }
+
+    @Override
+    public io.sluice.core.message.MemoryBudget memory() {
+        return memory;
     }
 
     /** Runs tasks on the calling thread. */
