@@ -26,10 +26,17 @@ public final class AdminServer implements AutoCloseable {
     /** Default port of the admin endpoint. */
     public static final int DEFAULT_PORT = 9696;
     private static final long TAP_IDLE_MILLIS = 30_000;
+    /** Handler threads: the JDK server reads a request on one, so slow clients hold one each until timed out. */
+    static final int THREADS = 8;
+    /** Taps open at once; more get 429, so streams can never take every handler thread from /health and /ready. */
+    static final int MAX_TAPS = 2;
+    /** Seconds a client may take to send its request before the server closes the connection (slowloris). */
+    static final int REQUEST_SECONDS = 5;
 
     private final HttpServer server;
     private final ExecutorService executor;
     private final Pipeline pipeline;
+    private final java.util.concurrent.Semaphore taps = new java.util.concurrent.Semaphore(MAX_TAPS);
 
     private AdminServer(HttpServer server, ExecutorService executor, Pipeline pipeline) {
         this.server = server;
@@ -39,8 +46,9 @@ public final class AdminServer implements AutoCloseable {
 
     /** Starts the endpoint on {@code host:port} (port 0 picks a free one). */
     public static AdminServer start(Pipeline pipeline, String host, int port, Log log) throws IOException {
+        limitRequestTime();
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+        ExecutorService executor = Executors.newFixedThreadPool(THREADS, r -> {
             Thread t = new Thread(r, "admin-http");
             t.setDaemon(true);
             return t;
@@ -61,6 +69,18 @@ public final class AdminServer implements AutoCloseable {
         return admin;
     }
 
+    /**
+     * The JDK server reads each request on a handler thread and by default waits for it without end, so a few
+     * half-sent requests would hold every thread and {@code /health} with them. Its own timer closes connections
+     * whose request takes longer than {@code sun.net.httpserver.maxReqTime} seconds; the setting is read once,
+     * when the server class loads, so it is set before the first server is made (an operator's value wins).
+     */
+    private static void limitRequestTime() {
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS));
+        }
+    }
+
     /** The bound port. */
     public int port() {
         return server.getAddress().getPort();
@@ -77,6 +97,18 @@ public final class AdminServer implements AutoCloseable {
 
     /** Streams sampled messages as JSON lines until {@code limit} were sent, the client left, or it went idle. */
     private void tap(HttpExchange ex) throws IOException {
+        if (!taps.tryAcquire()) {
+            text(ex, 429, "text/plain", "at most " + MAX_TAPS + " taps at once\n");
+            return;
+        }
+        try {
+            streamTap(ex);
+        } finally {
+            taps.release();
+        }
+    }
+
+    private void streamTap(HttpExchange ex) throws IOException {
         Map<String, String> q = query(ex.getRequestURI().getRawQuery());
         String plugin = q.get("plugin");
         int limit = Integer.parseInt(q.getOrDefault("limit", "10"));

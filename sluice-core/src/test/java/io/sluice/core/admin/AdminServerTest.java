@@ -8,6 +8,7 @@ import io.sluice.core.TestPlugins.Collect;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -126,5 +127,60 @@ class AdminServerTest {
         assertThat(lines).hasSize(6);
         assertThat(lines.get(0)).matches("\\{\"time\":\"[^\"]+\",\"level\":\"warning\",\"msg\":\"peer 1.2.3.4 sent garbage #0\"}");
         assertThat(lines.get(5)).contains("9995 more like this (suppressed)");
+    }
+
+    @Test
+    void halfSentRequestsAreClosedAndNeverHoldHealthForLong() throws Exception {
+        start("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
+        List<java.net.Socket> slow = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < AdminServer.THREADS * 2; i++) {
+                java.net.Socket c = new java.net.Socket("127.0.0.1", admin.port());
+                c.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+                c.getOutputStream().flush();
+                slow.add(c);
+            }
+            long start = System.nanoTime();
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/health"))
+                    .timeout(java.time.Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(health.statusCode()).isEqualTo(200);
+            assertThat((System.nanoTime() - start) / 1_000_000_000.0).as("seconds /health waited behind slow clients")
+                    .isLessThan(AdminServer.REQUEST_SECONDS * 3);
+            for (java.net.Socket c : slow) {
+                assertThat(closedByServer(c)).as("the server closed a half-sent request").isTrue();
+            }
+        } finally {
+            for (java.net.Socket c : slow) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void tapsBeyondTheLimitAreRefusedSoTheyCannotTakeEveryThread() throws Exception {
+        start("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
+        List<java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>>> open = new java.util.ArrayList<>();
+        for (int i = 0; i < AdminServer.MAX_TAPS; i++) {
+            open.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/tap?plugin=Out&limit=5")).build(),
+                    HttpResponse.BodyHandlers.ofInputStream()));
+        }
+        for (var f : open) {
+            assertThat(f.get(10, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        }
+        assertThat(get("/api/tap?plugin=Out&limit=5").statusCode()).isEqualTo(429);
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+        for (var f : open) {
+            f.get().body().close();
+        }
+    }
+
+    /** Whether the server closed the connection (end of stream or reset) within 30 s; false if it answered. */
+    private static boolean closedByServer(java.net.Socket c) throws IOException {
+        c.setSoTimeout(30_000);
+        try {
+            return c.getInputStream().read() == -1;
+        } catch (java.net.SocketException reset) {
+            return true;
+        }
     }
 }
