@@ -29,6 +29,21 @@ abstract class ProcessTest {
         return p;
     }
 
+    /** Starts a process with the launcher's JVM options (heap, GC, exit on OOM) and waits for its ports. */
+    SluiceProcess startAsLaunched(String name, String config, int... ports) throws Exception {
+        SluiceProcess p = launch(name, config);
+        p.awaitListening(ports);
+        adminPorts.put(name, p.adminPort());
+        return p;
+    }
+
+    /** Starts a process with the launcher's JVM options and does not wait for it (it may exit at start). */
+    SluiceProcess launch(String name, String config) throws Exception {
+        SluiceProcess p = SluiceProcess.start(name, dir, config, adminPorts.getOrDefault(name, 0), Launcher.jvmOptions());
+        opened.push(p);
+        return p;
+    }
+
     <T extends AutoCloseable> T open(T resource) {
         opened.push(resource);
         return resource;

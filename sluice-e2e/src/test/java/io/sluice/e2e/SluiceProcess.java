@@ -62,11 +62,20 @@ final class SluiceProcess implements AutoCloseable {
 
     /** Like {@link #start(String, Path, String)} with the admin endpoint on {@code adminPort} (0: any free port). */
     static SluiceProcess start(String name, Path dir, String config, int adminPort) throws IOException {
+        return start(name, dir, config, adminPort, List.of("-Xmx256m"));
+    }
+
+    /** Like {@link #start(String, Path, String, int)} with the given JVM options (e.g. the launcher's). */
+    static SluiceProcess start(String name, Path dir, String config, int adminPort, List<String> jvmOptions) throws IOException {
         Path conf = dir.resolve(name + ".yaml");
         Files.writeString(conf, config);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                "io.sluice.cli.Main", "-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:" + adminPort).start();
+        List<String> command = new java.util.ArrayList<>();
+        command.add(java);
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                "io.sluice.cli.Main", "-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:" + adminPort));
+        Process p = new ProcessBuilder(command).start();
         Path logs = Path.of("target", "e2e-logs");
         Files.createDirectories(logs);
         Path logFile = logs.resolve(name + ".log");
@@ -140,9 +149,31 @@ final class SluiceProcess implements AutoCloseable {
 
     /** Resident set size from /proc/PID/status (VmRSS), in KiB; -1 once the process is gone. */
     long rssKb() {
+        return procStatus("VmRSS:");
+    }
+
+    /** The largest resident set size the process has had (VmHWM), in KiB; -1 once the process is gone. */
+    long peakRssKb() {
+        return procStatus("VmHWM:");
+    }
+
+    /** Live threads of the process (Threads: in /proc/PID/status); -1 once it is gone. */
+    long threads() {
+        return procStatus("Threads:");
+    }
+
+    /** Waits for the process to end by itself; its exit code, or fails after {@code seconds}. */
+    int awaitExit(long seconds) throws InterruptedException {
+        assertThat(process.waitFor(seconds, TimeUnit.SECONDS)).as(name + " exited within " + seconds + " s; log: " + tail()).isTrue();
+        errReader.join(5000);
+        outReader.join(5000);
+        return process.exitValue();
+    }
+
+    private long procStatus(String field) {
         try {
             for (String l : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
-                if (l.startsWith("VmRSS:")) {
+                if (l.startsWith(field)) {
                     return Long.parseLong(l.replaceAll("\\D", ""));
                 }
             }
