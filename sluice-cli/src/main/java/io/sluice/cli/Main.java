@@ -81,7 +81,7 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--memory-limit", paramLabel = "SIZE",
                 description = "Memory budget every input reserves from before it reads (256m, 1g); default "
-                        + "SLUICE_MEMORY_LIMIT, else 40% of the heap.")
+                        + "SLUICE_MEMORY_LIMIT, else the config's top-level MemoryLimit, else 40% of the heap.")
         String memoryLimit = System.getenv("SLUICE_MEMORY_LIMIT");
 
         MemoryBudget memory() {
@@ -145,7 +145,12 @@ public final class Main implements Callable<Integer> {
     }
 
     static int runFile(Path file, int logLevel, boolean stats, RunOptions options) throws Exception {
-        return run(ConfigLoader.load(file), logLevel, stats, options);
+        ConfigLoader loader = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv());
+        List<PluginConfig> configs = loader.loadFile(file);
+        if (loader.memoryLimit() != null && options.memoryLimit == null) {
+            options.memoryLimit = Long.toString(loader.memoryLimit()); // the command line wins over the file
+        }
+        return run(configs, logLevel, stats, options);
     }
 
     static int runQuickstart(int logLevel, boolean stats, RunOptions options) throws Exception {

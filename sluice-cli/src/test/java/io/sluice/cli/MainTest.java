@@ -77,6 +77,20 @@ class MainTest {
     }
 
     @Test
+    void theMemoryBudgetComesFromTheFlagOverTheConfigOverTheHeapShare(@TempDir Path dir) throws Exception {
+        Path conf = Files.writeString(dir.resolve("p.yaml"), "MemoryLimit: 48m\n"
+                + "Gen:\n  Type: consumer.Profiler\n  Runs: 100\n  Batches: 1\n  Streams: s\nOut:\n  Type: producer.Benchmark\n  Streams: s\n");
+        assertThat(run("-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:0")).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("memory budget 48 MiB");
+        err.reset();
+        assertThat(run("-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:0", "--memory-limit", "20m")).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("memory budget 20 MiB");
+        err.reset();
+        assertThat(run("-c", conf.toString(), "--no-stats", "--no-admin", "--memory-limit", "plenty")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--memory-limit").contains("plenty");
+    }
+
+    @Test
     void versionPrints() {
         assertThat(run("-v")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("sluice ");

@@ -33,10 +33,13 @@ public final class ConfigLoader {
     private static final String TYPE = "Type";
     private static final String AGGREGATE = "Aggregate";
     private static final String PLUGINS = "Plugins";
+    /** The one top-level key that is a process setting, not a plugin: the memory budget, as {@code --memory-limit}. */
+    public static final String MEMORY_LIMIT = "MemoryLimit";
 
     private final PluginRegistry registry;
     private final Map<String, String> env;
     private String file;
+    private Long memoryLimit;
 
     /** A loader over the given plugins, substituting variables from {@code env}. */
     public ConfigLoader(PluginRegistry registry, Map<String, String> env) {
@@ -71,6 +74,15 @@ public final class ConfigLoader {
         List<PluginConfig> result = new ArrayList<>();
         for (Map.Entry<String, Val> e : plugins.entrySet()) {
             String id = e.getKey();
+            if (id.equals(MEMORY_LIMIT)) {
+                String size = e.getValue().asString(this, null, MEMORY_LIMIT);
+                try {
+                    memoryLimit = io.sluice.core.message.MemoryBudget.parseSize(size);
+                } catch (IllegalArgumentException bad) {
+                    throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
+                }
+                continue;
+            }
             Map<String, Val> settings = e.getValue().asMap(this, id, null);
             Val type = settings.get(TYPE);
             if (type == null) {
@@ -85,6 +97,11 @@ public final class ConfigLoader {
         }
         StreamCheck.check(result);
         return result;
+    }
+
+    /** The top-level {@code MemoryLimit} of the last config loaded, in bytes, or null when it set none. */
+    public Long memoryLimit() {
+        return memoryLimit;
     }
 
     static PluginConfig fromMap(String id, String type, Map<String, Object> settings, PluginRegistry registry) {

@@ -48,6 +48,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aTopLevelMemoryLimitIsAProcessSettingNotAPlugin() {
+        List<PluginConfig> configs = load("MemoryLimit: 96m\nGen:\n  Type: consumer.Profiler\n  Streams: s\n" + PRODUCER);
+        assertThat(configs).extracting(PluginConfig::id).containsExactly("Gen", "Bench");
+        assertThat(loader.memoryLimit()).isEqualTo(96L << 20);
+        assertThatThrownBy(() -> load("MemoryLimit: lots\nGen:\n  Type: consumer.Profiler\n  Streams: s\n" + PRODUCER))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("MemoryLimit").hasMessageContaining("lots")
+                .hasMessageContaining(":1:");
+    }
+
+    @Test
     void aggregateExpandsPluginsWithSharedSettings() {
         List<PluginConfig> configs = load("Agg:\n  Type: Aggregate\n  Runs: 5\n  Streams: s\n  Plugins:\n"
                 + "    A:\n      Type: consumer.Profiler\n    B:\n      Type: consumer.Profiler\n      Runs: 9\n" + PRODUCER);

@@ -137,6 +137,7 @@ public final class Kafka extends Consumer {
     private byte[] keyBuf = new byte[64];
     private Log log;
     private boolean paused;
+    private io.sluice.core.message.MemoryBudget memory;
     private long lastCommitNanos;
 
     public Kafka(PluginConfig config) {
@@ -209,7 +210,13 @@ public final class Kafka extends Consumer {
         if (!config.get(OFFSET_FILE).isEmpty()) {
             log.warn(config.id() + ": OffsetFile is not supported; set GroupId to keep offsets in Kafka");
         }
-        KafkaConsumer<ByteBuffer, ByteBuffer> c = new KafkaConsumer<>(properties, new ByteBufferDeserializer(),
+        this.memory = ctx.memory();
+        Properties p = new Properties();
+        p.putAll(properties);
+        // One fetch response is held whole by the client before a record is seen: keep it a small share of the
+        // budget (the client's default is 50 MiB, a quarter of the launcher's heap) unless the user set it.
+        p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(fetchMaxBytes(memory)));
+        KafkaConsumer<ByteBuffer, ByteBuffer> c = new KafkaConsumer<>(p, new ByteBufferDeserializer(),
                 new ByteBufferDeserializer());
         client = c;
         Publisher publisher = new Publisher(ctx);
@@ -269,9 +276,17 @@ public final class Kafka extends Consumer {
         }
     }
 
-    /** Pauses every assigned partition while the publisher holds too much, resumes once it drained below. */
+    /** The most bytes one fetch may bring: an eighth of the memory budget, between 1 MiB and the client's 50 MiB. */
+    static int fetchMaxBytes(io.sluice.core.message.MemoryBudget memory) {
+        return (int) Math.max(1 << 20, Math.min(50L << 20, memory.limit() / 8));
+    }
+
+    /**
+     * Pauses every assigned partition while the memory budget has no room for another fetch or the publisher
+     * holds too much; resumes once both drained below.
+     */
     private void applyBackpressure(KafkaConsumer<ByteBuffer, ByteBuffer> c, Publisher publisher) {
-        if (publisher.buffered() >= bufferLimit) {
+        if (publisher.buffered() >= bufferLimit || memory.used() >= memory.limit() - fetchMaxBytes(memory)) {
             // Pause again each round: partitions assigned by a rebalance since come unpaused.
             c.pause(c.assignment());
             paused = true;
