@@ -253,7 +253,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** {@code sluice run FILE}. */
-    @Command(name = "run", description = "Run the pipeline in FILE until its consumers end or Ctrl-C.")
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Run the pipeline in FILE until its consumers end or Ctrl-C.")
     static final class Run implements Callable<Integer> {
         @Parameters(paramLabel = "FILE", description = "Gollum-style YAML config.")
         Path file;
@@ -274,7 +274,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** {@code sluice validate FILE}. */
-    @Command(name = "validate", description = "Check FILE (types, keys, values, streams) without starting anything.")
+    @Command(name = "validate", mixinStandardHelpOptions = true, description = "Check FILE (types, keys, values, streams) without starting anything.")
     static final class Validate implements Callable<Integer> {
         @Parameters(paramLabel = "FILE")
         Path file;
@@ -290,7 +290,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** {@code sluice graph FILE}: the pipeline as DOT or Mermaid. */
-    @Command(name = "graph", description = "Print the pipeline in FILE as a DOT (Graphviz) or Mermaid graph.")
+    @Command(name = "graph", mixinStandardHelpOptions = true, description = "Print the pipeline in FILE as a DOT (Graphviz) or Mermaid graph.")
     static final class GraphCommand implements Callable<Integer> {
         @Parameters(paramLabel = "FILE")
         Path file;
@@ -314,7 +314,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** {@code sluice top}. */
-    @Command(name = "top", description = "Live view of a running sluice: rates, queues, errors per plugin.")
+    @Command(name = "top", mixinStandardHelpOptions = true, description = "Live view of a running sluice: rates, queues, errors per plugin.")
     static final class TopCommand implements Callable<Integer> {
         @Option(names = "--url", description = "Admin endpoint of the running sluice (default http://127.0.0.1:9696).")
         String url = "http://127.0.0.1:" + AdminServer.DEFAULT_PORT;
@@ -333,7 +333,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** {@code sluice tap PLUGIN}. */
-    @Command(name = "tap", description = "Print sample messages (payload and metadata) passing a consumer or producer.")
+    @Command(name = "tap", mixinStandardHelpOptions = true, description = "Print sample messages (payload and metadata) passing a consumer or producer.")
     static final class TapCommand implements Callable<Integer> {
         @Parameters(paramLabel = "PLUGIN", description = "Id of a consumer or producer.")
         String plugin;
@@ -369,12 +369,24 @@ public final class Main implements Callable<Integer> {
     }
 
     /** {@code sluice list}: the plugin reference, generated from the same declarations that parse configs. */
-    @Command(name = "list", description = "List every plugin with its parameters and defaults.")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List every plugin with its parameters and defaults.")
     static final class ListPlugins implements Callable<Integer> {
+        @Parameters(paramLabel = "PLUGIN", arity = "0..*", description = "Plugin types to show (e.g. consumer.HEC); all when none.")
+        List<String> types = List.of();
+
         @Override
         public Integer call() {
             StringBuilder b = new StringBuilder();
-            for (PluginSpec spec : PluginRegistry.defaultRegistry().all()) {
+            List<PluginSpec> specs = new java.util.ArrayList<>();
+            for (String type : types) {
+                PluginSpec spec = PluginRegistry.defaultRegistry().find(type);
+                if (spec == null) {
+                    stderr.println("sluice list: unknown plugin type '" + type + "' (sluice list shows every type)");
+                    return EXIT_CONFIG;
+                }
+                specs.add(spec);
+            }
+            for (PluginSpec spec : types.isEmpty() ? PluginRegistry.defaultRegistry().all() : specs) {
                 b.append(spec.type()).append("  (").append(spec.kind().name().toLowerCase()).append(")\n");
                 b.append("    ").append(spec.doc()).append('\n');
                 for (Param<?> p : spec.params().values()) {

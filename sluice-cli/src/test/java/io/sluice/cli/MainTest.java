@@ -91,6 +91,27 @@ class MainTest {
     }
 
     @Test
+    void everySubcommandAnswersHelp() {
+        for (String command : new String[] {"run", "validate", "list", "graph", "top", "tap"}) {
+            out.reset();
+            assertThat(run(command, "--help")).as(command + " --help: " + err).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8)).as(command + " --help").contains("Usage: sluice " + command);
+        }
+        out.reset();
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: sluice");
+    }
+
+    @Test
+    void listNamesOnePluginOrRefusesAnUnknownOne() {
+        assertThat(run("list", "consumer.Profiler")).isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("consumer.Profiler").contains("Rate").doesNotContain("producer.Benchmark");
+        assertThat(run("list", "consumer.Profilr")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("consumer.Profilr");
+    }
+
+    @Test
     void versionPrints() {
         assertThat(run("-v")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("sluice ");

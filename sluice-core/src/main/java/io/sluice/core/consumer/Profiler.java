@@ -27,17 +27,20 @@ public final class Profiler extends Consumer {
     public static final Param<String> MESSAGE = Param.string("Message", "%256s",
             "printf-style format of the payload: %Ns is N random characters, %Nd a number below 10^N, %Nf a float.");
     public static final Param<Integer> DELAY_MS = Param.integer("DelayMs", 0, "Pause between messages, in milliseconds.");
+    public static final Param<Integer> RATE = Param.integer("Rate", 0,
+            "Messages per second at most, sent in 20 small batches a second; 0 generates as fast as the pipeline takes them.");
     public static final Param<Boolean> KEEP_RUNNING = Param.bool("KeepRunning", false,
             "When false the process shuts down once every generated message was delivered.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Profiler",
             "Generates Runs x Batches messages from random templates, as fast as possible, to profile pipelines.")
-            .params(RUNS, BATCHES, TEMPLATE_COUNT, CHARACTERS, MESSAGE, DELAY_MS, KEEP_RUNNING)
+            .params(RUNS, BATCHES, TEMPLATE_COUNT, CHARACTERS, MESSAGE, DELAY_MS, RATE, KEEP_RUNNING)
             .factory(Profiler::new);
 
     private final byte[][] templates;
     private final int runs;
     private final int batches;
     private final long delayMs;
+    private final int rate;
     private final boolean keepRunning;
     private long seed = System.nanoTime() | 1;
 
@@ -46,6 +49,10 @@ public final class Profiler extends Consumer {
         this.runs = config.get(RUNS);
         this.batches = config.get(BATCHES);
         this.delayMs = config.get(DELAY_MS);
+        this.rate = config.get(RATE);
+        if (rate < 0) {
+            throw config.error(RATE, "must be 0 (no limit) or more");
+        }
         this.keepRunning = config.get(KEEP_RUNNING);
         int count = config.get(TEMPLATE_COUNT);
         String chars = config.get(CHARACTERS);
@@ -82,9 +89,12 @@ public final class Profiler extends Consumer {
                 m.setPayload(t, 0, t.length);
                 m.setTimestamp(now);
                 sent++;
-                if (batch.isFull() || delayMs > 0) {
+                if (batch.isFull() || delayMs > 0 || (rate > 0 && batch.size() >= Math.max(1, rate / 20))) {
                     ctx.publish(batch);
                     batch = null;
+                    if (rate > 0) {
+                        pace(start, sent);
+                    }
                 }
                 if (delayMs > 0) {
                     TimeUnit.MILLISECONDS.sleep(delayMs);
@@ -97,6 +107,15 @@ public final class Profiler extends Consumer {
         double secs = (System.nanoTime() - start) / 1e9;
         ctx.log().info(String.format("%s: generated %,d messages in %.3f s (%,.0f msg/s generated)",
                 config.id(), sent, secs, sent / secs));
+    }
+
+    /** Sleeps until {@code sent} messages are due at {@link #rate} per second since {@code start}. */
+    private void pace(long start, long sent) throws InterruptedException {
+        long due = start + sent * 1_000_000_000L / rate;
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+        }
     }
 
     /** xorshift: a template index per message without a shared Random. */

@@ -39,6 +39,20 @@ class ConsumerTest {
     }
 
     @Test
+    void profilerAtARateSendsSmallBatchesNoFasterThanTheRate() throws Exception {
+        Pipeline p = TestPlugins.pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 400\n  Batches: 1\n  Rate: 2000\n"
+                + "  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
+        long start = System.nanoTime();
+        p.start();
+        assertThat(p.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Collect out = TestPlugins.producer(p, "Out");
+        assertThat(out.payloads).hasSize(400);
+        assertThat(seconds).as("400 messages at 2,000 a second take at least 0.2 s").isGreaterThanOrEqualTo(0.19);
+        assertThat(out.deliveries.get()).as("batches of 100 (a twentieth of the rate), not one of 400").isGreaterThanOrEqualTo(4);
+    }
+
+    @Test
     void profilerRefusesEmptyCharacters() {
         assertThatThrownBy(() -> new Profiler(PluginConfig.of("g", "consumer.Profiler", Map.of("Characters", "", "Streams", "s"))))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("key 'Characters'");
