@@ -170,7 +170,9 @@ public final class Main implements Callable<Integer> {
 
     static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options) throws Exception {
         Log log = new Log(stderr, logLevel, options.logFormat.equalsIgnoreCase("json"));
+        ThirdPartyLog.routeTo(log);
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
+        log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         failFast(pipeline);
         AdminServer admin = options.noAdmin ? null : startAdmin(pipeline, options.admin, log);
         Signals.onStop(() -> {
@@ -187,7 +189,6 @@ public final class Main implements Callable<Integer> {
             stderr.println("sluice: cannot start: " + e.getMessage());
             return EXIT_CONFIG;
         }
-        log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         if (line != null) {
             line.start();
         }
