@@ -177,6 +177,7 @@ public final class Main implements Callable<Integer> {
         AdminServer admin = options.noAdmin ? null : startAdmin(pipeline, options.admin, log);
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
+            haltAfter(pipeline.stopDeadlineMillis(), "the graceful stop did not finish", 1);
             pipeline.stop();
         });
         StatsLine line = stats ? new StatsLine(pipeline, log) : null;
@@ -215,17 +216,7 @@ public final class Main implements Callable<Integer> {
     private static void failFast(Pipeline pipeline) {
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> pipeline.fail("thread " + t.getName() + " died", e));
         pipeline.onFailure(reason -> {
-            Thread halt = new Thread(() -> {
-                try {
-                    Thread.sleep(FAIL_DRAIN_MILLIS);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                stderr.println("sluice: " + reason + "; not drained within " + FAIL_DRAIN_MILLIS + " ms, exiting");
-                Runtime.getRuntime().halt(EXIT_FAILED);
-            }, "fail-halt");
-            halt.setDaemon(true);
-            halt.start();
+            haltAfter(FAIL_DRAIN_MILLIS, reason + "; not drained", EXIT_FAILED);
             Thread stop = new Thread(pipeline::stop, "fail-stop");
             stop.setDaemon(true);
             stop.start();
@@ -251,6 +242,24 @@ public final class Main implements Callable<Integer> {
             log.warn("admin endpoint " + address + " not started: " + e.getMessage() + " (use --admin HOST:PORT or --no-admin)");
             return null;
         }
+    }
+
+    /**
+     * SIGTERM is always honoured: if the process is still running {@code millis} from now (a stop stuck on a
+     * peer that never answers), it halts with {@code code}.
+     */
+    private static void haltAfter(long millis, String why, int code) {
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            stderr.println("sluice: " + why + " within " + millis + " ms, exiting");
+            Runtime.getRuntime().halt(code);
+        }, "halt-watchdog");
+        halt.setDaemon(true);
+        halt.start();
     }
 
     /** {@code sluice run FILE}. */

@@ -179,6 +179,18 @@ public final class Pipeline {
         }
     }
 
+    /**
+     * The longest a graceful {@link #stop()} can take: consumers, then the drain, then each producer, each bounded
+     * by the longest ShutdownTimeoutMs. A stop that takes longer is stuck, and the command line halts the process.
+     */
+    public long stopDeadlineMillis() {
+        long producersTotal = 0;
+        for (ProducerRunner p : producers) {
+            producersTotal += p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + 1000;
+        }
+        return 3 * maxShutdownTimeout() + producersTotal + 5000;
+    }
+
     private long maxShutdownTimeout() {
         long max = 1000;
         for (ProducerRunner p : producers) {
