@@ -31,7 +31,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "sluice", mixinStandardHelpOptions = false, sortOptions = false,
         description = "A telemetry pipeline for logs and metrics. Runs Gollum configs unchanged.",
         subcommands = {Main.Run.class, Main.Validate.class, Main.ListPlugins.class, Main.GraphCommand.class, Main.TopCommand.class,
-            Main.TapCommand.class, CommandLine.HelpCommand.class})
+            Main.TapCommand.class, Main.Docs.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
     /** A plugin thread failed while running (EX_SOFTWARE): the process ends rather than stay half-alive. */
@@ -374,6 +374,21 @@ public final class Main implements Callable<Integer> {
                 stdout.println(line);
                 stdout.flush();
             });
+            return 0;
+        }
+    }
+
+    /** {@code sluice docs}: writes the plugin reference pages. */
+    @Command(name = "docs", mixinStandardHelpOptions = true,
+            description = "Write the plugin reference (one Markdown page per plugin) into a directory.")
+    static final class Docs implements Callable<Integer> {
+        @Option(names = "--out", paramLabel = "DIR", description = "Directory to write into (default docs/plugins).")
+        Path out = Path.of("docs", "plugins");
+
+        @Override
+        public Integer call() throws IOException {
+            int n = PluginDocs.write(out);
+            stdout.println("wrote " + n + " pages to " + out);
             return 0;
         }
     }
