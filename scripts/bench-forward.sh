@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process Forward figures (issue 4): consumer.Forward → producer.Benchmark, fed by
+# Whole-process Forward figures: consumer.Forward → producer.Benchmark, fed by
 # io.sluice.bench.forward.ForwardLoad (frames encoded before the clock starts), events of ~250 bytes.
 # Two figures: "sent→delivered" is the issue's, from the load generator's first byte sent to the last event
 # counted at producer.Benchmark (wall clocks of the two processes, same machine); "in Sluice" is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process HEC figures of issue 5, on loopback, timed to the last event delivered:
+# Whole-process HEC figures, on loopback, timed to the last event delivered:
 #  1. consumer.HEC → producer.Benchmark: 4 senders POST 1,000 events (~250 B) per request and wait for the
 #     answer, which consumer.HEC gives only after delivery (HecLoad prints events/s), plain then gzip.
 #  2. NDJSON over TCP (consumer.Socket) → producer.SplunkHEC → an HTTP server that reads and discards

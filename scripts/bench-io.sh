@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process measurements of sluice-io against issue 6's bar. Each case runs the runnable jar and reads
+# Whole-process measurements of sluice-io against sluice-io's bar in BENCHMARKS.md. Each case runs the runnable jar and reads
 # the figure producer.Benchmark prints at shutdown ("delivered N messages ... msg/s", first generated to
 # last delivered), or the file size and time for producer.File.
 #

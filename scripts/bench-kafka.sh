@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process measurements of sluice-kafka against issue 8's bar, with a real KRaft broker started from the
+# Whole-process measurements of sluice-kafka against sluice-kafka's bar in BENCHMARKS.md, with a real KRaft broker started from the
 # test class path (io.sluice.kafka.EmbeddedKafka, its own JVM) on 127.0.0.1:
 #   produce: consumer.Profiler → producer.Kafka, 250-byte payloads, zstd, acks=all, idempotent
 #            (bar: ≥ 1M events/s, counted as acknowledged by Kafka)

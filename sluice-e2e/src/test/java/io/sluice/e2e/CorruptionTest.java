@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 7, corruption at the process level: A (consumer.Forward → disk buffer → producer.SplunkHEC) takes events
+ * Corruption at the process level: A (consumer.Forward → disk buffer → producer.SplunkHEC) takes events
  * while its receiver is unreachable, and is stopped. Bytes are flipped in its segment files (a record body, a
  * magic number, a length field) and the last segment is cut in the middle of a record. A then starts with the
  * receiver up: it must start, log every damaged record with its file and offset, and deliver every other event.

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 7, crash: fluency (ack mode) → A [consumer.Forward → disk buffer → producer.SplunkHEC] → B [consumer.HEC
+ * Crash: fluency (ack mode) → A [consumer.Forward → disk buffer → producer.SplunkHEC] → B [consumer.HEC
  * → producer.File]. A is killed with SIGKILL at random moments while fluency sends, and restarted on the same
  * port and buffer directory. Every number fluency saw acknowledged must be in B's file; duplicates are counted
  * and bounded by the unacknowledged window.

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 7, disk full: A (consumer.Forward → disk buffer of a tiny Buffer/MaxSize → producer.SplunkHEC) while its
+ * Disk full: A (consumer.Forward → disk buffer of a tiny Buffer/MaxSize → producer.SplunkHEC) while its
  * receiver is down. With {@code block} the senders are held back (no acknowledgement while the buffer is full) and
  * everything arrives once the receiver is up; with {@code drop_newest} the newest events are dropped and counted
  * ({@code sluice_messages_discarded_total}) and the rest arrives.

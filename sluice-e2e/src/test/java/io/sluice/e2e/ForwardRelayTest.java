@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 4, "producer.Forward → consumer.Forward across processes, with acks and gzip, every event counted": process A
+ * "producer.Forward → consumer.Forward across processes, with acks and gzip, every event counted": process A
  * ({@code consumer.Socket} fed numbered NDJSON lines by the test → {@code producer.Forward}, RequireAck,
  * CompressedPackedForward) sends to process B ({@code consumer.Forward} → {@code producer.File}); the test counts
  * every number in B's file. Exactly once: no number missing, none twice, even when the acks of frames B accepted are

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 7, overload: A [consumer.Forward (fluency) + consumer.HEC (an HEC client) → memory buffer →
+ * Overload: A [consumer.Forward (fluency) + consumer.HEC (an HEC client) → memory buffer →
  * producer.SplunkHEC] → B [consumer.HEC → producer.File]. B is down for {@code e2e.downSeconds} while both
  * senders keep offering events at a steady rate. A's memory must stay bounded (RSS under {@code e2e.maxRssMb}),
  * the senders must be held back (Forward acks stop, so fluency's buffer grows; the HEC front answers 503 code 9),

@@ -144,7 +144,7 @@ public class HecPushBenchmark {
     }
 
     /**
-     * What TCP → consumer.Socket → producer.SplunkHEC carries (issue 5's whole-process bar): NDJSON lines of ~250
+     * What TCP → consumer.Socket → producer.SplunkHEC carries (the whole-process bar): NDJSON lines of ~250
      * bytes, each a JSON object with random text, no metadata; the encoder checks each is JSON and embeds it.
      */
     static Batch lines(int n) {
