@@ -5,10 +5,13 @@ import sun.misc.Signal;
 /**
  * SIGINT and SIGTERM start a graceful stop; the process then exits 0 from main once everything is flushed.
  * A JVM shutdown hook would also work but makes the exit code 130/143 and races with System.exit.
- * A second Ctrl-C while stopping exits at once.
+ * A second Ctrl-C while stopping exits at once; a second signal within {@value #REPEAT_MILLIS} ms of the first is
+ * the same request delivered twice (GNU timeout signals the process and then its group), not an impatient user.
  */
 final class Signals {
+    static final long REPEAT_MILLIS = 2000;
     private static volatile boolean stopping;
+    private static volatile long firstNanos;
 
     private Signals() {
     }
@@ -18,9 +21,13 @@ final class Signals {
             try {
                 Signal.handle(new Signal(name), sig -> {
                     if (stopping) {
+                        if (System.nanoTime() - firstNanos < REPEAT_MILLIS * 1_000_000L) {
+                            return;
+                        }
                         System.err.println("sluice: second " + sig + ", exiting without draining");
                         Runtime.getRuntime().halt(130);
                     }
+                    firstNanos = System.nanoTime();
                     stopping = true;
                     Thread t = new Thread(stop, "signal-stop");
                     t.setDaemon(true);
