@@ -50,7 +50,9 @@ class LimitsTest {
         capture = captureId;
         port = Support.freePort();
         memory = new MemoryBudget(budget);
-        pipe = Support.receiver(port, captureId, settings, memory);
+        // No probing connection (it would count against MaxConnections): open() binds before start returns.
+        pipe = Support.pipeline(port, captureId, settings, memory);
+        pipe.start();
     }
 
     @AfterEach
@@ -236,7 +238,8 @@ class LimitsTest {
 
     @Test
     void aHalfSentRequestIsClosedAfterTheTimeoutAndCounted() throws Exception {
-        start("limits-slow", Map.of("IdleTimeoutMs", 300), BUDGET);
+        // long enough to see the reservation first even on a loaded machine
+        start("limits-slow", Map.of("IdleTimeoutMs", 2000), BUDGET);
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write(("POST " + EVENT_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"
