@@ -7,6 +7,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.Streams;
+import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.core.pipeline.Producer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,11 +30,22 @@ public final class Capture extends Producer {
 
     private static final Map<String, List<Event>> RECEIVED = new ConcurrentHashMap<>();
     private static final Map<String, CountDownLatch> GATES = new ConcurrentHashMap<>();
+    private static final Set<String> FAILING = ConcurrentHashMap.newKeySet();
     /** Per plugin id, the distinct acknowledgements seen: consumer.HEC attaches one to the batches of each request. */
     private static final Map<String, Set<Object>> COMPLETIONS = new ConcurrentHashMap<>();
 
     public Capture(PluginConfig config) {
         super(config);
+    }
+
+    /** Makes deliveries of plugin {@code id} fail for good (PermanentDeliveryException) until {@link #reset}. */
+    public static void failDeliveries(String id) {
+        FAILING.add(id);
+    }
+
+    /** Lets deliveries of plugin {@code id} succeed again after {@link #failDeliveries}. */
+    public static void deliverAgain(String id) {
+        FAILING.remove(id);
     }
 
     /** Holds deliveries of plugin {@code id} until {@link #open(String)}. */
@@ -59,6 +71,7 @@ public final class Capture extends Producer {
         RECEIVED.remove(id);
         GATES.remove(id);
         COMPLETIONS.remove(id);
+        FAILING.remove(id);
     }
 
     /** How many HEC requests the delivered messages came in (distinct acknowledgements, see consumer.HEC). */
@@ -86,10 +99,13 @@ public final class Capture extends Producer {
     }
 
     @Override
-    public void deliver(Batch batch) throws InterruptedException {
+    public void deliver(Batch batch) throws InterruptedException, PermanentDeliveryException {
         CountDownLatch gate = GATES.get(config.id());
         if (gate != null) {
             gate.await();
+        }
+        if (FAILING.contains(config.id())) {
+            throw new PermanentDeliveryException("Capture " + config.id() + " told to fail");
         }
         if (batch.completion() != null) {
             Set<Object> s = COMPLETIONS.computeIfAbsent(config.id(),

@@ -2,8 +2,10 @@ package io.sluice.hec;
 
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
+import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -33,14 +35,13 @@ public final class Support {
 
     /** consumer.HEC (id "in", extra settings) → producer.Capture (id given), running; waits until it listens. */
     public static Pipeline receiver(int port, String captureId, Map<String, Object> settings) throws Exception {
-        Map<String, Object> in = new HashMap<>(settings);
-        in.put("Address", "127.0.0.1:" + port);
-        in.put("Streams", "hec");
-        Capture.reset(captureId);
-        Pipeline p = new Pipeline(List.of(
-                PluginConfig.of("in", "consumer.HEC", in),
-                PluginConfig.of(captureId, "producer.Capture", Map.of("Streams", "hec"))),
-                PluginRegistry.defaultRegistry(), LOG);
+        return receiver(port, captureId, settings, MemoryBudget.ofHeapShare());
+    }
+
+    /** {@link #receiver(int, String, Map)} with the given memory budget. */
+    public static Pipeline receiver(int port, String captureId, Map<String, Object> settings, MemoryBudget memory)
+            throws Exception {
+        Pipeline p = pipeline(port, captureId, settings, memory);
         p.start();
         await(() -> {
             try (Socket s = new Socket()) {
@@ -51,6 +52,28 @@ public final class Support {
             }
         }, 10_000, "receiver to listen");
         return p;
+    }
+
+    /** The receiving pipeline of {@link #receiver}, built and not started. */
+    public static Pipeline pipeline(int port, String captureId, Map<String, Object> settings, MemoryBudget memory) {
+        Map<String, Object> in = new HashMap<>(settings);
+        in.put("Address", "127.0.0.1:" + port);
+        in.put("Streams", "hec");
+        Capture.reset(captureId);
+        return new Pipeline(List.of(
+                PluginConfig.of("in", "consumer.HEC", in),
+                PluginConfig.of(captureId, "producer.Capture", Map.of("Streams", "hec"))),
+                PluginRegistry.defaultRegistry(), LOG, memory);
+    }
+
+    /** The counters of the receiver (consumer "in") of a pipeline made by {@link #receiver}. */
+    public static PluginStats receiverStats(Pipeline p) {
+        for (PluginStats s : p.consumerStats()) {
+            if (s.id().equals("in")) {
+                return s;
+            }
+        }
+        throw new AssertionError("no consumer 'in'");
     }
 
     /** Polls until the condition holds, failing after {@code millis}. */
@@ -64,8 +87,18 @@ public final class Support {
         }
     }
 
-    /** A status and body read from a raw HTTP exchange. */
-    public record Reply(int status, String body) {
+    /** A status, head (status line and headers) and body read from a raw HTTP exchange. */
+    public record Reply(int status, String body, String head) {
+        /** The value of header {@code name} (any case), or null. */
+        public String header(String name) {
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                    return line.substring(colon + 1).trim();
+                }
+            }
+            return null;
+        }
     }
 
     /** Writes request bytes as they are and reads one response. */
@@ -100,7 +133,7 @@ public final class Support {
             }
         }
         byte[] body = in.readNBytes(len);
-        return new Reply(status, new String(body, StandardCharsets.UTF_8));
+        return new Reply(status, new String(body, StandardCharsets.UTF_8), h);
     }
 
     /** A POST with the given headers ("Name: value" lines) and body. */

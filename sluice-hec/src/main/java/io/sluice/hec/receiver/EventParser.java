@@ -35,6 +35,15 @@ final class EventParser {
         boolean any() {
             return host != null || source != null || sourcetype != null || index != null;
         }
+
+        /** Bytes each event's metadata gains from these defaults (keys and values), at most. */
+        long bytesPerEvent() {
+            return len(K_HOST, host) + len(K_SOURCE, source) + len(K_SOURCETYPE, sourcetype) + len(K_INDEX, index);
+        }
+
+        private static long len(byte[] key, byte[] value) {
+            return value == null ? 0 : key.length + value.length;
+        }
     }
 
     private final JsonScanner scanner;
@@ -76,12 +85,18 @@ final class EventParser {
         return false;
     }
 
-    /** Parses an /event body; false with {@link #error()} set when an event is invalid. */
+    /**
+     * Parses an /event body; false with {@link #error()} set when an event is invalid or the collector refuses one
+     * more (too many events, no memory for them).
+     */
     boolean parseEvents(byte[] b, int off, int end, BatchCollector out, Defaults dflt, long now) {
         error = null;
         int p = JsonScanner.ws(b, off, end);
         int n = 0;
         while (p < end) {
+            if (!out.admit()) {
+                return fail(out.refusal(), -1, out.refusalDetail());
+            }
             p = parseEvent(b, p, end, out, dflt, now, n);
             if (p < 0) {
                 return false;
@@ -403,6 +418,9 @@ final class EventParser {
                 le--;
             }
             if (le > p) {
+                if (!out.admit()) {
+                    return fail(out.refusal(), -1, out.refusalDetail());
+                }
                 Message m = out.next();
                 m.setPayload(b, p, le - p);
                 m.setTimestamp(now);

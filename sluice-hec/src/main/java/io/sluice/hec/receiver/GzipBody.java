@@ -7,17 +7,28 @@ import java.util.zip.Inflater;
 /**
  * Inflates a gzip request body into a reused buffer, with one reused {@link Inflater}: the header is read by
  * hand (so no stream objects per request), concatenated members are accepted, and a truncated or corrupt body
- * or a wrong CRC is an error, never a partial result. Output is capped (gzip bombs get 413, not an OOM).
+ * or a wrong CRC is an error, never a partial result. Output is capped (gzip bombs get 413, not an OOM) and
+ * reserved from the request's memory before it is produced: in steps (one step when the gzip trailer's size is
+ * honest), and each larger buffer before it is allocated. A buffer that grew for one large body is dropped by
+ * {@link #done()}, so a thread keeps at most {@value #RETAIN} bytes.
  */
 final class GzipBody {
-    /** Result of {@link #inflate}: ok, bad data, or larger than the cap. */
-    enum Result { OK, CORRUPT, TOO_LARGE }
+    /** Result of {@link #inflate}: ok, bad data, larger than the cap, or no memory reserved for more output. */
+    enum Result { OK, CORRUPT, TOO_LARGE, REFUSED }
+
+    static final int INITIAL = 64 * 1024;
+    /** Largest output buffer kept between requests. */
+    static final int RETAIN = 1024 * 1024;
+    /** Output reserved at a time when the trailer's size is no help. */
+    static final int STEP = 256 * 1024;
 
     private final Inflater inflater = new Inflater(true);
     private final CRC32 crc = new CRC32();
-    private byte[] out = new byte[64 * 1024];
+    private byte[] out = new byte[INITIAL];
     private int length;
     private String error;
+    private RequestMemory memory;
+    private long charged;
 
     byte[] output() {
         return out;
@@ -31,18 +42,57 @@ final class GzipBody {
         return error;
     }
 
+    /** Bytes reserved from the request's memory for the output (given back by the caller). */
+    long charged() {
+        return charged;
+    }
+
+    /** The request is done with the output: forgets the charge and drops a buffer that grew beyond {@link #RETAIN}. */
+    void done() {
+        charged = 0;
+        memory = null;
+        length = 0;
+        if (out.length > RETAIN) {
+            out = new byte[INITIAL];
+        }
+    }
+
+    /** Makes the charge cover {@code bytes}: false when the request's memory refused. */
+    private boolean cover(long bytes) {
+        if (bytes <= charged || memory == null) {
+            return true;
+        }
+        if (!memory.take(bytes - charged)) {
+            return false;
+        }
+        charged = bytes;
+        return true;
+    }
+
     private Result corrupt(String why) {
         error = why;
         return Result.CORRUPT;
     }
 
-    Result inflate(byte[] in, int off, int len, int max) {
+    /**
+     * Inflates {@code in[off, off+len)} into {@link #output()}, at most {@code max} bytes, reserving the output from
+     * {@code memory} (null: no reservation) as it goes; {@link #charged()} tells how much it reserved.
+     */
+    Result inflate(byte[] in, int off, int len, int max, RequestMemory memory) {
+        this.memory = memory;
+        charged = 0;
         length = 0;
         int p = off;
         int end = off + len;
         if (len == 0) {
             return corrupt("empty gzip body");
         }
+        long cap = Math.min((long) max + 1, Integer.MAX_VALUE - 16);
+        // The last member's size (mod 2^32) ends the body: a hint for one reservation and one buffer, never trusted
+        // as a limit (a bomb can lie; more output is reserved step by step).
+        long isize = len >= 18 ? (in[end - 4] & 0xFFL) | (in[end - 3] & 0xFFL) << 8 | (in[end - 2] & 0xFFL) << 16
+                | (in[end - 1] & 0xFFL) << 24 : 0;
+        long want = isize <= max ? isize : 0;
         while (p < end) {
             if (end - p < 18 || (in[p] & 0xFF) != 0x1f || (in[p + 1] & 0xFF) != 0x8b || in[p + 2] != 8) {
                 return corrupt(p == off ? "not gzip data" : "trailing garbage after gzip data");
@@ -80,12 +130,29 @@ final class GzipBody {
             try {
                 while (!inflater.finished()) {
                     if (length == out.length) {
-                        if (out.length >= max) {
+                        if (out.length >= cap) {
                             return Result.TOO_LARGE;
                         }
-                        out = java.util.Arrays.copyOf(out, (int) Math.min((long) max + 1, out.length * 2L));
+                        int grown = (int) Math.min(cap, Math.max(out.length * 2L, want + 1));
+                        // The old buffer's bytes and the new buffer live together during the copy.
+                        if (!cover((long) length + grown)) {
+                            return Result.REFUSED;
+                        }
+                        out = java.util.Arrays.copyOf(out, grown);
+                        if (memory != null && charged > grown) {
+                            memory.give(charged - grown);
+                            charged = grown;
+                        }
                     }
-                    int n = inflater.inflate(out, length, out.length - length);
+                    int room = out.length - length;
+                    long step = Math.max(STEP, want + 1 - length);
+                    if (room > step) {
+                        room = (int) step;
+                    }
+                    if (!cover((long) length + room)) {
+                        return Result.REFUSED;
+                    }
+                    int n = inflater.inflate(out, length, room);
                     length += n;
                     if (length > max) {
                         return Result.TOO_LARGE;

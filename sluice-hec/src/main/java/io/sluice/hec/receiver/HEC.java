@@ -6,18 +6,21 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A Splunk HTTP Event Collector that real HEC clients (Splunk forwarders' HTTP output, Fluent Bit's
  * out_splunk, the OTel exporter, {@code producer.SplunkHEC}) can post to: {@code /services/collector},
  * {@code /event}, {@code /raw}, {@code /health} and {@code /ack}, gzip bodies, tokens, Splunk's status codes.
- * It answers success only once the pipeline delivered the events, and 503 "Server is busy" while
- * {@code MaxPendingEvents} events wait.
+ * It answers success only once the pipeline delivered the events, 503 "Server is busy" while
+ * {@code MaxPendingEvents} events wait or the memory budget is spent, and 413 for what is too large; see
+ * {@link HecServer} for its limits.
  */
 public final class HEC extends Consumer {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:8088",
@@ -28,6 +31,13 @@ public final class HEC extends Consumer {
             "Largest request body, before and after gzip; larger ones get 413.");
     public static final Param<Integer> MAX_PENDING = Param.integer("MaxPendingEvents", 65536,
             "Events accepted but not yet delivered; beyond this requests get 503 'Server is busy' (code 9).");
+    public static final Param<Integer> MAX_EVENTS = Param.integer("MaxEventsPerRequest", 100_000,
+            "Most events in one request; more get 413 (each event costs memory beyond its bytes).");
+    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
+            "Most open connections; more are answered 503 'Server is busy' and closed.");
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
+            "A request must arrive in full within this long of its first byte (else the connection is closed and "
+                    + "counted as a timeout); a connection without a request is closed after as long.");
     public static final Param<Integer> MAX_DEPTH = Param.integer("MaxDepth", 512,
             "Deepest JSON nesting accepted in an event; deeper gets 400 'Invalid data format'.");
     public static final Param<List<String>> INDEXES = Param.strings("Indexes", List.of(),
@@ -41,13 +51,18 @@ public final class HEC extends Consumer {
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.HEC",
             "Receives Splunk HTTP Event Collector requests (events, metrics, raw) over HTTP.")
-            .params(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_DEPTH, INDEXES, EVENT_REQUIRED, USE_ACK, IO_THREADS)
+            .params(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_EVENTS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS, MAX_DEPTH,
+                    INDEXES, EVENT_REQUIRED, USE_ACK, IO_THREADS)
             .factory(HEC::new);
+
+    /** Largest MaxBodySize: a body and its inflated form must fit Java arrays. */
+    static final int MAX_BODY_LIMIT = 1 << 30;
 
     private final HecServer.Settings settings = new HecServer.Settings();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile HecServer server;
     private volatile InetSocketAddress bound;
+    private volatile boolean consuming;
 
     public HEC(PluginConfig config) {
         super(config);
@@ -74,20 +89,49 @@ public final class HEC extends Consumer {
         settings.useAck = config.get(USE_ACK);
         settings.ioThreads = config.get(IO_THREADS);
         settings.id = config.id();
+        settings.maxEventsPerRequest = config.get(MAX_EVENTS);
+        settings.maxConnections = config.get(MAX_CONNECTIONS);
+        settings.idleTimeoutMs = config.get(IDLE_TIMEOUT_MS);
         if (settings.maxPendingEvents < 1) {
             throw config.error(MAX_PENDING, "must be at least 1");
         }
+        if (settings.maxBodySize < 1 || settings.maxBodySize > MAX_BODY_LIMIT) {
+            throw config.error(MAX_BODY_SIZE, "must be between 1 and " + MAX_BODY_LIMIT);
+        }
+        if (settings.maxEventsPerRequest < 1) {
+            throw config.error(MAX_EVENTS, "must be at least 1");
+        }
+        if (settings.maxConnections < 1) {
+            throw config.error(MAX_CONNECTIONS, "must be at least 1");
+        }
+        if (settings.idleTimeoutMs < 1) {
+            throw config.error(IDLE_TIMEOUT_MS, "must be at least 1");
+        }
     }
 
+    /** Binds the listening socket on the starting thread: an address in use fails the start, naming it. */
     @Override
-    public void consume(ConsumerContext ctx) throws Exception {
+    public void open(ConsumerContext ctx) throws Exception {
         HecServer s = new HecServer(settings, ctx);
         bound = s.start();
         server = s;
         ctx.log().info(config.id() + ": HEC listening on " + bound);
+    }
+
+    @Override
+    public void consume(ConsumerContext ctx) throws Exception {
+        consuming = true;
+        if (server == null) {
+            open(ctx);
+        }
+        HecServer s = server;
         try {
-            while (ctx.isActive() && !stopped.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                // wait for stop(); the event loops do the work
+            while (ctx.isActive() && !stopped.await(200, TimeUnit.MILLISECONDS)) {
+                // the event loops do the work; a listener that is gone ends the process (never half-alive)
+                Throwable lost = s.listenerLost();
+                if (lost != null) {
+                    throw new IOException(config.id() + ": the listener on " + bound + " is gone: " + lost, lost);
+                }
             }
         } finally {
             s.stop();
@@ -97,6 +141,16 @@ public final class HEC extends Consumer {
     @Override
     public void stop() {
         stopped.countDown();
+        HecServer s = server;
+        if (s != null && !consuming) {
+            s.stop(); // opened, but the start stopped before consume ran
+        }
+    }
+
+    @Override
+    public boolean isReady() {
+        HecServer s = server;
+        return s != null && s.listening();
     }
 
     /** The address actually bound (useful with port 0), or null before start. */

@@ -1,5 +1,6 @@
 package io.sluice.hec.receiver;
 
+import io.sluice.core.pipeline.Rejection;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -26,6 +27,11 @@ public enum HecStatus {
     UNHEALTHY_QUEUES_FULL(503, 18, "HEC is unhealthy, queues are full"),
     /** Not a HEC code: the body is larger than MaxBodySize. Splunk answers 413 with this text. */
     TOO_LARGE(413, 27, "Content-Length of request is too large"),
+    /**
+     * Not a HEC code: more events than {@code MaxEventsPerRequest}. 413 like an oversized body, since that is what
+     * it is (clients that split on 413, as {@code producer.SplunkHEC} does, send it again in halves).
+     */
+    TOO_MANY_EVENTS(413, 27, "Too many events in request"),
     /** Not a HEC code: an unknown path. */
     NOT_FOUND(404, 404, "The requested URL was not found on this server."),
     METHOD_NOT_ALLOWED(405, 405, "Method not allowed");
@@ -52,6 +58,20 @@ public enum HecStatus {
 
     public String text() {
         return text;
+    }
+
+    /**
+     * How a refusal with this status is counted on {@code /metrics}: 401/403 auth, other 4xx malformed, 413 too
+     * large, 503 busy; null for answers that refuse nothing (success, health, internal errors).
+     */
+    public Rejection rejection() {
+        return switch (this) {
+            case SUCCESS, HEALTHY, UNHEALTHY_QUEUES_FULL, INTERNAL_ERROR -> null;
+            case TOKEN_DISABLED, TOKEN_REQUIRED, INVALID_AUTHORIZATION, INVALID_TOKEN -> Rejection.AUTH;
+            case TOO_LARGE, TOO_MANY_EVENTS -> Rejection.TOO_LARGE;
+            case SERVER_BUSY -> Rejection.BUSY;
+            default -> Rejection.MALFORMED;
+        };
     }
 
     /** The JSON body, shared: never modify. */
