@@ -81,7 +81,7 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--memory-limit", paramLabel = "SIZE",
                 description = "Memory budget every input reserves from before it reads (256m, 1g); default "
-                        + "SLUICE_MEMORY_LIMIT, else the config's top-level MemoryLimit, else 40% of the heap.")
+                        + "SLUICE_MEMORY_LIMIT, else the config's top-level MemoryLimit, else 40%% of the heap.")
         String memoryLimit = System.getenv("SLUICE_MEMORY_LIMIT");
 
         MemoryBudget memory() {

@@ -96,6 +96,7 @@ class MainTest {
             out.reset();
             assertThat(run(command, "--help")).as(command + " --help: " + err).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8)).as(command + " --help").contains("Usage: sluice " + command);
+            assertThat(err.toString(StandardCharsets.UTF_8)).as(command + " --help writes no warning").isEmpty();
         }
         out.reset();
         assertThat(run("--help")).isZero();
