@@ -5,11 +5,11 @@ import io.sluice.core.message.BatchPool;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
@@ -28,8 +29,19 @@ import java.util.zip.CRC32C;
  * {@code ack.pos}; segments wholly behind it are deleted. On start, what was not delivered is replayed.
  * A corrupt or torn record is skipped and counted, its file and offset logged; start-up reads only
  * positions, never the whole buffer, and never refuses to run.
+ *
+ * <p>A batch that cannot be written (disk full, an I/O error) is refused, never half-kept: what reached the
+ * segment is cut off again, the batch is failed (its source is told, so it does not acknowledge: HEC answers
+ * 503, Forward withholds its ack) and counted ({@code sluice_buffer_write_errors_total}, the messages as
+ * failed), an ERROR is logged (rate-limited), and {@link #isReady()} is false until a write succeeds again: the
+ * next batch, or a probe file of the refused size written at most once a second while readiness is asked.
  */
 public final class DiskBuffer implements ProducerBuffer {
+    /** Opens the buffer's files; tests put a failing channel in between. */
+    interface Channels {
+        FileChannel open(Path path, OpenOption... options) throws IOException;
+    }
+
     /** When to fsync appended records. */
     public enum Fsync { ALWAYS, INTERVAL, NEVER }
 
@@ -42,6 +54,8 @@ public final class DiskBuffer implements ProducerBuffer {
     private static final String SEGMENT_SUFFIX = ".seg";
     private static final String ACK_FILE = "ack.pos";
     private static final int READ_CHUNK = 256 * 1024;
+    private static final String PROBE_FILE = "write.probe";
+    private static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
     private final Path dir;
     private final long maxBytes;
@@ -53,6 +67,8 @@ public final class DiskBuffer implements ProducerBuffer {
     private final PluginStats stats;
     private final Log log;
     private final String id;
+    private volatile Channels channels;
+    private final AtomicLong writeErrors;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition dataAvailable = lock.newCondition();
@@ -88,6 +104,11 @@ public final class DiskBuffer implements ProducerBuffer {
     private long corrupted;
     private boolean closed;
     private final Thread syncer;
+    /** A write failed and none succeeded since: not ready. */
+    private volatile boolean writeFailing;
+    private volatile long writeFailingSince;
+    private volatile long lastProbe;
+    private volatile int refusedBytes;
 
     /** What one polled batch covers in the files. */
     private static final class InFlight {
@@ -108,6 +129,14 @@ public final class DiskBuffer implements ProducerBuffer {
     /** Opens (or creates) the buffer in {@code dir}, replaying what was not delivered. */
     public DiskBuffer(Path dir, long maxBytes, long segmentBytes, WhenFull whenFull, Fsync fsync, long fsyncIntervalMillis,
                       BatchPool pool, PluginStats stats, Log log, String id) throws IOException {
+        this(dir, maxBytes, segmentBytes, whenFull, fsync, fsyncIntervalMillis, pool, stats, log, id, FileChannel::open);
+    }
+
+    DiskBuffer(Path dir, long maxBytes, long segmentBytes, WhenFull whenFull, Fsync fsync, long fsyncIntervalMillis,
+               BatchPool pool, PluginStats stats, Log log, String id, Channels channels) throws IOException {
+        this.channels = channels;
+        this.writeErrors = stats.counter("sluice_buffer_write_errors_total",
+                "Disk buffer writes that failed (disk full, I/O error); each refused its batch.");
         this.dir = dir;
         this.maxBytes = maxBytes;
         this.segmentBytes = segmentBytes;
@@ -119,7 +148,8 @@ public final class DiskBuffer implements ProducerBuffer {
         this.log = log;
         this.id = id;
         Files.createDirectories(dir);
-        ackChannel = FileChannel.open(dir.resolve(ACK_FILE), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        ackChannel = channels.open(dir.resolve(ACK_FILE), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        Files.deleteIfExists(dir.resolve(PROBE_FILE));
         List<Long> segments = segments();
         readAck(segments);
         for (long s : segments) {
@@ -131,7 +161,7 @@ public final class DiskBuffer implements ProducerBuffer {
         }
         // Appending after a torn tail would hide new records behind garbage: always start a fresh segment.
         writeSegment = segments.isEmpty() ? Math.max(0, ackSegment) : Math.max(ackSegment, segments.get(segments.size() - 1) + 1);
-        writeChannel = FileChannel.open(segment(writeSegment), StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        writeChannel = channels.open(segment(writeSegment), StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         readSegment = ackSegment;
         readPosition = ackPosition;
         if (pendingBytes > 0) {
@@ -168,6 +198,7 @@ public final class DiskBuffer implements ProducerBuffer {
                 } catch (java.nio.channels.ClosedChannelException rotated) {
                     // The segment was rotated meanwhile, and rotation syncs before it closes.
                 } catch (IOException e) {
+                    writeErrors.incrementAndGet();
                     log.limited(Log.ERROR, id + ": fsync", id + ": fsync of disk buffer failed: " + e);
                 }
             }
@@ -177,10 +208,17 @@ public final class DiskBuffer implements ProducerBuffer {
         return t;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A batch that cannot be written is refused here: it is {@linkplain Batch#fail() failed} (its source is
+     * told) and true is returned, as for a batch dropped by {@code drop_newest}: the buffer disposed of it.
+     */
     @Override
     public boolean put(Batch batch, long timeoutNanos) throws InterruptedException {
         ByteBuffer records = encode(batch);
         int n = records.remaining();
+        IOException failure = null;
         lock.lockInterruptibly();
         try {
             long left = timeoutNanos;
@@ -204,14 +242,105 @@ public final class DiskBuffer implements ProducerBuffer {
             if (closed) {
                 return false;
             }
-            append(records);
-            dataAvailable.signalAll();
-        } catch (IOException e) {
-            throw new UncheckedIOException(id + ": cannot write disk buffer " + dir + ": " + e.getMessage(), e);
+            try {
+                append(records);
+                dataAvailable.signalAll();
+            } catch (IOException e) {
+                failure = e;
+                cutBack();
+            }
         } finally {
             lock.unlock();
         }
+        if (failure != null) {
+            refuse(batch, n, failure);
+            return true;
+        }
+        if (writeFailing) {
+            writeRecovered();
+        }
         batch.release();
+        return true;
+    }
+
+    /** Swaps how files are opened from now on (tests: a channel that fails like a full disk). */
+    void channels(Channels c) {
+        this.channels = c;
+    }
+
+    /** After a failed append: cuts what reached the segment off again, so no torn record is left behind. */
+    private void cutBack() {
+        try {
+            if (writeChannel.isOpen() && writeChannel.size() > writePosition) {
+                writeChannel.truncate(writePosition);
+            }
+        } catch (IOException e) {
+            // Reading stops at writePosition anyway, and the next append overwrites what is beyond it.
+            log.limited(Log.WARNING, id + ": disk buffer cut back", id + ": cannot cut " + segment(writeSegment)
+                    + " back to " + writePosition + " bytes: " + e);
+        }
+    }
+
+    /** Refuses a batch that could not be written: counted, logged, failed back to its source; not ready meanwhile. */
+    private void refuse(Batch batch, int bytes, IOException e) {
+        writeErrors.incrementAndGet();
+        stats.addFailed(batch.size());
+        refusedBytes = bytes;
+        if (!writeFailing) {
+            writeFailingSince = System.nanoTime();
+            lastProbe = System.nanoTime();
+            writeFailing = true;
+        }
+        String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        boolean full = m.contains("no space") || m.contains("quota");
+        log.limited(Log.ERROR, id + ": disk buffer write failed", id + ": cannot write disk buffer " + dir + ": " + e
+                + (full ? " (disk full?)" : "") + "; refusing " + batch.size() + " messages (their source is not"
+                + " acknowledged and sends them again), /ready reports not ready until a write succeeds");
+        batch.fail();
+    }
+
+    private void writeRecovered() {
+        long since = writeFailingSince;
+        writeFailing = false;
+        log.info(id + ": disk buffer " + dir + " can be written again after "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since) + " ms");
+    }
+
+    /**
+     * False while the last write failed. Asked while failing (by {@code /ready}), it writes a probe file of the
+     * refused batch's size at most once a second: when that works, it is ready again and senders come back.
+     */
+    @Override
+    public boolean isReady() {
+        if (!writeFailing) {
+            return true;
+        }
+        long now = System.nanoTime();
+        if (now - lastProbe < PROBE_INTERVAL_NANOS) {
+            return false;
+        }
+        lastProbe = now;
+        Path probe = dir.resolve(PROBE_FILE);
+        try {
+            try (FileChannel ch = channels.open(probe, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer zeros = ByteBuffer.allocate(Math.max(1, Math.min(refusedBytes, 1 << 20)));
+                while (zeros.hasRemaining()) {
+                    ch.write(zeros);
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        } finally {
+            try {
+                Files.deleteIfExists(probe);
+            } catch (IOException ignored) {
+                // Deleted on the next start.
+            }
+        }
+        if (writeFailing) {
+            writeRecovered();
+        }
         return true;
     }
 
@@ -241,34 +370,49 @@ public final class DiskBuffer implements ProducerBuffer {
         return buf;
     }
 
+    /**
+     * Appends the records; the positions move only once they are written (and synced under {@code always}), so a
+     * failure leaves the buffer as it was: the caller cuts off what reached the file.
+     */
     private void append(ByteBuffer records) throws IOException {
         if (writePosition > 0 && writePosition + records.remaining() > segmentBytes) {
-            if (fsync != Fsync.NEVER) {
-                writeChannel.force(false);
+            // The next segment is opened before the full one is closed: a failure keeps writing where it was.
+            FileChannel next = channels.open(segment(writeSegment + 1), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
+            FileChannel full = writeChannel;
+            try {
+                if (full.size() > writePosition) {
+                    full.truncate(writePosition); // the tail of an earlier failed write
+                }
+                if (fsync != Fsync.NEVER) {
+                    full.force(false);
+                }
+            } catch (IOException e) {
+                next.close();
+                throw e;
             }
-            writeChannel.close();
+            writeChannel = next;
             writeSegment++;
             writePosition = 0;
-            writeChannel = FileChannel.open(segment(writeSegment), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING);
+            try {
+                full.close();
+            } catch (IOException e) {
+                log.limited(Log.WARNING, id + ": disk buffer close", id + ": closing a full disk buffer segment: " + e);
+            }
         }
         int n = records.remaining();
         while (records.hasRemaining()) {
             writeChannel.write(records, writePosition + (n - records.remaining()));
         }
+        if (fsync == Fsync.ALWAYS) {
+            writeChannel.force(false);
+            lastSync = System.nanoTime();
+        } else {
+            dirty = true;
+        }
         writePosition += n;
         pendingBytes += n;
         stats.setBufferedBytes(pendingBytes);
-        dirty = true;
-        if (fsync == Fsync.ALWAYS) {
-            sync();
-        }
-    }
-
-    private void sync() throws IOException {
-        writeChannel.force(false);
-        dirty = false;
-        lastSync = System.nanoTime();
     }
 
     @Override
@@ -441,7 +585,7 @@ public final class DiskBuffer implements ProducerBuffer {
 
     private FileChannel readChannel() throws IOException {
         if (readChannel == null) {
-            readChannel = FileChannel.open(segment(readSegment), StandardOpenOption.READ);
+            readChannel = channels.open(segment(readSegment), StandardOpenOption.READ);
         }
         return readChannel;
     }
@@ -506,6 +650,7 @@ public final class DiskBuffer implements ProducerBuffer {
                 Files.deleteIfExists(segment(s));
             }
         } catch (IOException e) {
+            writeErrors.incrementAndGet();
             log.limited(Log.ERROR, id + ": ack", id + ": cannot save disk buffer position: " + e);
         }
         spaceAvailable.signalAll();

@@ -12,7 +12,8 @@ public interface ProducerBuffer {
     /**
      * Takes a batch, waiting up to {@code timeoutNanos} for room (0 or less waits without end).
      * On success the buffer owns the batch (a disk buffer writes and releases it at once: the upstream
-     * acknowledgement then means "on disk").
+     * acknowledgement then means "on disk"). A disk buffer that cannot write refuses the batch itself: it
+     * fails it ({@link Batch#fail()}: its source is told, never acknowledged) and returns true.
      *
      * @return false when it timed out or the buffer is closed; the caller still owns the batch
      */
@@ -32,4 +33,9 @@ public interface ProducerBuffer {
 
     /** The bound of {@link #depth()}. */
     long capacity();
+
+    /** Whether the buffer can take batches now (a disk buffer that cannot write cannot); {@code /ready} reports it. */
+    default boolean isReady() {
+        return true;
+    }
 }

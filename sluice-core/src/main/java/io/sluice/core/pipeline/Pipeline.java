@@ -293,7 +293,7 @@ public final class Pipeline {
             all.add(new PluginInfo(c.consumer().config(), c.stats(), null, c.consumer()::isReady));
         }
         for (ProducerRunner p : producers) {
-            all.add(new PluginInfo(p.producer().config(), p.stats(), p.buffer(), p.producer()::isReady));
+            all.add(new PluginInfo(p.producer().config(), p.stats(), p.buffer(), p::isReady));
         }
         return all;
     }

@@ -306,4 +306,10 @@ public final class ProducerRunner {
     public ProducerBuffer buffer() {
         return buffer;
     }
+
+    /** Whether the producer can deliver and its buffer can take batches (a disk buffer that cannot write cannot). */
+    public boolean isReady() {
+        ProducerBuffer b = buffer;
+        return producer.isReady() && (b == null || b.isReady());
+    }
 }

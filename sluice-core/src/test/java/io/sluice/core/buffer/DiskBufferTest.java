@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -228,6 +229,174 @@ class DiskBufferTest {
             for (Path p : s.collect(Collectors.toList())) {
                 Files.delete(p);
             }
+        }
+    }
+
+    // --- a disk that cannot be written ----------------------------------------------------------------------
+
+    /** Records how the source of a batch was answered. */
+    private static final class Answer extends Completion {
+        final AtomicInteger completed = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+
+        @Override
+        protected void onComplete() {
+            completed.incrementAndGet();
+        }
+
+        @Override
+        protected void onFailed() {
+            failed.incrementAndGet();
+        }
+    }
+
+    private long writeErrors() {
+        return stats.counters().stream().filter(c -> c.name().equals("sluice_buffer_write_errors_total"))
+                .mapToLong(c -> c.value().get()).sum();
+    }
+
+    private DiskBuffer openFailing(AtomicLong space, DiskBuffer.Fsync fsync, long segmentBytes) throws IOException {
+        return new DiskBuffer(dir, 1 << 20, segmentBytes, DiskBuffer.WhenFull.BLOCK, fsync, 1000, pool, stats, log, "test",
+                (path, options) -> new FailingChannel(java.nio.channels.FileChannel.open(path, options), space));
+    }
+
+    @Test
+    void aWriteFailureRefusesTheBatchToItsSourceCountsItAndRecovers() throws Exception {
+        AtomicLong space = new AtomicLong(Long.MAX_VALUE);
+        DiskBuffer buffer = openFailing(space, DiskBuffer.Fsync.ALWAYS, 1 << 20);
+        assertThat(buffer.put(batch(0, 10), 0)).isTrue();
+        assertThat(buffer.isReady()).isTrue();
+
+        space.set(100); // the disk fills up: part of the next batch fits, then ENOSPC
+        Answer answer = new Answer();
+        Batch refused = batch(10, 10);
+        refused.setCompletion(answer);
+        long failedBefore = stats.failed();
+        assertThat(buffer.put(refused, 0)).as("the put returns (never hangs), the buffer disposed of the batch").isTrue();
+        assertThat(answer.failed).as("the source is told the batch failed").hasValue(1);
+        assertThat(answer.completed).as("and never that it was kept").hasValue(0);
+        assertThat(writeErrors()).isEqualTo(1);
+        assertThat(stats.failed() - failedBefore).isEqualTo(10);
+        assertThat(buffer.isReady()).isFalse();
+        assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("ERROR").contains("cannot write disk buffer")
+                .contains("No space left on device");
+        assertThat(buffer.depth()).as("nothing of the refused batch is held").isEqualTo(depthOf(0, 10));
+
+        // Still full: refused again, still not ready, nothing hangs.
+        Answer again = new Answer();
+        Batch second = batch(10, 10);
+        second.setCompletion(again);
+        assertThat(buffer.put(second, 0)).isTrue();
+        assertThat(again.failed).hasValue(1);
+        assertThat(writeErrors()).isEqualTo(2);
+
+        // Space again: /ready's probe sees it (at most once a second), and writes go on.
+        space.set(Long.MAX_VALUE);
+        TestPlugins.await("ready after the disk has room", 10_000, buffer::isReady);
+        assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("can be written again");
+        Answer kept = new Answer();
+        Batch third = batch(20, 10);
+        third.setCompletion(kept);
+        assertThat(buffer.put(third, 0)).isTrue();
+        assertThat(kept.completed).hasValue(1);
+        List<String> want = new ArrayList<>(expected(0, 10));
+        want.addAll(expected(20, 30));
+        assertThat(drain(buffer, true)).containsExactlyElementsOf(want);
+        assertThat(buffer.corrupted()).isZero();
+        buffer.shutdown();
+        assertThat(Files.exists(dir.resolve("write.probe"))).isFalse();
+    }
+
+    private long depthOf(int from, int count) throws IOException {
+        Path other = Files.createTempDirectory(dir.getParent(), "depth");
+        DiskBuffer b = new DiskBuffer(other, 1 << 20, 1 << 20, DiskBuffer.WhenFull.BLOCK, DiskBuffer.Fsync.NEVER, 1000, pool,
+                new PluginStats("x", "x"), log, "depth");
+        try {
+            b.put(batch(from, count), 0);
+            return b.depth();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            b.shutdown();
+        }
+    }
+
+    /**
+     * Failures at random points, across segment rotations: exactly the accepted batches are delivered, in order,
+     * with no torn or corrupt record, and the same after a restart.
+     */
+    @Test
+    void randomWriteFailuresKeepExactlyTheAcceptedBatches() throws Exception {
+        java.util.Random r = new java.util.Random(17);
+        AtomicLong space = new AtomicLong(Long.MAX_VALUE);
+        DiskBuffer buffer = openFailing(space, DiskBuffer.Fsync.NEVER, 2048);
+        List<String> accepted = new ArrayList<>();
+        int refusedCount = 0;
+        for (int i = 0; i < 60; i++) {
+            boolean fail = r.nextInt(3) == 0;
+            space.set(fail ? r.nextInt(400) : Long.MAX_VALUE);
+            Answer a = new Answer();
+            Batch b = batch(i * 4, 4);
+            b.setCompletion(a);
+            assertThat(buffer.put(b, 0)).isTrue();
+            assertThat(a.completed.get() + a.failed.get()).isEqualTo(1);
+            if (a.completed.get() == 1) {
+                accepted.addAll(expected(i * 4, i * 4 + 4));
+            } else {
+                refusedCount++;
+            }
+        }
+        // The last write fails halfway, and the buffer is shut down right after it.
+        space.set(150);
+        Answer last = new Answer();
+        Batch lastBatch = batch(1000, 4);
+        lastBatch.setCompletion(last);
+        assertThat(buffer.put(lastBatch, 0)).isTrue();
+        assertThat(last.failed).hasValue(1);
+        refusedCount++;
+        assertThat(refusedCount).as("some puts were refused").isGreaterThan(5);
+        assertThat(accepted).as("some were kept").isNotEmpty();
+        assertThat(writeErrors()).isEqualTo(refusedCount);
+        space.set(Long.MAX_VALUE);
+        buffer.shutdown();
+        DiskBuffer reopened = open(1 << 20, DiskBuffer.WhenFull.BLOCK);
+        assertThat(drain(reopened, true)).containsExactlyElementsOf(accepted);
+        assertThat(reopened.corrupted()).as("no torn record left by a failed write").isZero();
+        assertThat(logBytes.toString(StandardCharsets.UTF_8)).doesNotContain("corrupt");
+        reopened.shutdown();
+    }
+
+    @Test
+    void thePipelineReportsNotReadyWhileItsDiskBufferCannotWrite() throws Exception {
+        // A one-byte segment size: every put after the first opens a new segment, through the swapped-in channels.
+        String yaml = "Src:\n  Type: test.Numbers\n  Count: 0\n  KeepRunning: true\n  Streams: s\n"
+                + "Out:\n  Type: test.Collect\n  Streams: s\n  Buffer/Type: disk\n  Buffer/Path: " + dir + "\n"
+                + "  Buffer/SegmentSize: 1\n";
+        Pipeline p = TestPlugins.pipeline(yaml);
+        p.start();
+        try {
+            DiskBuffer buffer = (DiskBuffer) p.producers().get(0).buffer();
+            assertThat(buffer.put(batch(0, 5), 0)).isTrue();
+            assertThat(p.isReady()).isTrue();
+            AtomicLong space = new AtomicLong(0);
+            buffer.channels((path, options) -> new FailingChannel(java.nio.channels.FileChannel.open(path, options), space));
+            Answer a = new Answer();
+            Batch b = batch(5, 5);
+            b.setCompletion(a);
+            assertThat(buffer.put(b, 0)).isTrue();
+            assertThat(a.failed).hasValue(1);
+            assertThat(p.isReady()).as("/ready while the disk buffer cannot write").isFalse();
+            assertThat(p.plugins()).filteredOn(i -> i.id().equals("Out")).singleElement()
+                    .satisfies(i -> assertThat(i.ready()).isFalse());
+            space.set(Long.MAX_VALUE);
+            Answer kept = new Answer();
+            Batch ok = batch(10, 5);
+            ok.setCompletion(kept);
+            assertThat(buffer.put(ok, 0)).isTrue();
+            assertThat(kept.completed).hasValue(1);
+            assertThat(p.isReady()).isTrue();
+        } finally {
+            p.stop();
         }
     }
 }

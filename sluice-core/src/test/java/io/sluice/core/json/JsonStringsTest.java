@@ -41,4 +41,44 @@ class JsonStringsTest {
             }
         }
     }
+
+    private static int controlReference(byte[] b, int from, int to, boolean quote, boolean backslash, boolean ascii) {
+        for (int i = from; i < to; i++) {
+            int c = b[i] & 0xFF;
+            if (c < 0x20 || c == 0x7f || quote && c == '"' || backslash && c == '\\' || ascii && c >= 0x80) {
+                return i;
+            }
+        }
+        return to;
+    }
+
+    @Test
+    void controlEndFindsTheFirstControlByteAsAByteLoopWould() {
+        Random rnd = new Random(11);
+        byte[] palette = {'a', ' ', '!', '"', '#', '[', '\\', ']', 0x1f, 0x00, 0x01, '\n', '\r', '\t', 0x7e, 0x7f,
+            (byte) 0x80, (byte) 0xc3, (byte) 0xfe, (byte) 0xff};
+        int hitsBeyondFirstWord = 0;
+        for (int round = 0; round < 20_000; round++) {
+            int len = rnd.nextInt(40);
+            byte[] b = new byte[len];
+            for (int i = 0; i < len; i++) {
+                b[i] = rnd.nextInt(8) == 0 ? palette[rnd.nextInt(palette.length)] : (byte) ('a' + rnd.nextInt(26));
+            }
+            int from = len == 0 ? 0 : rnd.nextInt(len + 1);
+            int to = from + rnd.nextInt(len - from + 1);
+            for (int flags = 0; flags < 8; flags++) {
+                boolean q = (flags & 1) != 0;
+                boolean s = (flags & 2) != 0;
+                boolean a = (flags & 4) != 0;
+                int want = controlReference(b, from, to, q, s, a);
+                assertThat(JsonStrings.controlEnd(b, from, to, q, s, a))
+                        .as("%s from %d to %d quote=%s backslash=%s ascii=%s", java.util.Arrays.toString(b), from, to, q, s, a)
+                        .isEqualTo(want);
+                if (want >= from + 8 && want < to) {
+                    hitsBeyondFirstWord++;
+                }
+            }
+        }
+        assertThat(hitsBeyondFirstWord).as("cases found by the word-at-a-time loop, not the tail").isGreaterThan(1000);
+    }
 }

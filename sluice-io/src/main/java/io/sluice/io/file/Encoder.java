@@ -8,8 +8,10 @@ import java.util.zip.Deflater;
 
 /**
  * Turns chunks of lines into the bytes that go to disk: as they are, gzip, or zstd. Compressed output
- * collects in {@link #pending()} before it is written, so a failed write is retried from the same bytes and
- * the compressor's state never sees the failure: no line is lost or doubled by a retry.
+ * collects in {@link #pending()} before it is written. Each chunk ends at a flush point; once its bytes are on
+ * disk it is {@linkplain #commit committed}. When writing a chunk fails, the file is cut back to where the chunk
+ * began and {@link #abortBytes()} appended: they end the stream as of the last committed chunk, so the file stays
+ * a valid gzip member or zstd frame without the failed lines, and the next write starts a new one.
  */
 abstract class Encoder {
     /** Output waiting to be written; empty for plain files, which write the chunk itself. */
@@ -18,8 +20,21 @@ abstract class Encoder {
     /** Encodes a chunk into {@link #pending}, ending at a point a reader can decompress up to. */
     abstract void encode(byte[] chunk, int len) throws IOException;
 
-    /** Ends the stream (gzip trailer, zstd epilogue) into {@link #pending}. */
+    /** Ends the stream (gzip trailer, zstd epilogue) into {@link #pending}; everything encoded is committed. */
     abstract void finish() throws IOException;
+
+    /** The chunk last encoded is on disk: the stream's trailer will count it. */
+    void commit(byte[] chunk, int len) {
+    }
+
+    /**
+     * Bytes that end the stream right after the last committed chunk (written after the file was cut back to
+     * there); empty when nothing was committed (the file is cut back to before the stream's header) or for
+     * plain files.
+     */
+    byte[] abortBytes() {
+        return new byte[0];
+    }
 
     /** Whether chunks must go through {@link #encode}; plain files write chunks directly. */
     abstract boolean compresses();
@@ -99,10 +114,14 @@ abstract class Encoder {
      */
     static final class Gzip extends Encoder {
         private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
+        /** After a sync flush the deflate stream is at a byte boundary: a final empty stored block ends it. */
+        private static final byte[] FINAL_EMPTY_BLOCK = {0x01, 0x00, 0x00, (byte) 0xff, (byte) 0xff};
         private final Deflater deflater;
+        /** CRC and size of the committed input only: a chunk that failed to reach the disk is not in the trailer. */
         private final CRC32 crc = new CRC32();
         private long inputSize;
         private boolean started;
+        private boolean committed;
 
         Gzip(int level) {
             this.deflater = new Deflater(level, true);
@@ -111,8 +130,6 @@ abstract class Encoder {
         @Override
         void encode(byte[] chunk, int len) {
             header();
-            crc.update(chunk, 0, len);
-            inputSize += len;
             deflater.setInput(chunk, 0, len);
             while (!deflater.needsInput()) {
                 deflate(Deflater.NO_FLUSH);
@@ -139,16 +156,40 @@ abstract class Encoder {
         }
 
         @Override
+        void commit(byte[] chunk, int len) {
+            crc.update(chunk, 0, len);
+            inputSize += len;
+            committed = true;
+        }
+
+        @Override
+        byte[] abortBytes() {
+            if (!committed) {
+                return new byte[0];
+            }
+            byte[] b = java.util.Arrays.copyOf(FINAL_EMPTY_BLOCK, FINAL_EMPTY_BLOCK.length + 8);
+            trailer(b, FINAL_EMPTY_BLOCK.length);
+            return b;
+        }
+
+        private void trailer(byte[] b, int at) {
+            int c = (int) crc.getValue();
+            int size = (int) inputSize;
+            for (int i = 0; i < 4; i++) {
+                b[at + i] = (byte) (c >> (8 * i));
+                b[at + 4 + i] = (byte) (size >> (8 * i));
+            }
+        }
+
+        @Override
         void finish() {
             header();
             deflater.finish();
             while (!deflater.finished()) {
                 deflate(Deflater.NO_FLUSH);
             }
-            int c = (int) crc.getValue();
-            int size = (int) inputSize;
-            byte[] trailer = {(byte) c, (byte) (c >> 8), (byte) (c >> 16), (byte) (c >> 24),
-                (byte) size, (byte) (size >> 8), (byte) (size >> 16), (byte) (size >> 24)};
+            byte[] trailer = new byte[8];
+            trailer(trailer, 0);
             pending.write(trailer, 0, 8);
         }
 

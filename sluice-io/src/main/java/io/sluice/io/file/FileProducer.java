@@ -6,12 +6,16 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.format.GoLayout;
 import io.sluice.core.message.Batch;
-import io.sluice.core.message.Completion;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Streams;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
@@ -21,19 +25,25 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * {@code producer.File}: writes each message as a line (NDJSON when the payload is JSON). Delivery only copies
- * lines into a reused chunk; a background thread writes chunks every {@code FlushIntervalMs} or when one is
- * full, compressing on the way when the path ends in {@code .gz} (gzip) or {@code .zst} (zstd). This is the
- * shape k6 found fastest for its JSON output (append to a buffer, write it from another thread every 100 ms,
- * gzip by name), and it lets compression run on the second core while the pipeline fills the next chunk.
+ * {@code producer.File}: writes each message as one line (NDJSON when the payload is a JSON object), compressing
+ * when the path ends in {@code .gz} (gzip) or {@code .zst} (zstd). A control byte inside a payload is escaped
+ * ({@link io.sluice.io.LineEscaper}), so no payload can split its line or forge another record.
+ *
+ * <p>A delivery copies the batch's lines into a reused buffer and writes it (compressing on the way) before it
+ * returns: a batch counted as delivered, and acknowledged upstream, is in the file (synced too under
+ * {@code Fsync: interval}). A failed write (disk full, say) cuts the file back to where the batch began, logs an
+ * ERROR (once, then every 30 s while it lasts), makes {@link #isReady()} false and fails the delivery: the
+ * pipeline retries it ({@code Retry/*}) or sends it to the fallback stream, and nothing is acknowledged meanwhile.
+ * {@link #start} opens the file (or, with a stream name in the path, checks that its folder can be written), so
+ * a path that cannot be written stops the start instead of failing every delivery.
  *
  * <p>Rotation by size, age and clock time with Gollum's names ({@code name_TIMESTAMP.ext} plus a
- * {@code name_current.ext} symlink) and pruning by count, age and total size. A failed write (disk full, say)
- * is logged clearly and retried; the lines stay in memory meanwhile and delivery waits, so nothing is dropped
- * and the consumers upstream slow down. Batches are acknowledged only once their lines are written.
+ * {@code name_current.ext} symlink) and pruning by count, age and total size; a background thread checks age,
+ * clock time and a date in the path every {@code FlushIntervalMs} even when nothing is written.
  *
  * <pre>
  * "FileOut":
@@ -58,20 +68,21 @@ public final class FileProducer extends Producer {
     public static final Param<String> FOLDER_PERMISSIONS = Param.string("FolderPermissions", "0755",
             "Permissions of created folders, as an octal number.");
     public static final Param<Integer> FLUSH_INTERVAL_MS = Param.integer("FlushIntervalMs", 100,
-            "Lines are written in the background at least this often (and whenever a buffer is full).");
+            "How often rotation by age or time of day and a date in the path are checked while nothing is written; "
+                    + "lines are written when their batch is delivered.");
     public static final Param<Integer> BUFFER_SIZE_KB = Param.integer("BufferSizeKB", 1024,
-            "Size of each of the two reused buffers per file; delivery waits while both are full.");
+            "Size of the reused line buffer per file; it grows to hold one batch when a batch is larger.");
     public static final Param<Integer> COMPRESSION_LEVEL = Param.integer("CompressionLevel", 1,
             "gzip level 1-9 or zstd level 1-19 for .gz/.zst paths. gzip 1 compresses ~190 MB/s per core, 6 ~75.");
     public static final Param<String> FSYNC = Param.string("Fsync", "rotate",
-            "When to fsync: never, rotate (when a file is closed or rotated), or interval (after every background "
-                    + "write, before acknowledging).");
+            "When to fsync: never, rotate (when a file is closed or rotated), or interval (after every write, "
+                    + "before the delivery returns and is acknowledged).");
     public static final Param<Integer> BATCH_MAX_COUNT = Param.integer("Batch/MaxCount", 8192,
-            "Accepted for Gollum configs; memory is bounded by BufferSizeKB instead.");
+            "Accepted for Gollum configs; each pipeline batch is written as it is delivered.");
     public static final Param<Integer> BATCH_FLUSH_COUNT = Param.integer("Batch/FlushCount", 4096,
-            "Accepted for Gollum configs; a buffer is written when full or after FlushIntervalMs.");
+            "Accepted for Gollum configs; each pipeline batch is written as it is delivered.");
     public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.integer("Batch/TimeoutSec", 5,
-            "Gollum's flush timeout; when set (and FlushIntervalMs is not) it sets the flush interval.");
+            "Gollum's flush timeout; when set (and FlushIntervalMs is not) it sets FlushIntervalMs.");
     public static final Param<Integer> BATCH_FLUSH_TIMEOUT_SEC = Param.integer("Batch/FlushTimeoutSec", 0,
             "Accepted for Gollum configs; shutdown uses ShutdownTimeoutMs.");
     public static final Param<Boolean> ROTATION_ENABLE = Param.bool("Rotation/Enable", false,
@@ -96,7 +107,7 @@ public final class FileProducer extends Producer {
             "Delete the oldest rotated files beyond this total size (0: no limit).");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.File",
-            "Writes messages as lines to files (NDJSON, .gz, .zst), flushed in the background, with rotation.")
+            "Writes messages as lines to files (NDJSON, .gz, .zst), one record per line, with rotation.")
             .params(FILE, FILE_OVERWRITE, PERMISSIONS, FOLDER_PERMISSIONS, FLUSH_INTERVAL_MS, BUFFER_SIZE_KB,
                     COMPRESSION_LEVEL, FSYNC, BATCH_MAX_COUNT, BATCH_FLUSH_COUNT, BATCH_TIMEOUT_SEC,
                     BATCH_FLUSH_TIMEOUT_SEC, ROTATION_ENABLE, ROTATION_TIMEOUT_MIN, ROTATION_SIZE_MB,
@@ -127,6 +138,7 @@ public final class FileProducer extends Producer {
         int pruneCount;
         long pruneAfterMillis;
         long pruneTotalBytes;
+        FileTarget.Opener opener = FileChannel::open;
     }
 
     private static final Map<String, DateTimeFormatter> LAYOUTS = new ConcurrentHashMap<>();
@@ -137,12 +149,12 @@ public final class FileProducer extends Producer {
     private final Map<Integer, FileTarget> byStream = new HashMap<>();
     private final Map<String, FileTarget> byTemplate = new HashMap<>();
     private final List<FileTarget> targets = new CopyOnWriteArrayList<>();
-    private final Runnable wake = this::wakeFlusher;
     private FileTarget[] touched = new FileTarget[4];
     private volatile boolean closing;
     private volatile long firstDeliverNanos;
-    private Thread flusher;
+    private Thread maintainer;
     private Log log;
+    private AtomicLong invalidUtf8 = new AtomicLong();
 
     public FileProducer(PluginConfig config) {
         super(config);
@@ -221,46 +233,107 @@ public final class FileProducer extends Producer {
         return b.toString();
     }
 
+    /**
+     * Checks that the output can be written before anything is accepted: the file is opened (created, with its
+     * folders); with a stream name in the path, which names files only once streams arrive, the folder is created
+     * and a probe file written in it. A path that cannot be written throws, naming it, and the start fails.
+     */
     @Override
-    public void start(ProducerContext ctx) {
+    public void start(ProducerContext ctx) throws IOException {
         this.log = ctx.log();
+        this.invalidUtf8 = ctx.stats().counter("sluice_invalid_utf8_total",
+                "Invalid UTF-8 sequences in JSON payloads written as U+FFFD.");
         if (config.get(ROTATION_COMPRESS) && !file.endsWith(".gz")) {
             log.warn(config.id() + ": Rotation/Compress is not needed in Sluice: name the file *.gz to write it compressed");
         }
-        flusher = new Thread(this::flushLoop, "producer-" + config.id() + "-flush");
-        flusher.setDaemon(true);
-        flusher.start();
+        if (perStream) {
+            probeFolder();
+        } else {
+            FileTarget t = new FileTarget(s, file, config.id(), log, invalidUtf8);
+            byTemplate.put(file, t);
+            targets.add(t);
+            t.openNow();
+        }
+        maintainer = new Thread(this::maintainLoop, "producer-" + config.id() + "-rotate");
+        maintainer.setDaemon(true);
+        maintainer.start();
     }
 
+    /** The deepest folder of the path without a stream name in it: created if missing, and a file written there. */
+    private void probeFolder() throws IOException {
+        String resolved = s.datedPath ? resolveDate(file, LocalDateTime.now()) : file;
+        Path dir = Path.of(resolved).toAbsolutePath().getParent();
+        while (dir != null && (dir.toString().contains("*") || dir.toString().contains("${stream}"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            return;
+        }
+        try {
+            if (!Files.isDirectory(dir)) {
+                try {
+                    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(s.folderPermissions)));
+                } catch (UnsupportedOperationException e) {
+                    Files.createDirectories(dir);
+                }
+            }
+            Path probe = Files.createTempFile(dir, ".sluice-probe-", ".tmp");
+            try {
+                Files.write(probe, new byte[] {'\n'});
+            } finally {
+                Files.deleteIfExists(probe);
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new IOException("cannot write " + resolved + ": " + FileTarget.reason(e), e);
+        }
+    }
+
+    /**
+     * Writes the batch's lines to their files before returning. A write that fails cuts every file of this batch
+     * back to where the batch began and throws: the pipeline retries the batch or sends it to the fallback stream.
+     */
     @Override
-    public void deliver(Batch batch) throws InterruptedException {
+    public void deliver(Batch batch) throws IOException {
         int n = batch.size();
         int touchedCount = 0;
         int lastStream = Integer.MIN_VALUE;
         FileTarget t = null;
-        for (int i = 0; i < n; i++) {
-            Message m = batch.get(i);
-            if (m.stream() != lastStream) {
-                lastStream = m.stream();
-                t = target(lastStream);
-                touchedCount = addTouched(t, touchedCount);
-            }
-            if (firstDeliverNanos == 0) {
-                firstDeliverNanos = System.nanoTime();
-            }
-            if (t.append(m, wake)) {
-                wakeFlusher();
-            }
+        if (firstDeliverNanos == 0) {
+            firstDeliverNanos = System.nanoTime();
         }
-        Completion c = batch.completion();
-        if (c != null) {
-            // The batch is acknowledged when every chunk holding its lines is on disk.
+        try {
+            for (int i = 0; i < n; i++) {
+                Message m = batch.get(i);
+                if (m.stream() != lastStream) {
+                    lastStream = m.stream();
+                    t = target(lastStream);
+                    touchedCount = addTouched(t, touchedCount);
+                }
+                t.add(m);
+            }
             for (int i = 0; i < touchedCount; i++) {
-                c.retain();
-                touched[i].attach(c);
+                touched[i].write();
             }
-            wakeFlusher();
+        } catch (IOException | RuntimeException e) {
+            for (int i = 0; i < touchedCount; i++) {
+                touched[i].abort();
+            }
+            throw e;
         }
+        for (int i = 0; i < touchedCount; i++) {
+            touched[i].commit();
+        }
+    }
+
+    /** False while a file cannot be written (from a failed write until one succeeds). */
+    @Override
+    public boolean isReady() {
+        for (FileTarget t : targets) {
+            if (t.failing()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private int addTouched(FileTarget t, int count) {
@@ -282,7 +355,7 @@ public final class FileProducer extends Producer {
             String template = perStream ? file.replace("*", Streams.name(stream)).replace("${stream}", Streams.name(stream)) : file;
             t = byTemplate.get(template);
             if (t == null) {
-                t = new FileTarget(s, template, config.id(), log);
+                t = new FileTarget(s, template, config.id(), log, invalidUtf8);
                 byTemplate.put(template, t);
                 targets.add(t);
             }
@@ -291,28 +364,26 @@ public final class FileProducer extends Producer {
         return t;
     }
 
-    private void wakeFlusher() {
-        Thread f = flusher;
-        if (f != null) {
-            LockSupport.unpark(f);
-        }
-    }
-
-    private void flushLoop() {
+    /** Rotation by age and time of day, and a new date in the path, while nothing is written. */
+    private void maintainLoop() {
         long park = Math.max(1_000_000L, s.flushIntervalNanos / 2);
         while (!closing) {
-            long now = System.nanoTime();
             for (FileTarget t : targets) {
-                t.flush(false, now);
+                t.maintain();
             }
             LockSupport.parkNanos(park);
         }
     }
 
+    /** Used by tests to put a failing channel between the producer and its files; before start. */
+    void opener(FileTarget.Opener opener) {
+        s.opener = opener;
+    }
+
     @Override
     public void close() throws InterruptedException {
         closing = true;
-        Thread f = flusher;
+        Thread f = maintainer;
         if (f != null) {
             LockSupport.unpark(f);
             f.join();

@@ -1,268 +1,242 @@
 package io.sluice.io.file;
 
-import io.sluice.core.message.Completion;
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Log;
+import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One output file of {@link FileProducer}: two reused chunks (one filled by the delivering thread, one
- * written by the flusher), the encoder, rotation and pruning. Memory is bounded by the two chunks: when
- * both are busy the delivering thread waits, and the pipeline's queue holds the rest.
- *
- * <p>Acknowledgements ride with the chunk their lines are in and are released only after that chunk is on
- * disk (and synced, under {@code Fsync: interval}), so an upstream consumer checkpoints only what was
- * written.
+ * One output file of {@link FileProducer}: the lines of the batch being delivered, the encoder, rotation and
+ * pruning. A delivery is written before it returns, in two phases so that a batch spread over several files is
+ * written to all of them or to none: {@link #write()} puts the lines on disk (synced under {@code Fsync:
+ * interval}), then {@link #commit()} counts them in, or {@link #abort()} cuts the file back to where the batch
+ * began (ending a compressed stream as of the last committed batch, see {@link Encoder#abortBytes()}). So a batch
+ * the pipeline counts as delivered is on disk, and a failed one leaves no partial line behind to be doubled when
+ * it is delivered again.
  */
 final class FileTarget {
-    /** A chunk of encoded lines and the acknowledgements of the batches they came from. */
-    private static final class Chunk {
-        byte[] data;
-        int len;
-        /** Bytes of {@code data} on disk (plain files resume a failed write here). */
-        int written;
-        boolean encoded;
-        /** No room for the next line: to be written at once. */
-        boolean full;
-        Encoder encodedBy;
-        final List<Completion> acks = new ArrayList<>();
-
-        Chunk(int size) {
-            data = new byte[size];
-        }
-
-        void clear() {
-            len = 0;
-            written = 0;
-            encoded = false;
-            full = false;
-            encodedBy = null;
-            acks.clear();
-        }
+    /** Opens the files; tests put a failing channel in between. */
+    interface Opener {
+        FileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attributes) throws IOException;
     }
+
+    /** A buffer grown past this for one large batch is dropped after it was written. */
+    private static final int RETAIN_BYTES = 4 << 20;
 
     private final FileProducer.Settings s;
     private final String template;
     private final Log log;
     private final String id;
+    private final LineEscaper escaper;
+    /** Held while the file is touched: by the delivering thread, and by the maintenance thread (rotation by time). */
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition room = lock.newCondition();
-    private Chunk filling;
-    private Chunk spare;
-    private long firstAppendNanos;
-    /** Line bytes appended (before compression), and total bytes written to disk; for the closing report. */
+    /** Lines of the batch being delivered (the delivering thread's). */
+    private byte[] lines;
+    private int len;
+    /** Line bytes written (before compression), and total bytes written to disk; for the closing report. */
     long inputBytes;
     long diskBytes;
     long lastWriteNanos;
 
-    // Flusher-thread state.
+    // File state, under the lock.
     private Path path;
+    private Path attempted;
     private FileChannel channel;
     private Encoder encoder;
     private long fileBytes;
     private long openedMillis;
     private long nextAtMillis;
+    /** Size of the file before the write not yet committed or aborted, or -1. */
+    private long writeStart = -1;
+    private boolean finished;
+    private String openedBase;
+    /** Paths FileOverwrite truncated already: a reopen after a failure appends. */
+    private final Set<Path> overwritten = new HashSet<>();
+    private volatile boolean failing;
     private long failingSince;
     private long lastFailureLog;
-    private long retryAtNanos;
-    private long retryDelayMs = 100;
-    private long lostBytes;
 
-    FileTarget(FileProducer.Settings settings, String template, String id, Log log) {
+    FileTarget(FileProducer.Settings settings, String template, String id, Log log, AtomicLong invalidUtf8) {
         this.s = settings;
         this.template = template;
         this.id = id;
         this.log = log;
-        this.filling = new Chunk(settings.chunkSize);
-        this.spare = new Chunk(settings.chunkSize);
+        this.escaper = new LineEscaper(invalidUtf8);
+        this.lines = new byte[settings.chunkSize];
     }
 
     /**
-     * Appends one message as a line; waits while both chunks are full.
-     *
-     * @return true when the filling chunk is full and the flusher should be woken
+     * Adds one message as one line to the batch being delivered: a control byte in the payload is escaped
+     * ({@link LineEscaper}), so the line cannot be split or forged.
      */
-    boolean append(Message m, Runnable wakeFlusher) throws InterruptedException {
-        int len = m.length();
+    void add(Message m) {
+        int length = m.length();
         byte[] p = m.payload();
-        boolean newline = len == 0 || p[len - 1] != '\n';
-        int need = len + (newline ? 1 : 0);
-        lock.lockInterruptibly();
-        try {
-            Chunk c = filling;
-            while (c.len > 0 && c.len + need > c.data.length) {
-                // Marked full: the flusher writes it now, not at the next interval.
-                c.full = true;
-                wakeFlusher.run();
-                room.await();
-                c = filling;
-            }
-            if (need > c.data.length) {
-                // One message larger than a chunk: this chunk grows to hold it (rare; bounded by MaxMessageSize upstream).
-                c.data = java.util.Arrays.copyOf(c.data, need);
-            }
-            if (c.len == 0) {
-                firstAppendNanos = System.nanoTime();
-            }
-            System.arraycopy(p, 0, c.data, c.len, len);
-            c.len += len;
-            inputBytes += need;
-            if (newline) {
-                c.data[c.len++] = '\n';
-            }
-            if (c.len + 256 > c.data.length) {
-                c.full = true;
-            }
-            return c.full;
-        } finally {
-            lock.unlock();
+        int body = LineEscaper.content(p, length);
+        int escaped = escaper.measure(p, 0, body);
+        int need = (escaped < 0 ? body : escaped) + 1;
+        if (len + need > lines.length) {
+            lines = Arrays.copyOf(lines, Math.max(lines.length * 2, len + need));
         }
+        if (escaped < 0) {
+            System.arraycopy(p, 0, lines, len, body);
+            len += body;
+        } else {
+            len = escaper.write(p, 0, body, lines, len);
+        }
+        lines[len++] = '\n';
     }
 
-    /** Attaches a retained acknowledgement to the chunk holding the lines just appended. */
-    void attach(Completion c) {
+    /** Whether the last write failed and none succeeded since: {@code /ready} reports not ready. */
+    boolean failing() {
+        return failing;
+    }
+
+    /** Opens the file now, on the starting thread: a path that cannot be written stops the start. */
+    void openNow() throws IOException {
         lock.lock();
         try {
-            filling.acks.add(c);
+            ensureOpen();
+        } catch (IOException | RuntimeException e) {
+            throw new IOException("cannot write " + where() + ": " + reason(e), e);
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Writes the filling chunk if it is due (full, older than the interval, or {@code force}); a chunk whose
-     * write failed is retried first, so lines reach the disk in order. Called by the flusher thread only.
-     *
-     * @return false when a write failed and is to be retried later
+     * Phase one of a delivery: writes the lines added since the last commit or abort (synced under
+     * {@code Fsync: interval}). On failure what reached the file is cut back off, the failure is logged and
+     * {@link #failing()}, and an IOException naming the file is thrown; the caller aborts.
      */
-    boolean flush(boolean force, long nowNanos) {
-        if (retrying != null) {
-            if (!force && nowNanos < retryAtNanos) {
-                return false;
-            }
-            if (!tryWrite(retrying, force)) {
-                return false;
-            }
-            recycle(retrying);
-            retrying = null;
-        }
-        Chunk c;
+    void write() throws IOException {
         lock.lock();
         try {
-            c = filling;
-            // A chunk someone waits on (an acknowledgement upstream) is written at once: group commit, so an acked
-            // source sees one write of latency, not FlushIntervalMs, while unacknowledged data still waits to batch up.
-            boolean due = force || c.full || !c.acks.isEmpty()
-                    || (c.len > 0 && nowNanos - firstAppendNanos >= s.flushIntervalNanos);
-            if (c.len == 0 || !due) {
-                c = null;
+            ensureOpen();
+            writeStart = fileBytes;
+            if (encoder.compresses()) {
+                Encoder.Pending out = encoder.pending();
+                out.clear();
+                encoder.encode(lines, len);
+                drain(out);
             } else {
-                filling = spare;
-                spare = null;
+                ByteBuffer b = ByteBuffer.wrap(lines, 0, len);
+                while (b.hasRemaining()) {
+                    int n = channel.write(b);
+                    fileBytes += n;
+                    diskBytes += n;
+                }
             }
+            if (s.fsync == FileProducer.Fsync.INTERVAL) {
+                channel.force(false);
+            }
+        } catch (IOException | RuntimeException e) {
+            rollback();
+            failed(e);
+            throw new IOException("cannot write " + where() + ": " + reason(e), e);
         } finally {
             lock.unlock();
         }
-        if (c == null) {
-            return maintain();
-        }
-        if (!tryWrite(c, force)) {
-            // Kept: the deliverers fill the other chunk meanwhile, then wait; the pipeline's queue holds the rest.
-            retrying = c;
-            return false;
-        }
-        recycle(c);
-        return true;
     }
 
-    /** The chunk whose write failed, to be written before anything newer. */
-    private Chunk retrying;
-
-    private boolean tryWrite(Chunk c, boolean force) {
-        while (true) {
-            try {
-                write(c);
-                return true;
-            } catch (IOException | RuntimeException e) {
-                failed(e);
-                if (!force) {
-                    return false;
-                }
-                if (System.nanoTime() > shutdownDeadline) {
-                    // Gave up at the shutdown deadline: reported, and the acks are never sent, so a consumer
-                    // that checkpoints does not move past these lines.
-                    lostBytes += c.len;
-                    c.acks.clear();
-                    return true;
-                }
-                sleepQuietly(retryDelayMs);
-            }
-        }
-    }
-
-    private void recycle(Chunk c) {
-        for (int i = 0; i < c.acks.size(); i++) {
-            c.acks.get(i).release();
-        }
-        c.clear();
+    /** Phase two: the written lines count (in the compressed stream's trailer too); the batch is done. */
+    void commit() {
         lock.lock();
         try {
-            spare = c;
-            room.signalAll();
+            if (writeStart >= 0) {
+                encoder.commit(lines, len);
+                writeStart = -1;
+            }
+            inputBytes += len;
+            lastWriteNanos = System.nanoTime();
+            recovered();
         } finally {
             lock.unlock();
         }
+        clearLines();
     }
 
-    private void write(Chunk c) throws IOException {
-        ensureOpen();
-        if (encoder.compresses()) {
-            Encoder.Pending out = encoder.pending();
-            if (c.encodedBy != encoder) {
-                // First try, or the file was reopened after a failure: encode into the current stream.
-                c.encoded = false;
-            }
-            if (!c.encoded) {
-                if (out.len > 0) {
-                    drain(out);
-                }
-                encoder.encode(c.data, c.len);
-                c.encoded = true;
-                c.encodedBy = encoder;
-            }
-            drain(out);
-        } else {
-            ByteBuffer b = ByteBuffer.wrap(c.data, c.written, c.len - c.written);
+    /** The delivery failed (here or in another file): what this write put on disk is cut back off. */
+    void abort() {
+        lock.lock();
+        try {
+            rollback();
+        } finally {
+            lock.unlock();
+        }
+        clearLines();
+    }
+
+    private void clearLines() {
+        len = 0;
+        if (lines.length > Math.max(RETAIN_BYTES, s.chunkSize)) {
+            lines = new byte[s.chunkSize];
+        }
+    }
+
+    /**
+     * Cuts the file back to its size before the uncommitted write and ends a compressed stream there; then closes
+     * it, so the next write reopens the path (a new gzip member or zstd frame). Best effort: a file that cannot be
+     * cut back is reported.
+     */
+    private void rollback() {
+        if (writeStart < 0) {
+            return;
+        }
+        long start = writeStart;
+        writeStart = -1;
+        try {
+            channel.truncate(start);
+            fileBytes = start;
+            byte[] end = encoder.abortBytes();
+            ByteBuffer b = ByteBuffer.wrap(end);
             while (b.hasRemaining()) {
-                int n = channel.write(b);
-                c.written += n;
-                fileBytes += n;
-                diskBytes += n;
+                fileBytes += channel.write(b);
             }
+        } catch (IOException | RuntimeException e) {
+            log.warn(id + ": could not cut " + path + " back to " + start + " bytes after a failed write: " + e
+                    + (encoder.compresses() ? "; the compressed stream may end unfinished there" : "; it may end in a partial line"));
+        } finally {
+            abandonFile();
         }
-        if (s.fsync == FileProducer.Fsync.INTERVAL) {
-            channel.force(false);
+    }
+
+    private void abandonFile() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // Broken already.
         }
-        lastWriteNanos = System.nanoTime();
-        recovered();
+        encoder.close();
+        channel = null;
+        encoder = null;
+        finished = false;
     }
 
     private void drain(Encoder.Pending out) throws IOException {
@@ -276,19 +250,23 @@ final class FileTarget {
         out.clear();
     }
 
-    /** Rotation by age or clock time, and the date in the path, checked even when nothing is written. */
-    private boolean maintain() {
-        if (channel == null) {
-            return true;
-        }
+    /**
+     * Rotation by age or clock time, and the date in the path, checked even when nothing is written (by the
+     * maintenance thread).
+     */
+    void maintain() {
+        lock.lock();
         try {
+            if (channel == null || writeStart >= 0) {
+                return;
+            }
             if (rotationDue() || (s.datedPath && !resolve(template).equals(openedBase))) {
                 closeFile(true);
             }
-            return true;
         } catch (IOException e) {
             failed(e);
-            return false;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -302,7 +280,7 @@ final class FileTarget {
     }
 
     private void ensureOpen() throws IOException {
-        if (channel != null && rotationDue()) {
+        if (channel != null && (rotationDue() || (s.datedPath && !resolve(template).equals(openedBase)))) {
             closeFile(true);
         }
         if (channel == null) {
@@ -313,6 +291,7 @@ final class FileTarget {
     private void open() throws IOException {
         openedBase = resolve(template);
         Path base = Path.of(openedBase);
+        attempted = base;
         Path dir = base.toAbsolutePath().getParent();
         if (dir != null && !Files.isDirectory(dir)) {
             try {
@@ -322,20 +301,36 @@ final class FileTarget {
             }
         }
         Path target = s.rotate ? rotatedName(base) : base;
+        attempted = target;
         Set<StandardOpenOption> opts = EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         // Appending to a .gz or .zst adds a new member/frame after the old ones: both formats allow
-        // concatenation, so a restarted producer keeps one readable file.
-        opts.add(s.overwrite ? StandardOpenOption.TRUNCATE_EXISTING : StandardOpenOption.APPEND);
+        // concatenation, so a restarted producer keeps one readable file. FileOverwrite truncates a path once per
+        // run, not again when it is reopened after a failed write.
+        opts.add(s.overwrite && overwritten.add(target.toAbsolutePath()) ? StandardOpenOption.TRUNCATE_EXISTING
+                : StandardOpenOption.APPEND);
         FileChannel ch;
         try {
-            ch = FileChannel.open(target, opts, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(s.permissions)));
+            ch = s.opener.open(target, opts, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(s.permissions)));
         } catch (UnsupportedOperationException e) {
-            ch = FileChannel.open(target, opts);
+            ch = s.opener.open(target, opts);
+        }
+        Encoder enc = null;
+        try {
+            enc = Encoder.forPath(target.toString(), s.level);
+            fileBytes = ch.size();
+            if (!enc.compresses() && fileBytes > 0 && Files.isRegularFile(target)) {
+                fileBytes += endLine(target, ch, fileBytes);
+            }
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            if (enc != null) {
+                enc.close();
+            }
+            throw e;
         }
         channel = ch;
+        encoder = enc;
         path = target;
-        encoder = Encoder.forPath(target.toString(), s.level);
-        fileBytes = ch.size();
         openedMillis = System.currentTimeMillis();
         nextAtMillis = s.rotateAtMinute < 0 ? 0 : nextAt(openedMillis);
         if (s.rotate) {
@@ -343,20 +338,43 @@ final class FileTarget {
         }
     }
 
+    /**
+     * A plain file that does not end with a newline ends in a partial line (a crash mid-write): a newline first
+     * keeps it from running into the next record. Returns the bytes written.
+     */
+    private static int endLine(Path file, FileChannel ch, long size) throws IOException {
+        ByteBuffer last = ByteBuffer.allocate(1);
+        try (FileChannel r = FileChannel.open(file, StandardOpenOption.READ)) {
+            if (r.read(last, size - 1) != 1 || last.get(0) == '\n') {
+                return 0;
+            }
+        }
+        ByteBuffer nl = ByteBuffer.wrap(new byte[] {'\n'});
+        while (nl.hasRemaining()) {
+            ch.write(nl);
+        }
+        return 1;
+    }
+
     /** Closes the current file: the encoder's trailer, an fsync unless Fsync is never, then pruning. */
     private void closeFile(boolean rotated) throws IOException {
         if (channel == null) {
             return;
         }
+        if (!channel.isOpen()) {
+            log.warn(id + ": " + path + " was closed by a failure before its end was written"
+                    + (encoder.compresses() ? "; its compressed stream ends unfinished" : ""));
+            abandonFile();
+            return;
+        }
         if (encoder.compresses()) {
             Encoder.Pending out = encoder.pending();
             if (!finished) {
-                if (out.len > 0) {
-                    drain(out);
-                }
+                out.clear();
                 encoder.finish();
                 finished = true;
             }
+            // A failed trailer write is retried from where it stopped (the rest of pending) by the next close.
             drain(out);
         }
         if (s.fsync != FileProducer.Fsync.NEVER) {
@@ -376,72 +394,42 @@ final class FileTarget {
         }
     }
 
-    private boolean finished;
-    private String openedBase;
-
-    /** Final flush at shutdown: every chunk, then the trailer; retries until the deadline. */
+    /** Final close at shutdown: the trailer and fsync, retried until the deadline. */
     void close(long deadlineNanos) {
-        shutdownDeadline = deadlineNanos;
+        len = 0; // lines of a delivery that was interrupted: that batch was not acknowledged
+        long delay = 50;
         while (true) {
-            boolean more;
             lock.lock();
             try {
-                more = filling.len > 0 || retrying != null;
-            } finally {
-                lock.unlock();
-            }
-            if (!more) {
-                break;
-            }
-            flush(true, System.nanoTime());
-        }
-        while (true) {
-            try {
+                rollback();
                 closeFile(false);
-                break;
+                return;
             } catch (IOException e) {
                 failed(e);
                 if (System.nanoTime() > deadlineNanos) {
                     log.error(id + ": could not finish " + path + ": " + e);
-                    break;
+                    return;
                 }
-                sleepQuietly(retryDelayMs);
+            } finally {
+                lock.unlock();
             }
-        }
-        if (lostBytes > 0) {
-            log.error(id + ": " + lostBytes + " bytes could not be written to " + template
-                    + " before the shutdown deadline; their batches were not acknowledged");
+            sleepQuietly(delay);
+            delay = Math.min(1000, delay * 2);
         }
     }
 
-    private long shutdownDeadline = Long.MAX_VALUE;
-
-    /** Logs a failure clearly (once per streak and then every 30 s) and schedules the retry. */
+    /** Logs a failure (once per streak and then every 30 s) and reports not ready until a write succeeds. */
     private void failed(Exception e) {
         long now = System.nanoTime();
         if (failingSince == 0) {
             failingSince = now;
         }
+        failing = true;
         if (lastFailureLog == 0 || now - lastFailureLog > 30_000_000_000L) {
             lastFailureLog = now;
-            String where = path != null ? path.toString() : template;
-            log.error(id + ": cannot write " + where + ": " + e + (isDiskFull(e) ? " (disk full?)" : "")
-                    + "; the lines are kept and retried, delivery is held back meanwhile");
+            log.error(id + ": cannot write " + where() + ": " + reason(e) + (isDiskFull(e) ? " (disk full?)" : "")
+                    + "; the delivery fails and is retried, nothing is acknowledged meanwhile, /ready reports not ready");
         }
-        retryAtNanos = now + retryDelayMs * 1_000_000L;
-        retryDelayMs = Math.min(5000, retryDelayMs * 2);
-        if (channel != null && !channel.isOpen()) {
-            abandonChannel();
-        }
-    }
-
-    private void abandonChannel() {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // Already broken.
-        }
-        channel = null;
     }
 
     private void recovered() {
@@ -451,8 +439,28 @@ final class FileTarget {
         }
         failingSince = 0;
         lastFailureLog = 0;
-        retryAtNanos = 0;
-        retryDelayMs = 100;
+        failing = false;
+    }
+
+    private String where() {
+        Path p = channel != null ? path : attempted;
+        return p != null ? p.toString() : resolve(template);
+    }
+
+    /** What went wrong, in words: the JDK leaves the reason of some file-system exceptions empty. */
+    static String reason(Throwable e) {
+        if (e instanceof FileSystemException) {
+            FileSystemException f = (FileSystemException) e;
+            String r = f.getReason();
+            if (r == null) {
+                r = e instanceof AccessDeniedException ? "permission denied"
+                        : e instanceof NoSuchFileException ? "no such file or directory"
+                        : e instanceof FileAlreadyExistsException ? "exists and is not a directory"
+                        : e.getClass().getSimpleName();
+            }
+            return f.getFile() != null ? f.getFile() + ": " + r : r;
+        }
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     private static boolean isDiskFull(Exception e) {

@@ -8,10 +8,17 @@ import java.io.IOException;
  * {@code .zst}. Each chunk ends with a flush, so a reader decompresses a live file up to the last chunk.
  */
 final class ZstdEncoder extends Encoder {
+    /**
+     * A flush leaves the frame at a block boundary: an empty raw block marked last ends it (the frame carries no
+     * checksum and no content size, so nothing else is owed).
+     */
+    private static final byte[] LAST_EMPTY_BLOCK = {0x01, 0x00, 0x00};
     private final ZstdOutputStreamNoFinalizer out;
+    private boolean committed;
 
     private ZstdEncoder(int level) throws IOException {
         this.out = new ZstdOutputStreamNoFinalizer(pending, level);
+        out.setChecksum(false);
     }
 
     static Encoder create(int level) {
@@ -26,6 +33,16 @@ final class ZstdEncoder extends Encoder {
     void encode(byte[] chunk, int len) throws IOException {
         out.write(chunk, 0, len);
         out.flush();
+    }
+
+    @Override
+    void commit(byte[] chunk, int len) {
+        committed = true;
+    }
+
+    @Override
+    byte[] abortBytes() {
+        return committed ? LAST_EMPTY_BLOCK.clone() : new byte[0];
     }
 
     @Override

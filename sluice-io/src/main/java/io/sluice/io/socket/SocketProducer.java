@@ -10,6 +10,7 @@ import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.io.Bytes;
+import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,6 +29,7 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -42,6 +44,12 @@ import javax.net.ssl.X509TrustManager;
  * doubles up to {@code ReconnectMaxMs}; delivery waits meanwhile (the queue fills and holds consumers back)
  * rather than dropping. Without {@code Acknowledge}, TCP cannot tell what the peer read before a failure, so
  * a resend may duplicate lines: at least once, never lost silently.
+ *
+ * <p>With delimiter framing and a delimiter made of control bytes ({@code \n}, {@code \r\n}, {@code \0}), each
+ * message is exactly one frame whatever its payload holds: control bytes inside it are escaped
+ * ({@link LineEscaper}: JSON escapes in a JSON object, {@code \n}, {@code \r}, {@code \xHH} in text), so no payload
+ * can end its frame early or forge another one. A delimiter of printable bytes is the user's to choose: payloads
+ * go out as they are then.
  */
 public final class SocketProducer extends Producer {
     public static final Param<String> ADDRESS = Param.string("Address", ":5880",
@@ -60,7 +68,9 @@ public final class SocketProducer extends Producer {
             "How long to wait to connect and for an acknowledgement.");
     public static final Param<String> FRAMING = Param.string("Framing", "delimiter",
             "delimiter (each message followed by Delimiter unless it ends with it) or octet (RFC 6587 \"LEN SP MSG\").");
-    public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n", "Message delimiter for delimiter framing.");
+    public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n",
+            "Message delimiter for delimiter framing. When it is made of control bytes (\\n, \\r\\n, \\0), control bytes "
+                    + "inside payloads are escaped (see sluice-io/README.md), so each message is exactly one frame.");
     public static final Param<Integer> RECONNECT_MIN_MS = Param.integer("ReconnectMinMs", 100,
             "First wait before reconnecting after a failure; doubles on each failure.");
     public static final Param<Integer> RECONNECT_MAX_MS = Param.integer("ReconnectMaxMs", 10000,
@@ -83,6 +93,11 @@ public final class SocketProducer extends Producer {
     private final Address address;
     private final boolean octet;
     private final byte[] delimiter;
+    /** Delimiter framing with a delimiter of control bytes: payloads are escaped so they cannot hold it. */
+    private final boolean escape;
+    /** The delimiter is LF: a payload's own trailing LF or CRLF is its line end. */
+    private final boolean newline;
+    private LineEscaper escaper = new LineEscaper(new AtomicLong());
     private final byte[] acknowledge;
     private final int ackTimeoutMs;
     private final int sendBuffer;
@@ -120,6 +135,8 @@ public final class SocketProducer extends Producer {
         if (delimiter.length == 0) {
             throw config.error(DELIMITER, "must not be empty");
         }
+        escape = !octet && controlBytes(delimiter);
+        newline = delimiter.length == 1 && delimiter[0] == '\n';
         String ack = config.get(ACKNOWLEDGE);
         acknowledge = ack.isEmpty() ? null : Bytes.unescape(ack);
         if (acknowledge != null && address.protocol() != Address.Protocol.TCP) {
@@ -185,9 +202,21 @@ public final class SocketProducer extends Producer {
         return ctx;
     }
 
+    /** Whether every byte of the delimiter is one the escaping removes from payloads (tab is kept, so not tab). */
+    private static boolean controlBytes(byte[] d) {
+        for (byte b : d) {
+            if (!((b >= 0 && b < 0x20 && b != '\t') || b == 0x7f)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public void start(ProducerContext ctx) {
         this.log = ctx.log();
+        this.escaper = new LineEscaper(ctx.stats().counter("sluice_invalid_utf8_total",
+                "Invalid UTF-8 sequences in JSON payloads written as U+FFFD."));
     }
 
     @Override
@@ -233,6 +262,19 @@ public final class SocketProducer extends Producer {
                 out[outLen++] = ' ';
                 System.arraycopy(p, 0, out, outLen, len);
                 outLen += len;
+            } else if (escape) {
+                // The payload's own trailing delimiter (or LF/CRLF) ends its frame; everything before it is escaped.
+                int body = newline ? LineEscaper.content(p, len) : endsWith(p, len, delimiter) ? len - delimiter.length : len;
+                int escaped = escaper.measure(p, 0, body);
+                ensure((escaped < 0 ? body : escaped) + delimiter.length);
+                if (escaped < 0) {
+                    System.arraycopy(p, 0, out, outLen, body);
+                    outLen += body;
+                } else {
+                    outLen = escaper.write(p, 0, body, out, outLen);
+                }
+                System.arraycopy(delimiter, 0, out, outLen, delimiter.length);
+                outLen += delimiter.length;
             } else {
                 ensure(len + delimiter.length);
                 System.arraycopy(p, 0, out, outLen, len);
