@@ -188,6 +188,7 @@ public final class ForwardDecoder implements AutoCloseable {
             // Inflated before the sink hears of the frame: refused for want of memory, it starts over unseen.
             int plen = r.readStrOrBinHeader();
             try {
+                presize(r.array(), r.position(), plen, r.offset());
                 gzip.decompress(r.array(), r.position(), plen, inflated, maxDecompressedBytes, r.offset(), allowance);
             } catch (DecodeSuspendedException e) {
                 suspend(RESTART, null, tag, 0);
@@ -205,6 +206,28 @@ public final class ForwardDecoder implements AutoCloseable {
             case COMPRESSED_PACKED_FORWARD ->
                     decodeStreamAt(entries.reset(inflated.array(), 0, inflated.size(), 0), tag, sink, payloadAt);
         };
+    }
+
+    /**
+     * A gzip member ends with its inflated size (mod 2^32), so the last one says how much at least the payload
+     * inflates to: the buffer is made that big at once (asking the allowance, which refuses what it could never
+     * hold before anything is inflated), instead of doubling its way there. The size is believed only up to what
+     * deflate can produce from that many bytes (about 1,032 to 1) and the limit; a false one costs no more than
+     * the doubling would have, since the payload must still inflate and match it.
+     */
+    private void presize(byte[] src, int off, int len, long at) {
+        if (len < 18) {
+            return; // not even one member: the inflater reports it
+        }
+        int p = off + len - 4;
+        long hint = (src[p] & 0xffL) | (src[p + 1] & 0xffL) << 8 | (src[p + 2] & 0xffL) << 16 | (src[p + 3] & 0xffL) << 24;
+        if (hint > maxDecompressedBytes || hint > 1032L * len + 4096) {
+            return;
+        }
+        if (hint > inflated.capacity()) {
+            allowance.grow(hint - inflated.capacity());
+            inflated = new MsgPackWriter((int) hint);
+        }
     }
 
     private void suspend(int state, MsgPackReader at, String tag, int entriesLeft) {

@@ -124,7 +124,7 @@ class SuspendResumeTest {
         d.allowance(new BufferAllowance() {
             @Override
             public void grow(long bytes) {
-                if (refuse[0] && granted[0] > 0) {
+                if (refuse[0]) {
                     throw DecodeSuspendedException.INSTANCE;
                 }
                 granted[0] += bytes;
@@ -146,6 +146,34 @@ class SuspendResumeTest {
         assertThat(granted[0]).as("every growth was asked for").isEqualTo(d.inflateCapacity() - 4096);
         d.trim();
         assertThat(granted[0]).as("kept: below the trim size").isEqualTo(d.inflateCapacity() - 4096);
+    }
+
+    @Test
+    void theInflateBufferIsSizedFromTheGzipTrailerAtOnce() throws Exception {
+        EventBatch b = new EventBatch();
+        for (int i = 0; i < 5000; i++) {
+            b.add(1_700_000_000L, 0, Map.of("id", i, "pad", "z".repeat(100)));
+        }
+        MsgPackWriter out = new MsgPackWriter();
+        new ForwardEncoder().compressed(out, "t", b, null);
+        byte[] frame = out.toByteArray();
+        List<Long> grows = new ArrayList<>();
+        ForwardDecoder d = new ForwardDecoder();
+        d.allowance(new BufferAllowance() {
+            @Override
+            public void grow(long bytes) {
+                grows.add(bytes);
+            }
+
+            @Override
+            public void shrink(long bytes) {
+            }
+        });
+        CollectingSink sink = new CollectingSink();
+        d.decode(frame, 0, frame.length, sink);
+        assertThat(sink.events).hasSize(5000);
+        assertThat(grows).as("one growth, to the inflated size").hasSize(1);
+        assertThat(grows.get(0) + 4096).isEqualTo(d.inflateCapacity());
     }
 
     @Test
