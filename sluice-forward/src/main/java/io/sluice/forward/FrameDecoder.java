@@ -41,6 +41,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     /** Buffer capacity an emptied connection keeps while memory is short. */
     static final int KEEP_BYTES_TIGHT = 64 << 10;
     private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
+    /** Room beyond what a frame's headers declare, for the options map that follows its events. */
+    static final int OPTIONS_ROOM = 4096;
     private static final byte[] EMPTY = new byte[0];
 
     /** The budget the buffer is counted against, and the owner told when it ran out. Event loop only. */
@@ -250,25 +252,33 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             } else {
                 // The scanner refuses a frame above maxFrameBytes at its header, so this stays within a frame and a read.
                 long need = kept + (long) n;
-                long cap = 2L * buf.length;
                 long known = scanner.minFrameBytes();
-                if (known > need) {
-                    cap = Math.min(cap, known); // doubling, but never past what the frame is known to need
-                }
+                // What the frame's headers say it needs, with room for the small options map they count as one byte.
+                long target = known > 0 ? known + OPTIONS_ROOM : 0;
+                long doubled = Math.max(2L * buf.length, 4096);
+                long cap = target >= need ? Math.min(doubled, target) // no faster than its bytes arrive
+                        : Math.min(doubled, need + Math.max(need >> 2, 65536));
                 cap = Math.min(MAX_ARRAY, Math.max(need, cap));
                 if (memory != null) {
                     if (!memory.fits(need)) {
                         throw new OverBudgetException("a frame of more than " + need
                                 + " bytes, more than the memory budget can hold");
                     }
-                    // The growth is reserved (the old array is garbage once copied): never more than the budget
-                    // can hold, and as little as will do when it is short.
-                    if (!memory.fits(cap) || !memory.tryReserve(cap - reserved)) {
-                        cap = need;
-                        if (!memory.tryReserve(cap - reserved)) {
-                            return false;
-                        }
+                    // The copy holds the old array and the new one at once: both are reserved, the old one returned
+                    // once copied. The first size whose copy the budget could hold: the usual growth, straight to
+                    // what the frame needs, or just this read.
+                    long jump = Math.min(MAX_ARRAY, Math.max(need, target));
+                    long chosen = memory.fits(reserved + cap) ? cap
+                            : memory.fits(reserved + jump) ? jump
+                            : memory.fits(reserved + need) ? need : -1;
+                    if (chosen < 0) {
+                        throw new OverBudgetException("a frame of more than " + need + " bytes, whose buffer (with "
+                                + reserved + " bytes to copy from) is more than the memory budget can hold");
                     }
+                    if (!memory.tryReserve(chosen)) {
+                        return false;
+                    }
+                    cap = chosen;
                 }
                 byte[] bigger = new byte[(int) cap];
                 System.arraycopy(buf, start, bigger, 0, kept);
@@ -282,17 +292,18 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /** Replaces the buffer; the growth of a bigger one was reserved by the caller, a smaller one's is returned. */
+    /**
+     * Replaces the buffer. A bigger one was reserved in full by the caller: the old one's reservation is returned.
+     * A smaller one keeps that part of the old reservation.
+     */
     private void setBuffer(byte[] b) {
         frame.release();
-        buf = b;
-        frame = Unpooled.wrappedBuffer(b);
         if (memory != null) {
-            if (b.length < reserved) {
-                memory.release(reserved - b.length);
-            }
+            memory.release(b.length > buf.length ? reserved : reserved - b.length);
             reserved = b.length;
         }
+        buf = b;
+        frame = Unpooled.wrappedBuffer(b);
     }
 
     private void releaseWaiting() {
