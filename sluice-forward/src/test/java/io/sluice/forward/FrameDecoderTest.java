@@ -127,4 +127,136 @@ class FrameDecoderTest {
         assertThat(decoder.capacity()).isLessThan(64);
         ch.finishAndReleaseAll();
     }
+
+    /** A budget for one decoder: counts what it holds, and can be made to refuse. */
+    private static final class Budget implements FrameDecoder.Memory {
+        final long limit;
+        long used;
+        boolean refuse;
+        int starved;
+
+        Budget(long limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public boolean fits(long bytes) {
+            return bytes <= limit;
+        }
+
+        @Override
+        public boolean tryReserve(long bytes) {
+            if (refuse || used + bytes > limit) {
+                return false;
+            }
+            used += bytes;
+            return true;
+        }
+
+        @Override
+        public void release(long bytes) {
+            used -= bytes;
+        }
+
+        @Override
+        public boolean tight() {
+            return false;
+        }
+
+        @Override
+        public void starved() {
+            starved++;
+        }
+    }
+
+    @Test
+    void withABudgetTheBufferIsReservedBeforeItGrowsAndReadsWaitWhenItIsSpent() {
+        Budget budget = new Budget(8 << 20);
+        FrameDecoder decoder = new FrameDecoder(4 << 20, budget);
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, out);
+        byte[] a = frame(300_000, 1);
+        byte[] b = frame(2_000_000, 2);
+        byte[] c = frame(10, 3);
+        ch.writeInbound(Unpooled.wrappedBuffer(a, 0, 100_000));
+        assertThat(budget.used).as("reserved what it holds").isEqualTo(decoder.capacity()).isEqualTo(decoder.reserved());
+        ch.writeInbound(Unpooled.wrappedBuffer(a, 100_000, a.length - 100_000));
+        assertThat(out.frames).hasSize(1);
+        budget.refuse = true; // spent: the next read that needs a bigger buffer waits, and so do the ones after it
+        ch.writeInbound(Unpooled.wrappedBuffer(b, 0, 400_000));
+        ch.writeInbound(Unpooled.wrappedBuffer(b, 400_000, b.length - 400_000));
+        ch.writeInbound(Unpooled.wrappedBuffer(c));
+        assertThat(budget.starved).isEqualTo(1);
+        assertThat(decoder.buffered()).isEqualTo(b.length + c.length);
+        assertThat(out.frames).hasSize(1);
+        budget.refuse = false;
+        decoder.proceed();
+        assertThat(out.frames).hasSize(3);
+        assertThat(out.frames.get(1)).isEqualTo(b);
+        assertThat(out.frames.get(2)).isEqualTo(c);
+        assertThat(budget.used).isEqualTo(decoder.capacity());
+        ch.finishAndReleaseAll();
+        assertThat(budget.used).as("all returned at close").isZero();
+    }
+
+    @Test
+    void withABudgetAFrameItCouldNeverHoldIsRefusedAtItsHeader() {
+        Budget budget = new Budget(100_000);
+        FrameDecoder decoder = new FrameDecoder(4 << 20, budget);
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, out);
+        byte[] big = frame(200_000, 1);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 1000));
+        assertThat(out.errors).hasSize(1);
+        assertThat(out.errors.get(0)).isInstanceOf(io.sluice.forward.OverBudgetException.class)
+                .hasMessageContaining("more than the memory budget can hold");
+        assertThat(budget.used).isZero();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aHeldFrameKeepsItsBytesUntilProceed() {
+        FrameDecoder decoder = new FrameDecoder(1 << 20);
+        List<byte[]> seen = new ArrayList<>();
+        ChannelInboundHandlerAdapter holder = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ByteBuf b = (ByteBuf) msg;
+                byte[] copy = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), copy);
+                seen.add(copy);
+                b.release();
+                if (seen.size() == 1) {
+                    decoder.hold();
+                }
+            }
+        };
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, holder);
+        byte[] one = frame(100, 1);
+        byte[] two = frame(100, 2);
+        byte[] both = Arrays.copyOf(one, one.length + two.length);
+        System.arraycopy(two, 0, both, one.length, two.length);
+        ch.writeInbound(Unpooled.wrappedBuffer(both));
+        ch.writeInbound(Unpooled.wrappedBuffer(frame(5, 3)));
+        assertThat(seen).hasSize(1);
+        decoder.proceed();
+        assertThat(seen).hasSize(3);
+        assertThat(seen.get(1)).isEqualTo(two);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void anUnauthenticatedLimitFailsTheConnection() {
+        FrameDecoder decoder = new FrameDecoder(1 << 20);
+        decoder.limitBuffered(4096);
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, out);
+        byte[] big = frame(10_000, 1);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 4000));
+        assertThat(out.errors).isEmpty();
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 4000, 200));
+        assertThat(out.errors).hasSize(1);
+        assertThat(out.errors.get(0)).isInstanceOf(FrameDecoder.BufferLimitException.class);
+        ch.finishAndReleaseAll();
+    }
 }

@@ -22,10 +22,30 @@ public final class ForwardDecoder implements AutoCloseable {
     private final MsgPackReader reader = new MsgPackReader();
     private final MsgPackReader entries = new MsgPackReader();
     private final RecordView view = new RecordView();
-    private final MsgPackWriter inflated = new MsgPackWriter(4096);
+    private static final int INFLATE_INITIAL = 4096;
+    /** Inflate buffer capacity kept after a frame; a bigger one (grown for one large payload) is let go. */
+    public static final int INFLATE_KEEP = 1 << 20;
+
+    private MsgPackWriter inflated = new MsgPackWriter(INFLATE_INITIAL);
     private final Gzip gzip = new Gzip();
     private final long maxDecompressedBytes;
     private byte[] copy = new byte[0];
+    private BufferAllowance allowance = BufferAllowance.UNLIMITED;
+
+    // Where a suspended frame stopped (see resume).
+    private static final int DONE = 0;
+    private static final int RESTART = 1;
+    private static final int IN_MESSAGE = 2;
+    private static final int IN_FORWARD = 3;
+    private static final int IN_STREAM = 4;
+    private int suspended = DONE;
+    private byte[] suspendedBuf;
+    private int suspendedOff;
+    private int suspendedLen;
+    private String suspendedTag;
+    private MsgPackReader suspendedReader;
+    private int suspendedEntries;
+    private long suspendedPayloadAt = -1;
 
     private ForwardMode lastMode;
     private String chunk;
@@ -44,6 +64,68 @@ public final class ForwardDecoder implements AutoCloseable {
     /** @param maxDecompressedBytes largest gzip payload accepted once inflated */
     public ForwardDecoder(long maxDecompressedBytes) {
         this.maxDecompressedBytes = maxDecompressedBytes;
+    }
+
+    /**
+     * Counts the inflate buffer's growth against {@code allowance} (and its shrinking back): it may refuse with
+     * {@link DecodeSuspendedException}, which suspends the frame like a sink's refusal.
+     */
+    public void allowance(BufferAllowance allowance) {
+        this.allowance = allowance;
+    }
+
+    /** @return whether the last frame stopped part-way ({@link DecodeSuspendedException}): call {@link #resume} */
+    public boolean suspended() {
+        return suspended != DONE;
+    }
+
+    /**
+     * Continues the frame whose decoding stopped with {@link DecodeSuspendedException}, starting with the event
+     * that was refused (or, when inflating was refused, with the frame). The frame's bytes must not have changed.
+     *
+     * @return the events emitted by this call
+     * @throws DecodeSuspendedException when refused again (call again later)
+     * @throws ForwardProtocolException when the rest of the frame is malformed
+     */
+    public int resume(EventSink sink) throws ForwardProtocolException {
+        int state = suspended;
+        suspended = DONE;
+        switch (state) {
+            case RESTART:
+                return decode(suspendedBuf, suspendedOff, suspendedLen, sink);
+            case IN_MESSAGE:
+                return decodeMessage(suspendedReader, suspendedTag, sink);
+            case IN_FORWARD:
+                return decodeEntries(suspendedReader, suspendedEntries, suspendedTag, sink);
+            case IN_STREAM:
+                return decodeStreamAt(suspendedReader, suspendedTag, sink, suspendedPayloadAt);
+            default:
+                return 0;
+        }
+    }
+
+    /** Forgets a suspended frame (its connection closed). */
+    public void abandon() {
+        suspended = DONE;
+        suspendedBuf = null;
+        suspendedReader = null;
+    }
+
+    /**
+     * Lets go of an inflate buffer that grew past {@link #INFLATE_KEEP} for one large payload (returning its
+     * growth to the allowance). Call between frames.
+     */
+    public void trim() {
+        if (inflated.capacity() > INFLATE_KEEP && suspended == DONE) {
+            int grown = inflated.capacity() - INFLATE_INITIAL;
+            inflated = new MsgPackWriter(INFLATE_INITIAL);
+            allowance.shrink(grown);
+        }
+    }
+
+    /** @return the inflate buffer's capacity, for tests */
+    public int inflateCapacity() {
+        return inflated.capacity();
     }
 
     /** @return the mode of the last frame decoded, or null */
@@ -84,6 +166,7 @@ public final class ForwardDecoder implements AutoCloseable {
      * @throws ForwardProtocolException when the frame is malformed
      */
     public int decode(byte[] buf, int off, int len, EventSink sink) throws ForwardProtocolException {
+        suspended = DONE;
         MsgPackReader r = reader.reset(buf, off, len, 0);
         int elements = r.readArrayHeader();
         if (elements < 2 || elements > 4) {
@@ -99,14 +182,59 @@ public final class ForwardDecoder implements AutoCloseable {
         }
         mode = checkCompression(mode, r, bodyStart);
         lastMode = mode;
-        sink.onOptions(chunk, size, compressed);
         r.position(bodyStart);
+        long payloadAt = r.offset();
+        if (mode == ForwardMode.COMPRESSED_PACKED_FORWARD) {
+            // Inflated before the sink hears of the frame: refused for want of memory, it starts over unseen.
+            int plen = r.readStrOrBinHeader();
+            try {
+                presize(r.array(), r.position(), plen, r.offset());
+                gzip.decompress(r.array(), r.position(), plen, inflated, maxDecompressedBytes, r.offset(), allowance);
+            } catch (DecodeSuspendedException e) {
+                suspend(RESTART, null, tag, 0);
+                suspendedBuf = buf;
+                suspendedOff = off;
+                suspendedLen = len;
+                throw e;
+            }
+        }
+        sink.onOptions(chunk, size, compressed);
         return switch (mode) {
             case MESSAGE -> decodeMessage(r, tag, sink);
-            case FORWARD -> decodeForward(r, tag, sink);
+            case FORWARD -> decodeEntries(r, r.readArrayHeader(), tag, sink);
             case PACKED_FORWARD -> decodePacked(r, tag, sink);
-            case COMPRESSED_PACKED_FORWARD -> decodeCompressed(r, tag, sink);
+            case COMPRESSED_PACKED_FORWARD ->
+                    decodeStreamAt(entries.reset(inflated.array(), 0, inflated.size(), 0), tag, sink, payloadAt);
         };
+    }
+
+    /**
+     * A gzip member ends with its inflated size (mod 2^32), so the last one says how much at least the payload
+     * inflates to: the buffer is made that big at once (asking the allowance, which refuses what it could never
+     * hold before anything is inflated), instead of doubling its way there. The size is believed only up to what
+     * deflate can produce from that many bytes (about 1,032 to 1) and the limit; a false one costs no more than
+     * the doubling would have, since the payload must still inflate and match it.
+     */
+    private void presize(byte[] src, int off, int len, long at) {
+        if (len < 18) {
+            return; // not even one member: the inflater reports it
+        }
+        int p = off + len - 4;
+        long hint = (src[p] & 0xffL) | (src[p + 1] & 0xffL) << 8 | (src[p + 2] & 0xffL) << 16 | (src[p + 3] & 0xffL) << 24;
+        if (hint > maxDecompressedBytes || hint > 1032L * len + 4096) {
+            return;
+        }
+        if (hint > inflated.capacity()) {
+            allowance.grow(hint - inflated.capacity());
+            inflated = new MsgPackWriter((int) hint);
+        }
+    }
+
+    private void suspend(int state, MsgPackReader at, String tag, int entriesLeft) {
+        suspended = state;
+        suspendedReader = at;
+        suspendedTag = tag;
+        suspendedEntries = entriesLeft;
     }
 
     private static String readTag(MsgPackReader r) throws ForwardProtocolException {
@@ -196,15 +324,29 @@ public final class ForwardDecoder implements AutoCloseable {
     }
 
     private int decodeMessage(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
-        readTime(r, true);
-        emit(r, tag, sink);
+        int at = r.position();
+        try {
+            readTime(r, true);
+            emit(r, tag, sink);
+        } catch (DecodeSuspendedException e) {
+            r.position(at);
+            suspend(IN_MESSAGE, r, tag, 0);
+            throw e;
+        }
         return 1;
     }
 
-    private int decodeForward(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
-        int n = r.readArrayHeader();
+    /** The {@code n} entries of a Forward mode array, from the reader's position. */
+    private int decodeEntries(MsgPackReader r, int n, String tag, EventSink sink) throws ForwardProtocolException {
         for (int i = 0; i < n; i++) {
-            decodeEntry(r, tag, sink);
+            int at = r.position();
+            try {
+                decodeEntry(r, tag, sink);
+            } catch (DecodeSuspendedException e) {
+                r.position(at);
+                suspend(IN_FORWARD, r, tag, n - i);
+                throw e;
+            }
         }
         return n;
     }
@@ -213,28 +355,35 @@ public final class ForwardDecoder implements AutoCloseable {
         long payloadAt = r.offset();
         int len = r.readStrOrBinHeader();
         long base = payloadAt + (r.offset() - payloadAt);
-        return decodeStream(entries.reset(r.array(), r.position(), len, base), tag, sink);
+        return decodeStreamAt(entries.reset(r.array(), r.position(), len, base), tag, sink, -1);
     }
 
-    private int decodeCompressed(MsgPackReader r, String tag, EventSink sink)
+    /**
+     * Entries up to the end of {@code in}; {@code gzipAt} is the offset of the compressed payload they were
+     * inflated from (errors then name both offsets), or -1.
+     */
+    private int decodeStreamAt(MsgPackReader in, String tag, EventSink sink, long gzipAt)
             throws ForwardProtocolException {
-        long payloadAt = r.offset();
-        int len = r.readStrOrBinHeader();
-        gzip.decompress(r.array(), r.position(), len, inflated, maxDecompressedBytes, r.offset());
-        entries.reset(inflated.array(), 0, inflated.size(), 0);
-        try {
-            return decodeStream(entries, tag, sink);
-        } catch (ForwardProtocolException e) {
-            throw new ForwardProtocolException(payloadAt, "in the gzip payload, at decompressed offset "
-                    + e.offset() + ": " + e.reason(), e);
-        }
-    }
-
-    private int decodeStream(MsgPackReader in, String tag, EventSink sink) throws ForwardProtocolException {
         int n = 0;
-        while (in.hasRemaining()) {
-            decodeEntry(in, tag, sink);
-            n++;
+        try {
+            while (in.hasRemaining()) {
+                int at = in.position();
+                try {
+                    decodeEntry(in, tag, sink);
+                } catch (DecodeSuspendedException e) {
+                    in.position(at);
+                    suspend(IN_STREAM, in, tag, 0);
+                    suspendedPayloadAt = gzipAt;
+                    throw e;
+                }
+                n++;
+            }
+        } catch (ForwardProtocolException e) {
+            if (gzipAt < 0) {
+                throw e;
+            }
+            throw new ForwardProtocolException(gzipAt, "in the gzip payload, at decompressed offset "
+                    + e.offset() + ": " + e.reason(), e);
         }
         return n;
     }
@@ -328,6 +477,7 @@ public final class ForwardDecoder implements AutoCloseable {
     /** Frees zlib's native memory now rather than when collected. */
     @Override
     public void close() {
+        abandon();
         gzip.close();
     }
 }

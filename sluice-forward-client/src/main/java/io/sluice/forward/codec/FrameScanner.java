@@ -18,6 +18,7 @@ public final class FrameScanner {
     private boolean started;
     private long scanned;
     private long pending;
+    private long declared;
 
     /** @param maxFrameBytes largest frame accepted, in bytes (at most about 2 GiB: a Java array) */
     public FrameScanner(long maxFrameBytes) {
@@ -54,6 +55,15 @@ public final class FrameScanner {
         started = false;
         scanned = 0;
         pending = 0;
+        declared = 0;
+    }
+
+    /**
+     * What the headers seen so far say the frame being scanned needs at least, in bytes (0 before its first
+     * byte): a reader can make room for the whole frame at once, or refuse it, before its bytes arrive.
+     */
+    public long minFrameBytes() {
+        return Math.max(declared, scanned);
     }
 
     /**
@@ -112,6 +122,9 @@ public final class FrameScanner {
         long minFrameEnd = end + children + (pending - 1);
         if (minFrameEnd > maxFrameBytes) {
             throw new FrameTooLargeException(scanned, minFrameEnd, maxFrameBytes);
+        }
+        if (minFrameEnd > declared) {
+            declared = minFrameEnd;
         }
         scanned = end;
         pending += children - 1;

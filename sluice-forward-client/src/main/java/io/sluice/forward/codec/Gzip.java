@@ -23,6 +23,7 @@ public final class Gzip implements AutoCloseable {
 
     private final CRC32 crc = new CRC32();
     private final int level;
+    private BufferAllowance allowance = BufferAllowance.UNLIMITED;
     private Deflater deflater;
     private Inflater inflater;
 
@@ -75,6 +76,20 @@ public final class Gzip implements AutoCloseable {
      */
     public void decompress(byte[] src, int off, int len, MsgPackWriter out, long maxBytes,
                            long baseOffset) throws ForwardProtocolException {
+        decompress(src, off, len, out, maxBytes, baseOffset, BufferAllowance.UNLIMITED);
+    }
+
+    /**
+     * As {@link #decompress(byte[], int, int, MsgPackWriter, long, long)}, asking {@code allowance} before
+     * {@code out} grows, so the inflated bytes are counted as they are produced. An exception the allowance
+     * throws ends the decompression (a later call starts over).
+     *
+     * @param allowance asked before each growth of {@code out}
+     * @throws PayloadTooLargeException when the output would exceed {@code maxBytes}
+     */
+    public void decompress(byte[] src, int off, int len, MsgPackWriter out, long maxBytes,
+                           long baseOffset, BufferAllowance allowance) throws ForwardProtocolException {
+        this.allowance = allowance;
         out.clear();
         int p = off;
         int end = off + len;
@@ -148,13 +163,18 @@ public final class Gzip implements AutoCloseable {
         return (end - p) - inf.getRemaining();
     }
 
-    private static void growWithin(MsgPackWriter out, long maxBytes, long at)
+    private void growWithin(MsgPackWriter out, long maxBytes, long at)
             throws ForwardProtocolException {
         if (out.size() >= maxBytes) {
-            throw new ForwardProtocolException(at, "gzip payload inflates to more than "
-                    + maxBytes + " bytes");
+            throw new PayloadTooLargeException(at, maxBytes);
         }
-        out.ensure((int) Math.min(Math.max(out.capacity(), 4096), maxBytes - out.size()));
+        int n = (int) Math.min(Math.max(out.capacity(), 4096), maxBytes - out.size());
+        int before = out.capacity();
+        int after = out.capacityFor(n);
+        if (after > before) {
+            allowance.grow(after - before);
+        }
+        out.ensure(n);
     }
 
     private int checkTrailer(byte[] s, int p, int end, MsgPackWriter out, int memberOut, long base)

@@ -79,17 +79,29 @@ public final class MsgPackWriter {
      * @param n bytes about to be written
      */
     public void ensure(int n) {
+        int cap = capacityFor(n);
+        if (cap > buf.length) {
+            buf = Arrays.copyOf(buf, cap);
+        }
+    }
+
+    /**
+     * The capacity {@link #ensure ensure(n)} would leave: the current one when {@code n} more bytes fit, else the
+     * doubled one. Lets a caller count the growth before it happens.
+     *
+     * @param n bytes about to be written
+     * @return the capacity after {@code ensure(n)}
+     */
+    public int capacityFor(int n) {
         int need = pos + n;
         if (need < 0) {
             throw new IllegalStateException("msgpack buffer would exceed 2 GiB");
         }
-        if (need > buf.length) {
-            int cap = buf.length;
-            while (cap < need) {
-                cap = cap > (Integer.MAX_VALUE >> 1) ? Integer.MAX_VALUE - 8 : cap << 1;
-            }
-            buf = Arrays.copyOf(buf, cap);
+        int cap = buf.length;
+        while (cap < need) {
+            cap = cap > (Integer.MAX_VALUE >> 1) ? Integer.MAX_VALUE - 8 : cap << 1;
         }
+        return cap;
     }
 
     /**

@@ -8,6 +8,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.forward.Tls;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
@@ -30,6 +31,13 @@ import java.util.concurrent.CountDownLatch;
  * <p>Like Fluentd's in_forward it answers UDP heartbeats on the same port. A frame resent with the chunk id of one
  * already accepted (its ack was lost) is acked again without being delivered twice, within the bounds of
  * {@code DedupChunks} and {@code DedupWindowMs} (see {@link RecentChunks}).
+ *
+ * <p>Nothing a peer sends can run the process out of memory: frames, inflated payloads and decoded events are
+ * reserved from the process's memory budget first (see {@link ForwardConnection}); when it is spent, connections
+ * stop being read and acks are withheld until memory comes back; what it could never hold is refused. Refusals are
+ * counted on {@code /metrics} by reason ({@code sluice_rejected_total}): malformed frames, failed handshakes and
+ * unauthenticated connections sending more than a PING (auth), frames over the limits (too_large), a spent budget
+ * or too many connections (busy), idle connections (timeout).
  */
 public final class Forward extends Consumer {
     static final Param<String> ADDRESS = Param.string("Address", "0.0.0.0:24224",
@@ -83,6 +91,11 @@ public final class Forward extends Consumer {
                     + "again without being delivered twice (about 60 bytes each); 0 turns this off.");
     static final Param<Integer> DEDUP_WINDOW_MS = Param.integer("DedupWindowMs", 300_000,
             "How long an accepted chunk id is remembered at most; a copy arriving later is delivered again.");
+    static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
+            "Connections served at once; more are closed as they arrive (counted as rejected, reason busy).");
+    static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
+            "A connection that sends nothing for this long is closed (counted as rejected, reason timeout), unless it "
+                    + "is waiting for Sluice (acks, backpressure); 0 never closes idle connections.");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Forward",
             "Receives Fluent Forward (Fluent Bit, Fluentd, fluency, fluent-logger): every mode, gzip, acks after "
@@ -90,7 +103,7 @@ public final class Forward extends Consumer {
             .params(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA,
                     EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, TLS_KEY_STORE,
                     TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, IO_THREADS, PUBLISH_THREADS,
-                    READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS)
+                    READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS)
             .factory(Forward::new);
 
     private final String host;
@@ -98,6 +111,8 @@ public final class Forward extends Consumer {
     private final RecordMapper.PayloadMode payloadMode;
     private final TagRoutes routes;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean stopRequested;
+    private volatile boolean consuming;
     private volatile ForwardServer server;
     private volatile InetSocketAddress bound;
 
@@ -145,11 +160,18 @@ public final class Forward extends Consumer {
         if (config.get(DEDUP_WINDOW_MS) < 1) {
             throw config.error(DEDUP_WINDOW_MS, "must be positive");
         }
+        if (config.get(MAX_CONNECTIONS) < 1) {
+            throw config.error(MAX_CONNECTIONS, "must be positive");
+        }
+        if (config.get(IDLE_TIMEOUT_MS) < 0) {
+            throw config.error(IDLE_TIMEOUT_MS, "must be 0 (never) or more");
+        }
         routes = new TagRoutes(config.get(TAG_STREAMS), config.isSet(PluginSpec.STREAMS));
     }
 
+    /** Binds the listening socket (and the UDP heartbeat one): a port in use stops the start, naming the address. */
     @Override
-    public void consume(ConsumerContext ctx) throws Exception {
+    public void open(ConsumerContext ctx) throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
         SslContext ssl = null;
         if (!config.get(TLS_KEY_STORE).isEmpty() || !config.get(TLS_CERT_FILE).isEmpty()) {
@@ -165,15 +187,37 @@ public final class Forward extends Consumer {
                 config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY), hostname, Map.copyOf(config.get(USERS)),
                 ssl, positiveOr(config.get(IO_THREADS), cores), positiveOr(config.get(PUBLISH_THREADS), cores),
                 Math.max(1, config.get(READ_AHEAD)), config.get(EVENT_METADATA_PREFIX), config.get(UDP_HEARTBEAT),
-                config.get(DEDUP_CHUNKS), config.get(DEDUP_WINDOW_MS));
+                config.get(DEDUP_CHUNKS), config.get(DEDUP_WINDOW_MS), config.get(MAX_CONNECTIONS),
+                config.get(IDLE_TIMEOUT_MS));
         ForwardServer srv = new ForwardServer(s, ctx);
+        bound = srv.start();
         server = srv;
+        ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
+                + bound.getPort() + (ssl != null ? " (TLS)" : "") + (s.sharedKey() != null ? " (shared_key)" : "")
+                + (srv.heartbeatPort() > 0 ? ", UDP heartbeats on the same port" : ""));
+    }
+
+    /**
+     * Serves until stopped. The listening socket closing while the pipeline runs is an error (the process would
+     * accept nothing more): it is thrown, which ends the process.
+     */
+    @Override
+    public void consume(ConsumerContext ctx) throws Exception {
+        consuming = true;
+        if (server == null && !stopRequested) {
+            open(ctx);
+        }
+        ForwardServer srv = server;
+        if (srv == null) {
+            return;
+        }
         try {
-            bound = srv.start();
-            ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
-                    + bound.getPort() + (ssl != null ? " (TLS)" : "") + (s.sharedKey() != null ? " (shared_key)" : "")
-                    + (srv.heartbeatPort() > 0 ? ", UDP heartbeats on the same port" : ""));
+            srv.listenerClosed().addListener(f -> stopped.countDown());
             stopped.await();
+            if (!stopRequested && ctx.isActive()) {
+                throw new IOException(config.id() + ": the listening socket on " + host + ":" + port()
+                        + " closed; no more connections can be accepted");
+            }
         } finally {
             srv.stop(5000);
         }
@@ -193,13 +237,28 @@ public final class Forward extends Consumer {
 
     @Override
     public void stop() {
+        stopRequested = true;
         stopped.countDown();
+        ForwardServer s = server;
+        if (s != null && !consuming) {
+            // Opened, but the start stopped before consume ran (another plugin could not start): close it here.
+            try {
+                s.stop(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     @Override
     public boolean isReady() {
         ForwardServer s = server;
         return s != null && s.isListening();
+    }
+
+    /** The server once opened, or null (tests). */
+    ForwardServer server() {
+        return server;
     }
 
     /** The port listened on once started (useful with port 0), or -1. */

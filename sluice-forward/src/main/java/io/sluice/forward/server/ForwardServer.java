@@ -19,10 +19,13 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
-import io.sluice.forward.FrameDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -35,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The Netty side of {@code consumer.Forward}: a listening socket, event loops, and the shared pool of publisher
  * threads that move decoded batches into the pipeline (see {@link ForwardConnection}); the UDP socket on the same
- * port that answers heartbeats; the chunk ids recently accepted ({@link RecentChunks}).
+ * port that answers heartbeats; the chunk ids recently accepted ({@link RecentChunks}). At most
+ * {@code maxConnections} connections are served (more are closed at once, counted BUSY), and a connection silent
+ * for {@code idleTimeoutMillis} is closed (counted TIMEOUT) unless it is waiting for the pipeline.
  */
 final class ForwardServer {
     /** What Fluentd's in_forward answers to a UDP heartbeat: one zero byte. */
@@ -46,7 +51,7 @@ final class ForwardServer {
                     RecordMapper.PayloadMode payloadMode, String payloadKey, boolean metadata, TagRoutes routes,
                     String sharedKey, String hostname, Map<String, String> users, SslContext ssl, int ioThreads,
                     int publishThreads, int readAhead, String eventMetadataPrefix, boolean udpHeartbeat,
-                    int dedupChunks, long dedupWindowMillis) {
+                    int dedupChunks, long dedupWindowMillis, int maxConnections, long idleTimeoutMillis) {
     }
 
     private final Settings settings;
@@ -61,6 +66,10 @@ final class ForwardServer {
     private final AtomicLong duplicateChunks;
     private final AtomicLong duplicateEvents;
     private final AtomicLong heartbeats;
+    private final AtomicLong invalidUtf8;
+    /** Connections admitted and not closed yet. */
+    private final AtomicInteger open = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Channel listener;
     private volatile Channel heartbeatSocket;
     /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
@@ -80,6 +89,8 @@ final class ForwardServer {
         this.duplicateEvents = context.stats().counter("sluice_forward_duplicate_events_total",
                 "Events of those frames, not delivered twice.");
         this.heartbeats = context.stats().counter("sluice_forward_heartbeats_total", "UDP heartbeats answered.");
+        this.invalidUtf8 = context.stats().counter("sluice_invalid_utf8_total",
+                "Invalid UTF-8 sequences in received strings, replaced with U+FFFD in the payload and metadata.");
         this.recentChunks = settings.dedupChunks() > 0
                 ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()))
                 : null;
@@ -93,8 +104,12 @@ final class ForwardServer {
                 });
     }
 
-    /** Binds and starts accepting; returns the bound address (the port is chosen when 0 was asked for). */
-    InetSocketAddress start() throws InterruptedException {
+    /**
+     * Binds and starts accepting; returns the bound address (the port is chosen when 0 was asked for).
+     *
+     * @throws IOException naming the address when it cannot be bound (a port in use)
+     */
+    InetSocketAddress start() throws IOException, InterruptedException {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads(), NioIoHandler.newFactory());
         ServerBootstrap b = new ServerBootstrap()
@@ -107,14 +122,27 @@ final class ForwardServer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ChannelPipeline p = ch.pipeline();
+                        if (settings.idleTimeoutMillis() > 0) {
+                            p.addLast("idle", new IdleStateHandler(settings.idleTimeoutMillis(), 0, 0,
+                                    TimeUnit.MILLISECONDS));
+                        }
                         if (settings.ssl() != null) {
                             p.addLast("tls", settings.ssl().newHandler(ch.alloc()));
                         }
-                        p.addLast("frames", new FrameDecoder(settings.maxMessageSize()));
-                        p.addLast("forward", new ForwardConnection(ForwardServer.this));
+                        ForwardConnection c = new ForwardConnection(ForwardServer.this);
+                        p.addLast("frames", c.frames());
+                        p.addLast("forward", c);
                     }
                 });
-        listener = b.bind(settings.host(), settings.port()).sync().channel();
+        try {
+            listener = b.bind(settings.host(), settings.port()).sync().channel();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            stop(1000);
+            throw new IOException("cannot listen on " + settings.host() + ":" + settings.port() + ": "
+                    + e.getMessage(), e);
+        }
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
         if (settings.udpHeartbeat()) {
             bindHeartbeat(bound.getPort());
@@ -168,6 +196,9 @@ final class ForwardServer {
      * already decoded (those events are delivered; their acks can no longer be sent, so clients resend them).
      */
     void stop(long timeoutMillis) throws InterruptedException {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
         if (listener != null) {
             listener.close().await(timeoutMillis);
         }
@@ -187,13 +218,59 @@ final class ForwardServer {
         }
     }
 
-    void connectionOpened(Channel ch) {
-        channels.add(ch);
-        context.stats().addConnections(1);
+    /** The listening socket (tests close it to see the process fail). */
+    Channel listener() {
+        return listener;
     }
 
+    /** Completes when the listening socket closes (by {@link #stop}, or lost). */
+    Future<?> listenerClosed() {
+        return listener.closeFuture();
+    }
+
+    /** Admits a connection, or returns false when {@code maxConnections} are open (the caller closes it). */
+    boolean connectionOpened(Channel ch) {
+        if (open.incrementAndGet() > settings.maxConnections()) {
+            open.decrementAndGet();
+            return false;
+        }
+        channels.add(ch);
+        context.stats().addConnections(1);
+        return true;
+    }
+
+    /** An admitted connection closed. */
     void connectionClosed() {
+        open.decrementAndGet();
         context.stats().addConnections(-1);
+    }
+
+    int maxConnections() {
+        return settings.maxConnections();
+    }
+
+    long idleTimeoutMillis() {
+        return settings.idleTimeoutMillis();
+    }
+
+    long maxMessageSize() {
+        return settings.maxMessageSize();
+    }
+
+    /** The process's memory budget (asked each time: a test may replace it). */
+    MemoryBudget memory() {
+        return context.memory();
+    }
+
+    /** Counts invalid UTF-8 sequences a connection replaced. */
+    void invalidUtf8(long n, String peer) {
+        invalidUtf8.addAndGet(n);
+        log.limited(Log.INFO, settings.id() + ": invalid UTF-8", settings.id() + ": " + peer + " sent strings that "
+                + "are not valid UTF-8; invalid sequences were replaced with U+FFFD (sluice_invalid_utf8_total)");
+    }
+
+    long invalidUtf8() {
+        return invalidUtf8.get();
     }
 
     String id() {

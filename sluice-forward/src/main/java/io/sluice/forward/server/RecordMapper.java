@@ -2,6 +2,11 @@ package io.sluice.forward.server;
 
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
+import io.sluice.forward.OverBudgetException;
+import io.sluice.forward.codec.BufferAllowance;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -19,6 +24,16 @@ import java.util.Arrays;
  * trusts lengths. Metadata kinds follow the JSON kinds the rest of Sluice uses: str is STRING (its bytes as they
  * are), integers and floats NUMBER, booleans BOOLEAN, nil NULL, maps and arrays JSON (their JSON text), bin a
  * STRING of its bytes, EventTime a NUMBER of seconds with a fraction. Not thread-safe: one per connection.
+ *
+ * <p><b>UTF-8.</b> msgpack does not promise that a str holds UTF-8. Every string written into the JSON payload or
+ * the metadata (values, keys, bin written as text) is checked in the pass that copies or escapes it (ASCII costs
+ * one compare per byte): an invalid sequence becomes U+FFFD (its maximal valid prefix is replaced, as the Unicode
+ * standard recommends), and {@link #invalidUtf8()} counts the replacements. The output is always valid UTF-8.
+ * The msgpack payload mode and a PayloadKey bin value pass bytes on as they came.
+ *
+ * <p><b>Memory.</b> Growth of the scratch buffers is asked of a {@link BufferAllowance} first (which may refuse,
+ * ending the call with its exception; the caller undoes the message and may retry), and the payload about to be
+ * copied into the message is announced to a {@link Charge}, so the caller can count it before it is allocated.
  */
 final class RecordMapper {
     /** What becomes the payload. */
@@ -35,16 +50,35 @@ final class RecordMapper {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] REPLACEMENT = {(byte) 0xef, (byte) 0xbf, (byte) 0xbd};
+    /** Eight bytes of an array at once, for the ASCII check. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int OUT_INITIAL = 512;
+    private static final int KEY_INITIAL = 64;
+    /** Scratch capacity kept between frames; a bigger buffer (one large record) is let go by {@link #trim()}. */
+    static final int KEEP_BYTES = 256 << 10;
+    private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /** Told the size of a payload before it is copied into the message. */
+    interface Charge {
+        /** May throw to refuse (the caller then drops the message). */
+        void charge(long bytes);
+    }
 
     private final PayloadMode mode;
     private final byte[] payloadKey;
     private final boolean metadata;
     private final byte[] metaPrefix;
-    private byte[] metaKey = new byte[64];
-    private byte[] out = new byte[512];
+    private byte[] metaKey = new byte[KEY_INITIAL];
+    private byte[] out = new byte[OUT_INITIAL];
     private int pos;
     private byte[] buf;
     private int at;
+    private BufferAllowance allowance = BufferAllowance.UNLIMITED;
+    private Charge charge = bytes -> { };
+    private long invalidUtf8;
+    /** The record being mapped was written as JSON without a replacement: its strings are valid UTF-8. */
+    private boolean recordValid;
 
     RecordMapper(PayloadMode mode, String payloadKey, boolean metadata) {
         this(mode, payloadKey, metadata, "");
@@ -62,6 +96,42 @@ final class RecordMapper {
                 : eventMetadataPrefix.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Whether the payload is the record's bytes whatever the record holds (msgpack mode, no PayloadKey): its size
+     * is then known before mapping, and {@link Charge} is not told it.
+     */
+    boolean payloadIsRecord() {
+        return mode == PayloadMode.MSGPACK && payloadKey == null;
+    }
+
+    /** Asks {@code allowance} before the scratch buffers grow; tells {@code charge} each payload's size. */
+    void memory(BufferAllowance allowance, Charge charge) {
+        this.allowance = allowance;
+        this.charge = charge;
+    }
+
+    /** Invalid UTF-8 sequences replaced with U+FFFD so far. */
+    long invalidUtf8() {
+        return invalidUtf8;
+    }
+
+    /** Sets the count of replacements (a caller undoing an event it dropped puts the count back). */
+    void invalidUtf8(long n) {
+        invalidUtf8 = n;
+    }
+
+    /** Lets go of scratch buffers that grew for one large record, returning their growth to the allowance. */
+    void trim() {
+        if (out.length > KEEP_BYTES) {
+            allowance.shrink(out.length - OUT_INITIAL);
+            out = new byte[OUT_INITIAL];
+        }
+        if (metaKey.length > KEEP_BYTES) {
+            allowance.shrink(metaKey.length - KEY_INITIAL);
+            metaKey = new byte[KEY_INITIAL];
+        }
+    }
+
     /** Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}. */
     void map(byte[] record, int off, int len, Message m) {
         map(record, off, len, -1, 0, m);
@@ -72,6 +142,7 @@ final class RecordMapper {
      * metaOff+metaLen)} ({@code metaOff} -1 when the event had none), which lives in the same array as the record.
      */
     void map(byte[] record, int off, int len, int metaOff, int metaLen, Message m) {
+        recordValid = false;
         boolean payloadDone = false;
         if (payloadKey != null) {
             payloadDone = payloadFromKey(record, off, m);
@@ -82,15 +153,25 @@ final class RecordMapper {
                     pos = 0;
                     buf = record;
                     at = off;
+                    long before = invalidUtf8;
                     writeJson();
+                    // Writing the JSON checked every string of the record: none need checking again for metadata.
+                    recordValid = invalidUtf8 == before;
+                    charge.charge(pos);
                     m.setPayload(out, 0, pos);
                 }
-                case MSGPACK -> m.setPayload(record, off, len);
+                case MSGPACK -> {
+                    if (payloadKey != null) {
+                        charge.charge(len); // without a PayloadKey the caller charged it with the event
+                    }
+                    m.setPayload(record, off, len);
+                }
                 case NONE -> m.setLength(0);
             }
         }
         if (metadata) {
             fields(record, off, m.metadata());
+            recordValid = false; // the event metadata is another map, not written as JSON
             if (metaOff >= 0 && metaPrefix != null && metaLen > 1) {
                 eventMetadata(record, metaOff, m.metadata());
             }
@@ -107,10 +188,18 @@ final class RecordMapper {
             int kb = buf[at] & 0xff;
             int keyLen;
             if (isStr(kb) || isBin(kb)) {
-                keyLen = strLength(kb);
+                int raw = strLength(kb);
+                byte[] src = buf;
+                int from = at;
+                keyLen = raw;
+                if (!isValidUtf8(buf, at, raw)) {
+                    src = validCopy(buf, at, raw);
+                    from = 0;
+                    keyLen = src.length;
+                }
                 keyRoom(p + keyLen);
-                System.arraycopy(buf, at, metaKey, p, keyLen);
-                at += keyLen;
+                System.arraycopy(src, from, metaKey, p, keyLen);
+                at += raw;
             } else {
                 pos = 0;
                 writeJson();
@@ -125,7 +214,9 @@ final class RecordMapper {
 
     private void keyRoom(int n) {
         if (metaKey.length < n) {
-            metaKey = Arrays.copyOf(metaKey, Math.max(n, metaKey.length * 2));
+            int cap = (int) Math.min(MAX_ARRAY, Math.max(n, metaKey.length * 2L));
+            allowance.grow(cap - metaKey.length);
+            metaKey = Arrays.copyOf(metaKey, cap);
         }
     }
 
@@ -142,12 +233,25 @@ final class RecordMapper {
             }
             skip(); // the key
             int b = buf[at] & 0xff;
-            if (isStr(b) || isBin(b)) {
+            if (isBin(b)) {
                 int l = strLength(b);
-                m.setPayload(buf, at, l);
+                charge.charge(l);
+                m.setPayload(buf, at, l); // bytes asked for as bytes
+            } else if (isStr(b)) {
+                int l = strLength(b);
+                if (isValidUtf8(buf, at, l)) {
+                    charge.charge(l);
+                    m.setPayload(buf, at, l);
+                } else {
+                    pos = 0;
+                    writeUtf8(buf, at, l);
+                    charge.charge(pos);
+                    m.setPayload(out, 0, pos);
+                }
             } else {
                 pos = 0;
                 writeJson();
+                charge.charge(pos);
                 m.setPayload(out, 0, pos);
             }
             return true;
@@ -183,7 +287,12 @@ final class RecordMapper {
                 int keyLen = strLength(kb);
                 int keyOff = at;
                 at += keyLen;
-                setValue(md, buf, keyOff, keyLen);
+                if (recordValid || isValidUtf8(buf, keyOff, keyLen)) {
+                    setValue(md, buf, keyOff, keyLen);
+                } else {
+                    byte[] key = validCopy(buf, keyOff, keyLen);
+                    setValue(md, key, 0, key.length);
+                }
             } else {
                 // A non-string key (rare, allowed by msgpack): its JSON text is the field name.
                 pos = 0;
@@ -199,7 +308,13 @@ final class RecordMapper {
         int b = buf[at] & 0xff;
         if (isStr(b) || isBin(b)) {
             int l = strLength(b);
-            md.set(key, ko, kl, buf, at, l, Metadata.STRING);
+            if (recordValid || isValidUtf8(buf, at, l)) {
+                md.set(key, ko, kl, buf, at, l, Metadata.STRING);
+            } else {
+                pos = 0;
+                writeUtf8(buf, at, l);
+                md.set(key, ko, kl, out, 0, pos, Metadata.STRING);
+            }
             at += l;
             return;
         }
@@ -218,6 +333,7 @@ final class RecordMapper {
         pos = 0;
         byte kind = isInt(b) || b == 0xca || b == 0xcb || isExt(b) ? Metadata.NUMBER : Metadata.JSON;
         writeJson();
+        charge.charge(pos); // JSON text can be longer than the msgpack it came from
         if (kind == Metadata.NUMBER && out[0] == 'n') {
             kind = Metadata.NULL; // NaN, infinities and extensions other than EventTime are written as null
         }
@@ -368,16 +484,27 @@ final class RecordMapper {
         put((byte) '"');
     }
 
+    /**
+     * Writes {@code src[off, off+len)} as JSON string contents: quotes, backslashes and control characters escaped,
+     * UTF-8 checked in the same pass (an ASCII byte costs the compares it always did).
+     */
     private void escape(byte[] src, int off, int len) {
         ensure(len);
         int end = off + len;
-        for (int i = off; i < end; i++) {
+        int i = off;
+        while (i < end) {
             byte c = src[i];
-            if (c == '"' || c == '\\') {
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                out[pos++] = c;
+                i++;
+            } else if (c < 0) {
+                i = copyUtf8(src, i, end);
+            } else if (c == '"' || c == '\\') {
                 ensure(2 + end - i);
                 out[pos++] = '\\';
                 out[pos++] = c;
-            } else if (c >= 0 && c < 0x20) {
+                i++;
+            } else {
                 ensure(6 + end - i);
                 switch (c) {
                     case '\n' -> {
@@ -401,10 +528,117 @@ final class RecordMapper {
                         out[pos++] = HEX[c & 0xf];
                     }
                 }
-            } else {
-                out[pos++] = c;
+                i++;
             }
         }
+    }
+
+    /** Writes {@code src[off, off+len)} with invalid UTF-8 replaced, nothing escaped (a metadata value). */
+    private void writeUtf8(byte[] src, int off, int len) {
+        ensure(len);
+        int end = off + len;
+        int i = off;
+        while (i < end) {
+            if (src[i] >= 0) {
+                out[pos++] = src[i++];
+            } else {
+                i = copyUtf8(src, i, end);
+            }
+        }
+    }
+
+    /** A copy of {@code src[off, off+len)} with invalid UTF-8 replaced (a key; only when it was invalid). */
+    private byte[] validCopy(byte[] src, int off, int len) {
+        int save = pos;
+        pos = 0;
+        writeUtf8(src, off, len);
+        byte[] copy = Arrays.copyOf(out, pos);
+        pos = save;
+        return copy;
+    }
+
+    /**
+     * Copies the UTF-8 sequence that starts with the non-ASCII byte {@code src[i]}, or writes U+FFFD for it when
+     * it is invalid; returns where the next character starts. Room for the bytes copied was ensured by the caller.
+     */
+    private int copyUtf8(byte[] src, int i, int end) {
+        int n = sequence(src, i, end);
+        if (n > 0) {
+            for (int k = 0; k < n; k++) {
+                out[pos++] = src[i + k];
+            }
+            return i + n;
+        }
+        invalidUtf8++;
+        ensure(REPLACEMENT.length + end - i);
+        out[pos++] = REPLACEMENT[0];
+        out[pos++] = REPLACEMENT[1];
+        out[pos++] = REPLACEMENT[2];
+        return i - n;
+    }
+
+    /**
+     * The length of the valid UTF-8 sequence at {@code b[i]} (a non-ASCII byte), or minus the length of its
+     * maximal invalid part (at least 1) to replace with one U+FFFD. RFC 3629: no overlong forms, no surrogates,
+     * nothing above U+10FFFF.
+     */
+    static int sequence(byte[] b, int i, int end) {
+        int lead = b[i] & 0xff;
+        int more;
+        int lo = 0x80;
+        int hi = 0xbf;
+        if (lead >= 0xc2 && lead <= 0xdf) {
+            more = 1;
+        } else if (lead >= 0xe0 && lead <= 0xef) {
+            more = 2;
+            if (lead == 0xe0) {
+                lo = 0xa0;
+            } else if (lead == 0xed) {
+                hi = 0x9f;
+            }
+        } else if (lead >= 0xf0 && lead <= 0xf4) {
+            more = 3;
+            if (lead == 0xf0) {
+                lo = 0x90;
+            } else if (lead == 0xf4) {
+                hi = 0x8f;
+            }
+        } else {
+            return -1;
+        }
+        for (int k = 1; k <= more; k++) {
+            if (i + k >= end) {
+                return -k;
+            }
+            int c = b[i + k] & 0xff;
+            if (c < lo || c > hi) {
+                return -k;
+            }
+            lo = 0x80;
+            hi = 0xbf;
+        }
+        return more + 1;
+    }
+
+    /** Whether {@code b[off, off+len)} is valid UTF-8 (eight ASCII bytes per step, in the usual case). */
+    static boolean isValidUtf8(byte[] b, int off, int len) {
+        int end = off + len;
+        int i = off;
+        while (i + 8 <= end && ((long) LONGS.get(b, i) & 0x8080808080808080L) == 0) {
+            i += 8;
+        }
+        while (i < end) {
+            if (b[i] >= 0) {
+                i++;
+            } else {
+                int n = sequence(b, i, end);
+                if (n < 0) {
+                    return false;
+                }
+                i += n;
+            }
+        }
+        return true;
     }
 
     /** EventTime becomes seconds with a fraction; other extensions have no JSON form and become null. */
@@ -603,8 +837,19 @@ final class RecordMapper {
 
     private void ensure(int n) {
         if (pos + n > out.length) {
-            out = Arrays.copyOf(out, Math.max(pos + n, out.length * 2));
+            grow(n);
         }
+    }
+
+    /** Grows the output buffer, asking the allowance first: a record whose JSON would not fit is refused. */
+    private void grow(int n) {
+        long need = (long) pos + n;
+        if (need > MAX_ARRAY) {
+            throw new OverBudgetException("a record whose JSON needs more than " + MAX_ARRAY + " bytes");
+        }
+        int cap = (int) Math.min(MAX_ARRAY, Math.max(need, out.length * 2L));
+        allowance.grow(cap - out.length);
+        out = Arrays.copyOf(out, cap);
     }
 
     private void put(byte b) {

@@ -7,6 +7,7 @@ import static io.sluice.forward.testutil.Pipelines.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.Rejection;
 import io.sluice.forward.client.ForwardClient;
 import io.sluice.forward.client.ForwardConfig;
 import io.sluice.forward.codec.MsgPackWriter;
@@ -80,7 +81,8 @@ class BadInputTest {
     void wrongElementTypes() throws Exception {
         expectClosedAfter(new byte[] {(byte) 0x93, 0x01, 0x02, 0x03}); // [1, 2, 3]: the tag is not a str
         await("log line", 10_000, () -> log.text().contains("malformed Forward frame"));
-        assertThat(log.text()).contains("closing connection from /127.0.0.1:").contains("tag must be a str");
+        assertThat(log.text()).contains("rejected (malformed) from /127.0.0.1:").contains("tag must be a str");
+        assertThat(pipeline.consumerStats().get(0).rejected(Rejection.MALFORMED)).isEqualTo(1);
         stillServes();
     }
 

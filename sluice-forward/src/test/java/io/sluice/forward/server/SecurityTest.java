@@ -122,7 +122,7 @@ class SecurityTest {
                     .isInstanceOf(ForwardAuthenticationException.class).hasMessageContaining("username/password mismatch");
         }
         await("log lines", 10_000, () -> log.text().contains("client-3"));
-        assertThat(log.text()).contains("refused /127.0.0.1:").contains("'client-2'): shared_key mismatch");
+        assertThat(log.text()).contains("rejected (auth) from /127.0.0.1:").contains("'client-2'): shared_key mismatch");
         // A client that skips the handshake and sends a frame straight away is refused too.
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port));
@@ -131,6 +131,9 @@ class SecurityTest {
             s.getInputStream().readAllBytes(); // HELO, PONG(false), then end of stream
         }
         assertThat(out.events).hasSize(1);
+        // Each refused handshake is counted on /metrics.
+        await("3 refusals counted", 10_000,
+                () -> pipelines.get(0).consumerStats().get(0).rejected(io.sluice.core.pipeline.Rejection.AUTH) == 3);
     }
 
     @Test

@@ -85,20 +85,47 @@ public final class Pipelines {
         }
     }
 
+    /** Counts delivered messages and keeps nothing else (for floods too big to keep). */
+    public static final class Count extends Producer {
+        public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Count", "counts")
+                .factory(Count::new);
+        public final java.util.concurrent.atomic.AtomicLong delivered = new java.util.concurrent.atomic.AtomicLong();
+
+        Count(PluginConfig c) {
+            super(c);
+        }
+
+        @Override
+        public void deliver(Batch batch) {
+            delivered.addAndGet(batch.size());
+        }
+    }
+
     /** Default plugins (core and Forward) plus the test ones. */
     public static PluginRegistry registry() {
         List<PluginSpec> all = new ArrayList<>(PluginRegistry.defaultRegistry().all());
         all.add(Collect.SPEC);
         all.add(Gate.SPEC);
+        all.add(Count.SPEC);
         return new PluginRegistry(all);
     }
 
     /** A started pipeline built from YAML, logging into {@code log}. */
     public static Pipeline start(String yaml, Log log) throws Exception {
+        return start(yaml, log, io.sluice.core.message.MemoryBudget.ofHeapShare());
+    }
+
+    /** A started pipeline whose inputs reserve from {@code memory}. */
+    public static Pipeline start(String yaml, Log log, io.sluice.core.message.MemoryBudget memory) throws Exception {
         PluginRegistry r = registry();
-        Pipeline p = new Pipeline(new ConfigLoader(r, Map.of()).loadString(yaml, "test.yaml"), r, log);
+        Pipeline p = new Pipeline(new ConfigLoader(r, Map.of()).loadString(yaml, "test.yaml"), r, log, memory);
         p.start();
         return p;
+    }
+
+    /** The plugin configs of a YAML pipeline, for tests that drive one plugin themselves. */
+    public static List<PluginConfig> configs(String yaml) {
+        return new ConfigLoader(registry(), Map.of()).loadString(yaml, "test.yaml");
     }
 
     /** A log kept in memory, so tests can check what an operator would read. */
