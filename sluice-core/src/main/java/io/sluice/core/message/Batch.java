@@ -10,6 +10,8 @@ public final class Batch {
     private final BatchPool pool;
     private int size;
     private Completion completion;
+    /** What this batch held when it went back to the pool's free list (the pool's own bookkeeping). */
+    long retainedBytes;
 
     Batch(BatchPool pool, int capacity) {
         this.pool = pool;
@@ -131,6 +133,15 @@ public final class Batch {
             completion.fail();
         }
         release();
+    }
+
+    /** Bytes this batch's messages hold, used or not: objects, payload buffers, metadata storage. */
+    long retainedBytes() {
+        long n = 0;
+        for (Message m : messages) {
+            n += m.retainedBytes();
+        }
+        return n;
     }
 
     /** The pool this batch returns to. */

@@ -2,28 +2,37 @@ package io.sluice.core.message;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reuses batches, and with them their messages and payload buffers. The pool never limits how many
- * batches exist: bounded queues and the memory budget do that. It keeps at most {@link #MAX_FREE} free batches,
- * so a burst that needed many does not pin them (and their messages) for the life of the process. It tracks how
- * many are out, which tells shutdown when the pipeline has drained.
+ * batches exist: bounded queues and the memory budget do that. The free batches it keeps hold at most
+ * {@code maxFreeBytes} (their messages and the buffers those grew), so a burst that needed many batches, or large
+ * events, does not pin that memory for the life of the process: a batch beyond it is left to the collector. It
+ * tracks how many are out, which tells shutdown when the pipeline has drained.
  */
 public final class BatchPool {
     /** Messages per batch unless a consumer asks otherwise. */
     public static final int DEFAULT_BATCH_SIZE = 512;
-    /** Free batches kept for reuse; more than a pipeline's queues hold in steady state, few enough to forget a burst. */
-    public static final int MAX_FREE = 256;
+    /** Bytes of free batches kept for reuse unless the pipeline says otherwise (it gives a share of its budget). */
+    public static final long DEFAULT_MAX_FREE_BYTES = 16L << 20;
 
     private final ConcurrentLinkedQueue<Batch> free = new ConcurrentLinkedQueue<>();
     private final AtomicInteger outstanding = new AtomicInteger();
     private final AtomicInteger created = new AtomicInteger();
-    private final AtomicInteger freeCount = new AtomicInteger();
+    private final AtomicLong freeBytes = new AtomicLong();
     private final int batchSize;
+    private final long maxFreeBytes;
 
-    /** A pool of batches holding up to {@code batchSize} messages each. */
+    /** A pool of batches holding up to {@code batchSize} messages each, keeping {@link #DEFAULT_MAX_FREE_BYTES} free. */
     public BatchPool(int batchSize) {
+        this(batchSize, DEFAULT_MAX_FREE_BYTES);
+    }
+
+    /** A pool of batches of {@code batchSize} messages whose free batches hold at most {@code maxFreeBytes}. */
+    public BatchPool(int batchSize, long maxFreeBytes) {
         this.batchSize = batchSize;
+        this.maxFreeBytes = maxFreeBytes;
     }
 
     public BatchPool() {
@@ -34,7 +43,7 @@ public final class BatchPool {
     public Batch acquire() {
         Batch b = free.poll();
         if (b != null) {
-            freeCount.decrementAndGet();
+            freeBytes.addAndGet(-b.retainedBytes);
         } else {
             b = new Batch(this, batchSize);
             created.incrementAndGet();
@@ -45,10 +54,12 @@ public final class BatchPool {
 
     void recycle(Batch b) {
         outstanding.decrementAndGet();
-        if (freeCount.incrementAndGet() <= MAX_FREE) {
+        long bytes = b.retainedBytes();
+        if (freeBytes.addAndGet(bytes) <= maxFreeBytes) {
+            b.retainedBytes = bytes;
             free.offer(b);
         } else {
-            freeCount.decrementAndGet();
+            freeBytes.addAndGet(-bytes);
         }
     }
 
@@ -60,6 +71,11 @@ public final class BatchPool {
     /** Batches ever created; bounded when the pipeline's queues are. */
     public int created() {
         return created.get();
+    }
+
+    /** Bytes the free batches hold now. */
+    public long freeBytes() {
+        return freeBytes.get();
     }
 
     /** Messages per batch. */

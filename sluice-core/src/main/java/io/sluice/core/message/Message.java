@@ -70,6 +70,11 @@ public final class Message {
         }
     }
 
+    /** Bytes this message holds whatever it carries now: the object, its payload buffer and metadata storage. */
+    long retainedBytes() {
+        return 64 + payload.length + (metadata == null ? 0 : metadata.retainedBytes());
+    }
+
     /** The buffer holding the payload in {@code [0, length())}; valid until the payload changes. */
     public byte[] payload() {
         writePending();

@@ -52,7 +52,8 @@ public final class Pipeline {
     public Pipeline(List<PluginConfig> configs, PluginRegistry registry, Log log, MemoryBudget memory) {
         this.log = log;
         this.memory = memory;
-        this.pool = new BatchPool();
+        // Free batches keep their messages' buffers: an eighth of the budget, so they stay a small share of the heap.
+        this.pool = new BatchPool(BatchPool.DEFAULT_BATCH_SIZE, Math.min(64L << 20, memory.limit() / 8));
         this.dispatcher = new Dispatcher(Collections.unmodifiableList(producers), registry, log);
         for (PluginConfig c : configs) {
             if (c.get(PluginSpec.ENABLE) && c.spec().kind() == PluginKind.PRODUCER) {

@@ -140,19 +140,28 @@ class MemoryBudgetTest {
     }
 
     @Test
-    void thePoolForgetsBatchesBeyondWhatItKeepsFree() {
-        BatchPool pool = new BatchPool(1);
-        Batch[] out = new Batch[BatchPool.MAX_FREE + 100];
+    void thePoolKeepsFreeBatchesOnlyUpToItsBytes() {
+        BatchPool pool = new BatchPool(8, 64 * 1024);
+        Batch[] out = new Batch[40];
         for (int i = 0; i < out.length; i++) {
             out[i] = pool.acquire();
+            out[i].add().setPayload("y".repeat(4000));
         }
         for (Batch b : out) {
             b.release();
         }
+        assertThat(pool.freeBytes()).as("bytes the free batches hold").isPositive().isLessThanOrEqualTo(64 * 1024);
+        int reused = 0;
         for (int i = 0; i < out.length; i++) {
-            pool.acquire();
+            Batch b = pool.acquire();
+            for (Batch old : out) {
+                if (b == old) {
+                    reused++;
+                }
+            }
         }
-        assertThat(pool.created()).as("batches made again after the burst").isEqualTo(out.length + 100);
+        assertThat(reused).as("batches kept, each holding about 4.5 KB").isBetween(5, 14);
+        assertThat(pool.freeBytes()).isZero();
     }
 
     private static Completion counting(AtomicInteger completed, AtomicInteger failed) {
