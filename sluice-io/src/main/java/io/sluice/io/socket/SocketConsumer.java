@@ -46,9 +46,9 @@ public final class SocketConsumer extends Consumer {
             "Accepted for Gollum configs; Sluice binds once at start (a port in use stops the start) and ends the "
                     + "process if the listener is lost.");
     public static final Param<Integer> ACK_TIMEOUT_SEC = Param.integer("AckTimeoutSec", 1,
-            "Accepted for Gollum configs; acknowledgements are written with a blocking write.");
+            "Accepted for Gollum configs; an acknowledgement the peer does not read yet waits in its connection.");
     public static final Param<Integer> READ_TIMEOUT_SEC = Param.integer("ReadTimeoutSec", 2,
-            "Accepted for Gollum configs; Sluice ends blocked reads by closing the socket at shutdown instead.");
+            "Accepted for Gollum configs; IdleTimeoutMs closes connections that send no complete message.");
     public static final Param<Boolean> REMOVE_OLD_SOCKET = Param.bool("RemoveOldSocket", true,
             "Remove an existing file at a unix:// path before listening.");
     public static final Param<String> FORMAT = Param.string("Format", "plain",
