@@ -46,6 +46,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class StreamLoop implements Framer.Sink {
     /** Batches handed to the publishing thread and not yet published, beyond which reading pauses. */
     static final int MAX_QUEUED = 16;
+    /** Full batches handed over together: the publishing thread is woken once per group, not per batch. */
+    private static final int GROUP = 4;
     /** Smallest buffer a connection keeps for an unfinished frame. */
     private static final int OWN_MIN = 512;
     /** A connection's buffer up to this size is kept between reads; a larger one shrinks to fit what it holds. */
@@ -87,8 +89,8 @@ final class StreamLoop implements Framer.Sink {
         }
     }
 
-    /** A filled batch, and the connections to acknowledge once it was handed to the pipeline. */
-    private record Handoff(Batch batch, Conn[] acks) {
+    /** Filled batches, and the connections to acknowledge once they were handed to the pipeline. */
+    private record Handoff(Batch[] batches, Conn[] acks) {
     }
 
     private final SocketServer server;
@@ -126,6 +128,8 @@ final class StreamLoop implements Framer.Sink {
     private long credit;
     private Batch batch;
     private long batchBytes;
+    private final Batch[] group = new Batch[GROUP + 1];
+    private int grouped;
     private long lines;
     private int admitted;
     private Conn current;
@@ -178,8 +182,10 @@ final class StreamLoop implements Framer.Sink {
             budget.release(donated.getAndSet(0)); // reserved for the loop after it had stopped
             // Whatever was not published (interrupted at shutdown) goes back to the pool and the budget.
             for (Object h; (h = handoffs.poll()) != null; ) {
-                if (h instanceof Handoff ho && ho.batch() != null) {
-                    ho.batch().fail();
+                if (h instanceof Handoff ho) {
+                    for (Batch b : ho.batches()) {
+                        b.fail();
+                    }
                 }
             }
         }
@@ -209,19 +215,26 @@ final class StreamLoop implements Framer.Sink {
                 return;
             }
             if (h instanceof Handoff ho) {
-                if (ho.batch() != null) {
-                    ctx.publish(ho.batch());
-                }
-                int q = queued.decrementAndGet();
                 boolean wake = false;
+                Batch[] bs = ho.batches();
+                for (int i = 0; i < bs.length; i++) {
+                    try {
+                        ctx.publish(bs[i]);
+                    } catch (InterruptedException | RuntimeException e) {
+                        for (int j = i + 1; j < bs.length; j++) {
+                            bs[j].fail();
+                        }
+                        throw e;
+                    }
+                    if (queued.decrementAndGet() <= MAX_QUEUED / 2 && queuePaused) {
+                        queuePaused = false;
+                        wake = true;
+                    }
+                }
                 if (ho.acks() != null) {
                     for (Conn c : ho.acks()) {
                         acked.add(c);
                     }
-                    wake = true;
-                }
-                if (queuePaused && q <= MAX_QUEUED / 2) {
-                    queuePaused = false;
                     wake = true;
                 }
                 if (wake) {
@@ -347,6 +360,11 @@ final class StreamLoop implements Framer.Sink {
     /** Reads what the connection sent, a few reads at a time, and passes on its frames. */
     private void read(Conn c) throws IOException, InterruptedException {
         for (int i = 0; i < READS_PER_ROUND && !c.paused && !c.eof; i++) {
+            if (queueFull()) {
+                // Checked before reading, not per frame: a pause then leaves nothing read behind to keep.
+                pause(c, 0);
+                return;
+            }
             Framer f = c.framer;
             int pending = f.pending();
             int want;
@@ -475,18 +493,20 @@ final class StreamLoop implements Framer.Sink {
         return true;
     }
 
+    /** Whether {@value #MAX_QUEUED} batches wait for the publishing thread (which then wakes the loop). */
+    private boolean queueFull() {
+        if (queued.get() < MAX_QUEUED) {
+            return false;
+        }
+        queuePaused = true;
+        return queued.get() >= MAX_QUEUED;
+    }
+
     @Override
     public boolean admit(int len) {
         if (draining || (len == 0 && s.skipEmpty)) {
             admitted = 0;
             return true;
-        }
-        if (queued.get() >= MAX_QUEUED) {
-            queuePaused = true;
-            if (queued.get() >= MAX_QUEUED) {
-                pause(current, 0);
-                return false;
-            }
         }
         int cost = len + MemoryBudget.MESSAGE_OVERHEAD;
         if (!take(cost)) {
@@ -512,21 +532,36 @@ final class StreamLoop implements Framer.Sink {
         admitted = 0;
         lines++;
         if (batch.isFull()) {
-            handOff(null);
+            seal();
+            if (grouped == GROUP) {
+                handOff(null);
+            }
         }
     }
 
-    private void handOff(Conn[] acks) {
+    /** The batch being filled is done: it carries its memory from now on and waits in the group. */
+    private void seal() {
         Batch b = batch;
         batch = null;
-        if (b != null && batchBytes > 0) {
+        if (batchBytes > 0) {
             b.holdMemory(budget, batchBytes);
         }
         batchBytes = 0;
+        group[grouped++] = b;
+        queued.incrementAndGet();
+    }
+
+    /** Hands the sealed batches (and the batch being filled) to the publishing thread, with acknowledgements. */
+    private void handOff(Conn[] acks) {
+        if (batch != null) {
+            seal();
+        }
         server.lines.addAndGet(lines);
         lines = 0;
-        queued.incrementAndGet();
-        handoffs.add(new Handoff(b, acks));
+        Batch[] bs = java.util.Arrays.copyOf(group, grouped);
+        java.util.Arrays.fill(group, null);
+        grouped = 0;
+        handoffs.add(new Handoff(bs, acks));
     }
 
     /** Stops reading {@code c} until memory ({@code bytes} of it; 0: the publishing thread) is available. */
@@ -608,7 +643,7 @@ final class StreamLoop implements Framer.Sink {
                     return; // still spent: it and those after it wait
                 }
                 credit += c.needs; // now in the loop's credit, for the frames or the read it waits for
-            } else if (queued.get() >= MAX_QUEUED) {
+            } else if (queueFull()) {
                 return;
             }
             paused.poll();
@@ -637,7 +672,7 @@ final class StreamLoop implements Framer.Sink {
             }
             roundAcks.clear();
         }
-        if (batch != null || acks != null) {
+        if (batch != null || grouped > 0 || acks != null) {
             handOff(acks);
         }
         if (credit > chunk) {
@@ -722,7 +757,7 @@ final class StreamLoop implements Framer.Sink {
                     close(c);
                 }
             }
-            if (batch != null) {
+            if (batch != null || grouped > 0) {
                 handOff(null);
             }
         } catch (Throwable e) {
