@@ -7,8 +7,12 @@ import java.util.Locale;
 /**
  * Cuts a byte stream into frames, copes with frames split at any byte, and never holds more than
  * {@code maxFrameSize} plus a header in memory: a longer frame is cut at that size (its head is passed on,
- * flagged, the rest skipped and counted). One framer per connection; its buffer is reused for the
- * connection's whole life, so framing allocates nothing per frame.
+ * flagged, the rest skipped and counted). One framer per connection, allocating nothing per frame. Its buffer
+ * is its own, or lent by the caller ({@link #useBuffer}): an event loop reads into one buffer shared by all its
+ * connections and keeps only a connection's unfinished frame in a buffer of the connection's.
+ *
+ * <p>A {@link Sink} can refuse a frame ({@link Sink#admit}, when memory is spent): the framer then stops where it
+ * is and passes the frame on at a later {@link #drain}, so nothing read is lost.
  *
  * <p>Partitioners, as Gollum's {@code consumer.Socket} names them, plus {@code octet} (RFC 6587):
  * <ul>
@@ -26,12 +30,21 @@ public final class Framer {
     public interface Sink {
         /** One frame in {@code buf[off, off+len)}; {@code truncated} when it was cut at the maximum size. */
         void frame(byte[] buf, int off, int len, boolean truncated) throws InterruptedException;
+
+        /**
+         * Called before each frame of {@code len} bytes: false keeps it, and every frame after it, in the buffer
+         * until a later {@link #drain}. The default takes every frame.
+         */
+        default boolean admit(int len) {
+            return true;
+        }
     }
 
     /** How frames are found. */
     public enum Mode { DELIMITER, OCTET, ASCII, BINARY_LE, BINARY_BE, FIXED }
 
     private static final int MAX_HEADER = 24;
+    private static final byte[] EMPTY = new byte[0];
 
     private final Mode mode;
     private final byte[] delimiter;
@@ -45,6 +58,7 @@ public final class Framer {
     private int scanFrom;
     private long skipRemaining;
     private boolean skipToDelimiter;
+    private boolean stalled;
 
     private long truncated;
     private long badHeaders;
@@ -56,7 +70,8 @@ public final class Framer {
      * @param offset      where the length starts (ascii, binary)
      * @param size        length bytes (binary) or frame size (fixed)
      * @param maxFrame    longest frame passed on whole
-     * @param initialSize first buffer size; grows up to what {@code maxFrame} needs
+     * @param initialSize first buffer size; grows up to what {@code maxFrame} needs; 0: none until
+     *                    {@link #useBuffer} lends one
      */
     public Framer(Mode mode, byte[] delimiter, int offset, int size, int maxFrame, int initialSize) {
         this.mode = mode;
@@ -65,7 +80,7 @@ public final class Framer {
         this.size = size;
         this.maxFrame = mode == Mode.FIXED ? Math.max(maxFrame, size) : maxFrame;
         this.stripCr = delimiter.length == 1 && delimiter[0] == '\n';
-        this.buf = new byte[Math.max(64, Math.min(initialSize, capacityLimit()))];
+        this.buf = initialSize <= 0 ? EMPTY : new byte[Math.max(64, Math.min(initialSize, capacityLimit()))];
         this.view = ByteBuffer.wrap(buf);
     }
 
@@ -82,8 +97,39 @@ public final class Framer {
         }
     }
 
-    private int capacityLimit() {
+    /** The largest buffer a frame needs (the longest frame and its header): the buffer never grows beyond it. */
+    public int capacityLimit() {
         return maxFrame + Math.max(MAX_HEADER, offset + delimiter.length + 21);
+    }
+
+    /** Bytes read that are not passed on yet: an unfinished frame, or frames a sink refused. */
+    public int pending() {
+        return view.position() - start;
+    }
+
+    /** Size of the buffer in use. */
+    public int capacity() {
+        return buf.length;
+    }
+
+    /**
+     * Moves the pending bytes to the front of {@code target} (which must hold them) and reads into it from now
+     * on; {@code targetView} wraps {@code target}. Returns the buffer used until now.
+     */
+    public byte[] useBuffer(byte[] target, ByteBuffer targetView) {
+        int end = view.position();
+        int n = end - start;
+        if (n > target.length) {
+            throw new IllegalArgumentException(n + " pending bytes do not fit a buffer of " + target.length);
+        }
+        System.arraycopy(buf, start, target, 0, n);
+        scanFrom = Math.max(0, scanFrom - start);
+        start = 0;
+        byte[] old = buf;
+        buf = target;
+        view = targetView;
+        view.clear().position(n);
+        return old;
     }
 
     /**
@@ -99,7 +145,7 @@ public final class Framer {
                 scanFrom -= start;
                 start = 0;
             } else {
-                byte[] bigger = new byte[Math.min(capacityLimit(), buf.length * 2)];
+                byte[] bigger = new byte[Math.min(capacityLimit(), Math.max(64, buf.length * 2))];
                 System.arraycopy(buf, 0, bigger, 0, end);
                 buf = bigger;
                 view = ByteBuffer.wrap(buf);
@@ -121,8 +167,13 @@ public final class Framer {
         }
     }
 
-    /** Passes on every complete frame in the buffer. */
-    public void drain(Sink sink) throws InterruptedException {
+    /**
+     * Passes on every complete frame in the buffer.
+     *
+     * @return false when the sink refused a frame ({@link Sink#admit}): it is still pending
+     */
+    public boolean drain(Sink sink) throws InterruptedException {
+        stalled = false;
         int end = view.position();
         while (start < end) {
             if (skipRemaining > 0) {
@@ -166,18 +217,36 @@ public final class Framer {
             scanFrom = 0;
             view.clear();
         }
+        return !stalled;
     }
 
-    /** The peer is gone: a last frame without its delimiter is passed on too (counted), never dropped. */
-    public void finish(Sink sink) throws InterruptedException {
-        drain(sink);
+    private boolean admit(Sink sink, int len) {
+        if (sink.admit(len)) {
+            return true;
+        }
+        stalled = true;
+        return false;
+    }
+
+    /**
+     * The peer is gone: a last frame without its delimiter is passed on too (counted), never dropped.
+     *
+     * @return false when the sink refused a frame: call again later, nothing was lost
+     */
+    public boolean finish(Sink sink) throws InterruptedException {
+        if (!drain(sink)) {
+            return false;
+        }
         int end = view.position();
         if (end > start && skipRemaining == 0 && !skipToDelimiter) {
-            unterminated++;
             int len = end - start;
             if (stripCr && buf[end - 1] == '\r') {
                 len--;
             }
+            if (!admit(sink, len)) {
+                return false;
+            }
+            unterminated++;
             sink.frame(buf, start, len, false);
         }
         start = 0;
@@ -185,6 +254,7 @@ public final class Framer {
         skipRemaining = 0;
         skipToDelimiter = false;
         view.clear();
+        return true;
     }
 
     private int delimited(Sink sink, int end) throws InterruptedException {
@@ -202,7 +272,11 @@ public final class Framer {
         }
         int at = Bytes.indexOf(buf, Math.max(start, scanFrom), end, delimiter);
         if (at < 0) {
+            scanFrom = Math.max(start, end - delimiter.length + 1);
             if (end - start >= maxFrame) {
+                if (!admit(sink, maxFrame)) {
+                    return -1;
+                }
                 truncated++;
                 sink.frame(buf, start, maxFrame, true);
                 start += maxFrame;
@@ -210,7 +284,6 @@ public final class Framer {
                 skipToDelimiter = true;
                 return 0;
             }
-            scanFrom = Math.max(start, end - delimiter.length + 1);
             return -1;
         }
         int len = at - start;
@@ -218,9 +291,17 @@ public final class Framer {
             len--;
         }
         if (len > maxFrame) {
+            if (!admit(sink, maxFrame)) {
+                scanFrom = at;
+                return -1;
+            }
             truncated++;
             sink.frame(buf, start, maxFrame, true);
         } else if (len > 0 || mode == Mode.DELIMITER) {
+            if (!admit(sink, len)) {
+                scanFrom = at;
+                return -1;
+            }
             sink.frame(buf, start, len, false);
         }
         start = at + delimiter.length;
@@ -265,7 +346,7 @@ public final class Framer {
     /** A frame of {@code n} bytes starting at {@code body}; cut at the maximum, waiting for more if needed. */
     private int emit(Sink sink, int body, long n, int end) throws InterruptedException {
         if (n > maxFrame) {
-            if (end - body < maxFrame) {
+            if (end - body < maxFrame || !admit(sink, maxFrame)) {
                 return -1;
             }
             truncated++;
@@ -275,7 +356,7 @@ public final class Framer {
             scanFrom = start;
             return 0;
         }
-        if (end - body < n) {
+        if (end - body < n || !admit(sink, (int) n)) {
             return -1;
         }
         sink.frame(buf, body, (int) n, false);
@@ -289,6 +370,9 @@ public final class Framer {
         int at = Bytes.indexOf(buf, start, end, (byte) '\n');
         if (at < 0) {
             if (end - start >= maxFrame) {
+                if (!admit(sink, maxFrame)) {
+                    return -1;
+                }
                 badHeaders++;
                 truncated++;
                 sink.frame(buf, start, maxFrame, true);
@@ -297,6 +381,9 @@ public final class Framer {
                 skipToDelimiter = true;
                 return 0;
             }
+            return -1;
+        }
+        if (!admit(sink, at - start)) {
             return -1;
         }
         badHeaders++;

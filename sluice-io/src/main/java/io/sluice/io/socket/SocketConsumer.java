@@ -12,8 +12,9 @@ import java.util.Locale;
 /**
  * {@code consumer.Socket}: reads messages from TCP connections, UDP datagrams or a unix stream socket.
  * Gollum's parameters keep their names and defaults; {@code Format}, {@code MaxLineSize} and
- * {@code ReadBufferKB} are Sluice's. Each TCP connection is read on its own thread and stops being read
- * while the pipeline is full (backpressure reaches the sender through TCP's window).
+ * {@code ReadBufferKB}, {@code MaxConnections} and {@code IdleTimeoutMs} are Sluice's. Every TCP or unix
+ * connection is served by one selector thread; a connection stops being read while the memory budget is spent
+ * or the pipeline is full (backpressure reaches the sender through TCP's window), and nothing it sent is lost.
  *
  * <pre>
  * "TcpIn":
@@ -42,11 +43,12 @@ public final class SocketConsumer extends Consumer {
     public static final Param<Integer> SIZE = Param.integer("Size", 1,
             "Bytes of the length for binary (1, 2, 4 or 8; 4 when left at 1), or of each message for fixed.");
     public static final Param<Integer> RECONNECT_AFTER_SEC = Param.integer("ReconnectAfterSec", 2,
-            "Seconds to wait before listening again after the socket could not be opened.");
+            "Accepted for Gollum configs; Sluice binds once at start (a port in use stops the start) and ends the "
+                    + "process if the listener is lost.");
     public static final Param<Integer> ACK_TIMEOUT_SEC = Param.integer("AckTimeoutSec", 1,
-            "Accepted for Gollum configs; acknowledgements are written with a blocking write.");
+            "Accepted for Gollum configs; an acknowledgement the peer does not read yet waits in its connection.");
     public static final Param<Integer> READ_TIMEOUT_SEC = Param.integer("ReadTimeoutSec", 2,
-            "Accepted for Gollum configs; Sluice ends blocked reads by closing the socket at shutdown instead.");
+            "Accepted for Gollum configs; IdleTimeoutMs closes connections that send no complete message.");
     public static final Param<Boolean> REMOVE_OLD_SOCKET = Param.bool("RemoveOldSocket", true,
             "Remove an existing file at a unix:// path before listening.");
     public static final Param<String> FORMAT = Param.string("Format", "plain",
@@ -55,12 +57,18 @@ public final class SocketConsumer extends Consumer {
     public static final Param<Integer> MAX_LINE_SIZE = Param.integer("MaxLineSize", 1 << 20,
             "Longest message in bytes; a longer one is cut at this size, flagged truncated: true, and counted.");
     public static final Param<Integer> READ_BUFFER_KB = Param.integer("ReadBufferKB", 256,
-            "Read buffer per connection in KB.");
+            "Read buffer in KB, one for all connections; a connection keeps only its unfinished message.");
+    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
+            "Open TCP or unix connections at most; more are closed at once and counted busy.");
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
+            "Close a connection (counted timeout) that completes no message for this long, idle or trickling a "
+                    + "line; 0 keeps connections open, as syslog and log shippers expect.");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Socket",
             "Reads messages from TCP, UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
             .params(ADDRESS, PERMISSIONS, ACKNOWLEDGE, PARTITIONER, DELIMITER, OFFSET, SIZE, RECONNECT_AFTER_SEC,
-                    ACK_TIMEOUT_SEC, READ_TIMEOUT_SEC, REMOVE_OLD_SOCKET, FORMAT, MAX_LINE_SIZE, READ_BUFFER_KB)
+                    ACK_TIMEOUT_SEC, READ_TIMEOUT_SEC, REMOVE_OLD_SOCKET, FORMAT, MAX_LINE_SIZE, READ_BUFFER_KB,
+                    MAX_CONNECTIONS, IDLE_TIMEOUT_MS)
             .factory(SocketConsumer::new);
 
     private final SocketServer server;
@@ -118,8 +126,19 @@ public final class SocketConsumer extends Consumer {
         }
         s.permissions = permissions(config, PERMISSIONS);
         s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
-        s.reconnectAfterMs = Math.max(0, config.get(RECONNECT_AFTER_SEC)) * 1000L;
+        limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         this.server = new SocketServer(config.id(), s);
+    }
+
+    static void limits(PluginConfig config, SocketServer.Settings s, Param<Integer> maxConnections, Param<Integer> idleTimeoutMs) {
+        s.maxConnections = config.get(maxConnections);
+        if (s.maxConnections < 1) {
+            throw config.error(maxConnections, "must be at least 1");
+        }
+        s.idleTimeoutMs = config.get(idleTimeoutMs);
+        if (s.idleTimeoutMs < 0) {
+            throw config.error(idleTimeoutMs, "must be 0 (none) or more");
+        }
     }
 
     static String permissions(PluginConfig config, Param<String> param) {
@@ -131,8 +150,22 @@ public final class SocketConsumer extends Consumer {
     }
 
     @Override
+    public void open(ConsumerContext ctx) throws Exception {
+        server.open(ctx);
+    }
+
+    @Override
     public void consume(ConsumerContext ctx) throws Exception {
         server.run(ctx);
+    }
+
+    @Override
+    public boolean isReady() {
+        return server.isReady();
+    }
+
+    SocketServer server() {
+        return server;
     }
 
     @Override

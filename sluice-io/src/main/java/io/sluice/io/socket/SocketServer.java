@@ -6,34 +6,29 @@ import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Rejection;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The listening side shared by {@link SocketConsumer} and {@link Syslogd}: binds TCP, UDP or a unix stream
- * socket, reads each stream connection on a thread of its own with blocking reads, frames, parses and
- * publishes in batches.
+ * socket in {@link #open}, then serves it until {@link #stop()}.
  *
- * <p>Backpressure is the blocking itself: while {@link ConsumerContext#publish} waits for room, the
- * connection's thread does not read, the kernel's receive buffer fills and TCP closes the sender's window.
- * Plain blocking channels were chosen over Netty because each connection is a sequential read-frame-publish
- * loop whose cost is the copying, not the I/O multiplexing, and the blocking publish has to stop the
- * reading anyway; no dependency is needed and unix sockets come with the JDK (16+).
+ * <p>Stream connections (TCP, unix) are served by one {@link StreamLoop}: a java.nio selector thread that
+ * accepts, reads, frames and parses every connection, while the consumer's own thread publishes the batches it
+ * fills (publishing may wait; the selector never does). java.nio rather than Netty: the framer works on byte
+ * arrays, which a selector loop reads into without a copy, and unix sockets come with the JDK (16+) on every
+ * platform. UDP is one socket read by the consumer's thread, as before.
  */
 final class SocketServer {
     /** What one server does. */
@@ -44,6 +39,7 @@ final class SocketServer {
         int offset;
         int size = 1;
         int maxLineSize = 1 << 20;
+        /** The read buffer of the selector loop (shared by every connection), or of the UDP socket. */
         int readBufferSize = 256 * 1024;
         /** Null: the frame is the payload. */
         SyslogParser.Rfc syslog;
@@ -52,201 +48,196 @@ final class SocketServer {
         byte[] acknowledge;
         String permissions = "0770";
         boolean removeOldSocket = true;
-        long reconnectAfterMs = 2000;
-        long ackTimeoutMs = 1000;
+        /** Open stream connections at most; more are closed at once and counted busy. */
+        int maxConnections = 1024;
+        /** A connection that completes no message for this long is closed and counted; 0: never. */
+        long idleTimeoutMs;
     }
 
     static final byte[] TRUNCATED = "truncated".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] TRUE = "true".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private final String id;
-    private final Settings s;
-    private final Set<java.nio.channels.Channel> open = ConcurrentHashMap.newKeySet();
-    private final Set<Thread> readers = ConcurrentHashMap.newKeySet();
-    private final AtomicLong lines = new AtomicLong();
-    private final AtomicLong truncated = new AtomicLong();
-    private final AtomicLong badHeaders = new AtomicLong();
-    private final AtomicLong unterminated = new AtomicLong();
-    private final AtomicLong syslogErrors = new AtomicLong();
-    private final AtomicLong connections = new AtomicLong();
-    private volatile boolean stopped;
+    final String id;
+    final Settings s;
+    final AtomicLong lines = new AtomicLong();
+    final AtomicLong truncated = new AtomicLong();
+    final AtomicLong badHeaders = new AtomicLong();
+    final AtomicLong unterminated = new AtomicLong();
+    final AtomicLong syslogErrors = new AtomicLong();
+    private final String tooLarge;
+    private final String malformed;
+    volatile boolean stopped;
     private volatile java.nio.channels.Channel listener;
-    private volatile Selector selector;
+    private volatile Selector udpSelector;
+    private volatile StreamLoop loop;
+    private volatile boolean serving;
     private volatile java.net.SocketAddress boundAddress;
 
     SocketServer(String id, Settings settings) {
         this.id = id;
         this.s = settings;
+        this.tooLarge = "a message longer than MaxLineSize (" + settings.maxLineSize + " bytes) was cut";
+        this.malformed = "not valid " + (settings.syslog == null ? "" : settings.syslog.name().toLowerCase(java.util.Locale.ROOT))
+                + " syslog; kept as payload with syslog_error set";
     }
 
-    /** Listens and reads until {@link #stop()}; re-binds after failures, as Gollum does. */
-    void run(ConsumerContext ctx) throws InterruptedException {
-        Log log = ctx.log();
-        while (!stopped && ctx.isActive()) {
-            try {
-                if (s.address.protocol() == Address.Protocol.UDP) {
-                    runUdp(ctx);
-                } else {
-                    runStream(ctx);
-                }
-            } catch (ClosedChannelException e) {
-                // stop() closed the listener.
-            } catch (IOException e) {
-                if (stopped || !ctx.isActive()) {
-                    break;
-                }
-                log.error(id + ": cannot listen on " + s.address + ": " + e + "; retrying in " + s.reconnectAfterMs + " ms");
-                Thread.sleep(s.reconnectAfterMs);
-            } finally {
-                closeListener();
-            }
+    /**
+     * Binds the socket, so that a port in use (or a unix path that cannot be made) stops the start.
+     *
+     * @throws IOException naming the address
+     */
+    void open(ConsumerContext ctx) throws IOException {
+        if (listener != null) {
+            return;
         }
-        for (Thread t : readers) {
-            t.join(TimeUnit.SECONDS.toMillis(5));
-        }
-        report(log);
-    }
-
-    private void runStream(ConsumerContext ctx) throws IOException {
-        ServerSocketChannel server;
-        if (s.address.protocol() == Address.Protocol.UNIX) {
-            Path path = Path.of(s.address.path());
-            if (s.removeOldSocket && Files.exists(path)) {
-                ctx.log().warn(id + ": removing old socket file " + path);
-                Files.delete(path);
-            }
-            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            listener = server;
-            server.bind(s.address.socketAddress());
-            try {
-                Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(rwx(s.permissions)));
-            } catch (UnsupportedOperationException | IllegalArgumentException e) {
-                ctx.log().warn(id + ": cannot set Permissions " + s.permissions + " on " + path + ": " + e.getMessage());
-            }
-        } else {
-            server = ServerSocketChannel.open();
-            listener = server;
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(s.address.socketAddress(), 128);
-        }
-        boundAddress = server.getLocalAddress();
-        ctx.log().info(id + ": listening on " + s.address);
-        while (!stopped && ctx.isActive()) {
-            SocketChannel ch = server.accept();
-            if (s.address.protocol() == Address.Protocol.TCP) {
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            }
-            open.add(ch);
-            connections.incrementAndGet();
-            Thread t = new Thread(() -> readConnection(ctx, ch), "consumer-" + id + "-conn-" + connections.get());
-            t.setDaemon(true);
-            readers.add(t);
-            t.start();
-        }
-    }
-
-    private void readConnection(ConsumerContext ctx, SocketChannel ch) {
-        Session session = new Session(ctx);
-        Framer framer = newFramer();
-        ByteBuffer ack = s.acknowledge == null ? null : ByteBuffer.wrap(s.acknowledge);
         try {
-            while (true) {
-                ByteBuffer target = framer.readTarget();
-                int free = target.remaining();
-                int n = ch.read(target);
-                if (n < 0) {
-                    break;
-                }
-                session.now = Clock.epochNanos();
-                framer.drain(session);
-                if (n < free) {
-                    // Nothing more is waiting: hand over what we have rather than wait for a full batch.
-                    session.flush();
-                    if (ack != null) {
-                        ack.clear();
-                        while (ack.hasRemaining()) {
-                            ch.write(ack);
-                        }
+            if (s.address.protocol() == Address.Protocol.UDP) {
+                DatagramChannel ch = DatagramChannel.open();
+                listener = ch;
+                ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                ch.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+                ch.bind(s.address.socketAddress());
+                boundAddress = ch.getLocalAddress();
+            } else {
+                int backlog = Math.max(128, Math.min(s.maxConnections, 4096));
+                ServerSocketChannel server;
+                if (s.address.protocol() == Address.Protocol.UNIX) {
+                    Path path = Path.of(s.address.path());
+                    if (s.removeOldSocket && Files.exists(path)) {
+                        ctx.log().warn(id + ": removing old socket file " + path);
+                        Files.delete(path);
                     }
+                    server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+                    listener = server;
+                    server.bind(s.address.socketAddress(), backlog);
+                    try {
+                        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(rwx(s.permissions)));
+                    } catch (UnsupportedOperationException | IllegalArgumentException e) {
+                        ctx.log().warn(id + ": cannot set Permissions " + s.permissions + " on " + path + ": " + e.getMessage());
+                    }
+                } else {
+                    server = ServerSocketChannel.open();
+                    listener = server;
+                    server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                    server.bind(s.address.socketAddress(), backlog);
                 }
+                server.configureBlocking(false);
+                boundAddress = server.getLocalAddress();
             }
-            framer.finish(session);
-        } catch (ClosedChannelException e) {
-            // Shutdown closed the connection.
-        } catch (IOException e) {
-            if (!stopped) {
-                ctx.log().info(id + ": connection from " + remote(ch) + " ended: " + e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            closeListener();
+            throw new IOException("cannot listen on " + s.address + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
+        }
+        ctx.log().info(id + ": listening on " + s.address);
+    }
+
+    /**
+     * Serves the socket until {@link #stop()}.
+     *
+     * @throws IOException when the listener was lost while the pipeline runs: the process must not stay up
+     *     without it
+     */
+    void run(ConsumerContext ctx) throws Exception {
+        if (stopped) {
+            return;
+        }
+        open(ctx);
+        serving = true;
+        try {
+            if (s.address.protocol() == Address.Protocol.UDP) {
+                runUdp(ctx);
+            } else {
+                StreamLoop l;
+                try {
+                    l = new StreamLoop(this, ctx, (ServerSocketChannel) listener);
+                } catch (IOException | NullPointerException e) {
+                    if (stopped) {
+                        return;
+                    }
+                    throw new IOException("listener on " + s.address + " lost: " + e, e);
+                }
+                loop = l;
+                l.serve();
             }
-            try {
-                framer.finish(session);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
-            try {
-                session.flush();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            session.discard();
-            count(framer, session);
-            open.remove(ch);
-            closeQuietly(ch);
-            readers.remove(Thread.currentThread());
+            serving = false;
+            closeListener();
+            report(ctx.log());
         }
     }
 
     private void runUdp(ConsumerContext ctx) throws IOException, InterruptedException {
-        DatagramChannel ch = DatagramChannel.open();
-        listener = ch;
-        ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        ch.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
-        ch.bind(s.address.socketAddress());
-        boundAddress = ch.getLocalAddress();
+        DatagramChannel ch = (DatagramChannel) listener;
         ch.configureBlocking(false);
         Selector sel = Selector.open();
-        selector = sel;
+        udpSelector = sel;
         ch.register(sel, SelectionKey.OP_READ);
-        ctx.log().info(id + ": listening on " + s.address);
         Session session = new Session(ctx);
-        Framer framer = newFramer();
+        Framer framer = newFramer(s.readBufferSize);
         ByteBuffer datagram = ByteBuffer.allocate(65536);
         try {
             while (!stopped && ctx.isActive()) {
                 sel.select(200);
                 sel.selectedKeys().clear();
-                while (ch.receive(datagram.clear()) != null) {
+                if (!ch.isOpen()) {
+                    if (stopped) {
+                        break;
+                    }
+                    throw new IOException(id + ": the socket on " + s.address + " was closed");
+                }
+                java.net.SocketAddress from;
+                while ((from = ch.receive(datagram.clear())) != null) {
                     session.now = Clock.epochNanos();
+                    session.peer = from;
                     // A datagram is a whole message (or several lines): its end ends the last frame.
                     framer.feed(datagram.array(), 0, datagram.position(), session);
                     framer.finish(session);
                 }
                 session.flush();
             }
+        } catch (java.nio.channels.ClosedChannelException e) {
+            if (!stopped) {
+                throw new IOException(id + ": the socket on " + s.address + " was closed", e);
+            }
         } finally {
             session.flush();
             session.discard();
-            count(framer, session);
+            truncated.addAndGet(framer.truncated());
+            badHeaders.addAndGet(framer.badHeaders());
+            lines.addAndGet(session.lines);
+            if (session.parser != null) {
+                syslogErrors.addAndGet(session.parser.errors());
+            }
             sel.close();
-            selector = null;
+            udpSelector = null;
         }
     }
 
-    private Framer newFramer() {
-        return new Framer(s.mode, s.delimiter, s.offset, s.size, s.maxLineSize, s.readBufferSize);
+    /** A framer for one connection (or the UDP socket); {@code initialSize} 0: the caller lends buffers. */
+    Framer newFramer(int initialSize) {
+        return new Framer(s.mode, s.delimiter, s.offset, s.size, s.maxLineSize, initialSize);
     }
 
-    private void count(Framer framer, Session session) {
-        truncated.addAndGet(framer.truncated());
-        badHeaders.addAndGet(framer.badHeaders());
-        if (s.address.protocol() != Address.Protocol.UDP) {
-            unterminated.addAndGet(framer.unterminated());
+    /**
+     * Fills {@code m} from one frame: the payload (or the parsed syslog fields and MSG), the time, the truncated
+     * flag. A cut frame is counted too large, a line the syslog parser rejects malformed.
+     */
+    void fill(Message m, byte[] buf, int off, int len, boolean cut, long now, SyslogParser parser,
+            ConsumerContext ctx, Object peer) {
+        m.setTimestamp(now);
+        if (parser != null) {
+            if (!parser.parse(buf, off, len, m) && !cut) {
+                ctx.reject(Rejection.MALFORMED, peer, malformed);
+            }
+            if (!s.metadata) {
+                m.metadata().clear();
+            }
+        } else {
+            m.setPayload(buf, off, len);
         }
-        lines.addAndGet(session.lines);
-        if (session.parser != null) {
-            syslogErrors.addAndGet(session.parser.errors());
+        if (cut) {
+            m.metadata().set(TRUNCATED, 0, TRUNCATED.length, TRUE, 0, TRUE.length, Metadata.BOOLEAN);
+            ctx.reject(Rejection.TOO_LARGE, peer, tooLarge);
         }
     }
 
@@ -265,20 +256,30 @@ final class SocketServer {
         }
     }
 
-    /** Closes the listener and every connection, which ends the blocked reads. */
+    /** Stops serving: the loop passes on what it read, closes every connection and the listener. */
     void stop() {
         stopped = true;
-        closeListener();
-        Selector sel = selector;
+        StreamLoop l = loop;
+        if (l != null) {
+            l.wakeup();
+        }
+        Selector sel = udpSelector;
         if (sel != null) {
             sel.wakeup();
         }
-        for (java.nio.channels.Channel c : open) {
-            closeQuietly(c);
+        if (!serving) {
+            closeListener(); // opened, but the pipeline stopped before serving (another plugin could not start)
         }
     }
 
-    private void closeListener() {
+    /** Whether the socket is bound and served (or about to be): false once the listener was lost. */
+    boolean isReady() {
+        java.nio.channels.Channel l = listener;
+        StreamLoop sl = loop;
+        return l != null && l.isOpen() && (sl == null || sl.isHealthy());
+    }
+
+    void closeListener() {
         java.nio.channels.Channel l = listener;
         listener = null;
         if (l != null) {
@@ -291,6 +292,11 @@ final class SocketServer {
                 }
             }
         }
+    }
+
+    /** The listening channel, for tests that take it away. */
+    java.nio.channels.Channel listenerForTest() {
+        return listener;
     }
 
     /** The address actually bound (port 0 resolved), or null before binding. */
@@ -318,19 +324,11 @@ final class SocketServer {
         return syslogErrors.get();
     }
 
-    private static String remote(SocketChannel ch) {
-        try {
-            return String.valueOf(ch.getRemoteAddress());
-        } catch (IOException e) {
-            return "?";
-        }
-    }
-
-    private static void closeQuietly(java.nio.channels.Channel c) {
+    static void closeQuietly(java.nio.channels.Channel c) {
         try {
             c.close();
         } catch (IOException ignored) {
-            // Closing during shutdown; nothing to do.
+            // Closing; nothing to do.
         }
     }
 
@@ -345,13 +343,14 @@ final class SocketServer {
         return b.toString();
     }
 
-    /** One connection's (or the UDP socket's) batch under construction. */
+    /** The UDP socket's batch under construction; published from the consumer's thread, which may wait. */
     private final class Session implements Framer.Sink {
         private final ConsumerContext ctx;
         final SyslogParser parser;
         private Batch batch;
         long now;
         long lines;
+        Object peer;
 
         Session(ConsumerContext ctx) {
             this.ctx = ctx;
@@ -366,19 +365,7 @@ final class SocketServer {
             if (batch == null) {
                 batch = ctx.newBatch();
             }
-            Message m = batch.add();
-            m.setTimestamp(now);
-            if (parser != null) {
-                parser.parse(buf, off, len, m);
-                if (!s.metadata) {
-                    m.metadata().clear();
-                }
-            } else {
-                m.setPayload(buf, off, len);
-            }
-            if (cut) {
-                m.metadata().set(TRUNCATED, 0, TRUNCATED.length, TRUE, 0, TRUE.length, Metadata.BOOLEAN);
-            }
+            fill(batch.add(), buf, off, len, cut, now, parser, ctx, peer);
             lines++;
             if (batch.isFull()) {
                 flush();

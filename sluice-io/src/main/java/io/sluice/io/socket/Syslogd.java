@@ -27,10 +27,16 @@ public final class Syslogd extends Consumer {
             "Longest message in bytes; a longer one is cut, flagged truncated: true, and counted.");
     public static final Param<String> PERMISSIONS = Param.string("Permissions", "0770",
             "File permissions of a unix socket, as an octal number.");
+    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
+            "Open TCP or unix connections at most; more are closed at once and counted busy.");
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
+            "Close a connection (counted timeout) that completes no message for this long; 0 keeps connections "
+                    + "open: rsyslog and syslog-ng hold one for days and notice a closed one only on the write after.");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Syslogd",
             "A syslog server on TCP, UDP or a unix stream socket (RFC 3164, RFC 5424, RFC 6587).")
-            .params(ADDRESS, FORMAT, SET_METADATA, TIMESTAMP_FORMAT, MAX_LINE_SIZE, PERMISSIONS)
+            .params(ADDRESS, FORMAT, SET_METADATA, TIMESTAMP_FORMAT, MAX_LINE_SIZE, PERMISSIONS, MAX_CONNECTIONS,
+                    IDLE_TIMEOUT_MS)
             .factory(Syslogd::new);
 
     private final SocketServer server;
@@ -62,12 +68,23 @@ public final class Syslogd extends Consumer {
         s.maxLineSize = Math.max(1, config.get(MAX_LINE_SIZE));
         s.readBufferSize = 64 * 1024;
         s.permissions = SocketConsumer.permissions(config, PERMISSIONS);
+        SocketConsumer.limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         this.server = new SocketServer(config.id(), s);
+    }
+
+    @Override
+    public void open(ConsumerContext ctx) throws Exception {
+        server.open(ctx);
     }
 
     @Override
     public void consume(ConsumerContext ctx) throws Exception {
         server.run(ctx);
+    }
+
+    @Override
+    public boolean isReady() {
+        return server.isReady();
     }
 
     @Override

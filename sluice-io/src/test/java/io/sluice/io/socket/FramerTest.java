@@ -88,4 +88,72 @@ class FramerTest {
         fixed.feed(bytes("abcdefgh"), 0, 8, sink);
         assertThat(frames).containsExactly("abc", "z", "abc", "def");
     }
+    /** A sink that refuses every other frame the first time it is offered, as a spent memory budget does. */
+    private final class Refusing implements Framer.Sink {
+        int offers;
+        int refused;
+
+        @Override
+        public boolean admit(int len) {
+            if (offers++ % 2 == 0) {
+                refused++;
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void frame(byte[] b, int off, int len, boolean truncated) throws InterruptedException {
+            sink.frame(b, off, len, truncated);
+        }
+    }
+
+    @Test
+    void refusedFramesStayPendingAndComeOutOnceInOrderInEveryMode() throws Exception {
+        record Case(Framer.Mode mode, int size, int max, String in, List<String> expected) {
+        }
+        List<Case> cases = List.of(
+                new Case(Framer.Mode.DELIMITER, 1, 8, "one\r\ntwo\nxxxxxxxxxxxx\n\nlast", List.of("one", "two", "xxxxxxxx", "", "last")),
+                new Case(Framer.Mode.OCTET, 1, 4, "3 abc10 0123456789<1>x\n2 zz", List.of("abc", "0123", "<1>x", "zz")),
+                new Case(Framer.Mode.OCTET, 1, 32, "99999999999999 bogus\n4 fine", List.of("99999999999999 bogus", "fine")),
+                new Case(Framer.Mode.FIXED, 3, 1024, "abcdefgh", List.of("abc", "def", "gh")));
+        for (Case c : cases) {
+            frames.clear();
+            cut.clear();
+            Refusing refusing = new Refusing();
+            Framer f = new Framer(c.mode(), bytes("\n"), 0, c.size(), c.max(), 0);
+            byte[] own = new byte[256];
+            f.useBuffer(own, java.nio.ByteBuffer.wrap(own));
+            byte[] in = bytes(c.in());
+            java.nio.ByteBuffer t = f.readTarget();
+            t.put(in);
+            int rounds = 0;
+            while (!f.finish(refusing)) {
+                assertThat(++rounds).as("%s makes progress", c.mode()).isLessThan(100);
+            }
+            assertThat(frames).as("%s", c.mode()).containsExactlyElementsOf(c.expected());
+            assertThat(refusing.refused).as("%s: each frame refused once", c.mode()).isEqualTo(c.expected().size());
+            assertThat(f.pending()).isZero();
+        }
+    }
+
+    @Test
+    void anUnfinishedFrameMovesBetweenBuffersIntact() throws Exception {
+        Framer f = new Framer(Framer.Mode.DELIMITER, bytes("\n"), 0, 1, 1024, 0);
+        assertThat(f.capacity()).isZero();
+        byte[] shared = new byte[64];
+        java.nio.ByteBuffer sharedView = java.nio.ByteBuffer.wrap(shared);
+        f.useBuffer(shared, sharedView);
+        sharedView.put(bytes("first\nsec"));
+        f.drain(sink);
+        assertThat(f.pending()).isEqualTo(3);
+        byte[] own = new byte[8];
+        assertThat(f.useBuffer(own, java.nio.ByteBuffer.wrap(own))).isSameAs(shared);
+        java.util.Arrays.fill(shared, (byte) 'X'); // the shared buffer is reused by others
+        f.useBuffer(shared, sharedView);
+        sharedView.put(bytes("ond\n"));
+        f.drain(sink);
+        assertThat(frames).containsExactly("first", "second");
+        assertThat(f.pending()).isZero();
+    }
 }

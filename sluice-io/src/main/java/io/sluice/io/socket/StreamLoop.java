@@ -1,0 +1,793 @@
+package io.sluice.io.socket;
+
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Clock;
+import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Rejection;
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Serves every stream connection of one {@link SocketServer} with one selector thread, bounded in memory.
+ *
+ * <p><b>Threads.</b> The selector thread ({@code consumer-<id>-io}) accepts, reads, frames and parses; it never
+ * waits. The batches it fills go to the consumer's own thread (the one {@link #serve()} runs on), which publishes
+ * them and may wait while the queues behind are full. A connection costs a few hundred bytes and no thread.
+ *
+ * <p><b>Buffers.</b> Reads go into one buffer of {@code ReadBufferKB} shared by all connections; complete frames
+ * are copied out of it into messages, and only the unfinished end of a read moves to a buffer of the
+ * connection's, sized to it (it grows towards {@code MaxLineSize} while a long line arrives and shrinks back
+ * afterwards). An idle connection holds no buffer.
+ *
+ * <p><b>Memory.</b> Everything held is reserved from the process's {@link MemoryBudget}: the bytes a read may
+ * bring, a connection's unfinished frame, and each message (its bytes plus
+ * {@link MemoryBudget#MESSAGE_OVERHEAD}), whose reservation travels with the batch ({@link Batch#holdMemory})
+ * until it is delivered. When the budget is spent, or {@value #MAX_QUEUED} batches wait for the publishing
+ * thread, the connection stops being read (its key loses {@code OP_READ}; TCP's window closes on the sender)
+ * with its frames kept; the publishing thread waits for the memory on its behalf and wakes the loop. Nothing
+ * read is dropped.
+ */
+final class StreamLoop implements Framer.Sink {
+    /** Batches handed to the publishing thread and not yet published, beyond which reading pauses. */
+    static final int MAX_QUEUED = 16;
+    /** Full batches handed over together: the publishing thread is woken once per group, not per batch. */
+    private static final int GROUP = 4;
+    /** Smallest buffer a connection keeps for an unfinished frame. */
+    private static final int OWN_MIN = 512;
+    /** A connection's buffer up to this size is kept between reads; a larger one shrinks to fit what it holds. */
+    private static final int OWN_KEEP = 4096;
+    /** Smallest read when memory is short. */
+    private static final int MIN_READ = 4096;
+    /** Reads of one connection per round before the others get their turn. */
+    private static final int READS_PER_ROUND = 16;
+    private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final Object END = new Object();
+    private static final Object WAKE = new Object();
+    private static final byte[] EMPTY = new byte[0];
+
+    /** One accepted connection. */
+    private static final class Conn {
+        final SocketChannel ch;
+        final String peer;
+        final Framer framer;
+        SelectionKey key;
+        /** The connection's buffer for an unfinished frame (reserved from the budget), or null. */
+        byte[] own;
+        ByteBuffer ownView;
+        boolean paused;
+        /** Bytes the paused connection waits for; 0: it waits for the publishing thread. */
+        long needs;
+        boolean eof;
+        boolean closed;
+        boolean ackThisRound;
+        int acksOwed;
+        ByteBuffer ack;
+        long readEpoch;
+        long readNanos;
+        long lastProgress;
+
+        Conn(SocketChannel ch, String peer, Framer framer) {
+            this.ch = ch;
+            this.peer = peer;
+            this.framer = framer;
+        }
+    }
+
+    /** Filled batches, and the connections to acknowledge once they were handed to the pipeline. */
+    private record Handoff(Batch[] batches, Conn[] acks) {
+    }
+
+    private final SocketServer server;
+    private final SocketServer.Settings s;
+    private final String id;
+    private final ConsumerContext ctx;
+    private final MemoryBudget budget;
+    private final ServerSocketChannel listener;
+    private final Selector selector;
+    private final SelectionKey acceptKey;
+    private final byte[] shared;
+    private final ByteBuffer sharedView;
+    private final ByteBuffer emptyView = ByteBuffer.wrap(EMPTY);
+    private final SyslogParser parser;
+    private final long chunk;
+    private final long idleNanos;
+    private final String idleDetail;
+    private final String busyDetail;
+
+    private final LinkedBlockingQueue<Object> handoffs = new LinkedBlockingQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong wanted = new AtomicLong();
+    private final AtomicLong donated = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicBoolean wakeQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final ConcurrentLinkedQueue<Conn> acked = new ConcurrentLinkedQueue<>();
+    private volatile boolean queuePaused;
+    private volatile Throwable failure;
+    private volatile Thread thread;
+
+    // Selector thread only.
+    private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
+    private final ArrayDeque<Conn> paused = new ArrayDeque<>();
+    private final List<Conn> roundAcks = new ArrayList<>();
+    private int open;
+    private long credit;
+    private Batch batch;
+    private long batchBytes;
+    private final Batch[] group = new Batch[GROUP + 1];
+    private int grouped;
+    private long lines;
+    private int admitted;
+    private Conn current;
+    private boolean draining;
+    private long nextSweep;
+    private long acceptPausedUntil;
+
+    StreamLoop(SocketServer server, ConsumerContext ctx, ServerSocketChannel listener) throws IOException {
+        this.server = server;
+        this.s = server.s;
+        this.id = server.id;
+        this.ctx = ctx;
+        this.budget = ctx.memory();
+        this.listener = listener;
+        this.selector = Selector.open();
+        this.acceptKey = listener.register(selector, SelectionKey.OP_ACCEPT);
+        this.shared = new byte[s.readBufferSize];
+        this.sharedView = ByteBuffer.wrap(shared);
+        this.parser = s.syslog == null ? null : new SyslogParser(s.syslog);
+        this.chunk = Math.max(1, Math.min(64 * 1024, budget.limit() / 16));
+        this.idleNanos = TimeUnit.MILLISECONDS.toNanos(s.idleTimeoutMs);
+        this.idleDetail = "no complete message for " + s.idleTimeoutMs + " ms (IdleTimeoutMs); connection closed";
+        this.busyDetail = "MaxConnections (" + s.maxConnections + ") reached; connection closed";
+    }
+
+    /**
+     * Starts the selector thread and publishes what it reads, on the calling thread, until the server stops.
+     *
+     * @throws IOException when the selector thread failed (the listener is lost) while the server runs
+     */
+    void serve() throws Exception {
+        Thread t = new Thread(this::run, "consumer-" + id + "-io");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+        boolean clean = false;
+        try {
+            publish(t);
+            clean = true;
+        } finally {
+            if (!clean) {
+                server.stopped = true;
+                wakeup();
+                try {
+                    t.join(2000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            budget.release(donated.getAndSet(0)); // reserved for the loop after it had stopped
+            // Whatever was not published (interrupted at shutdown) goes back to the pool and the budget.
+            for (Object h; (h = handoffs.poll()) != null; ) {
+                if (h instanceof Handoff ho) {
+                    for (Batch b : ho.batches()) {
+                        b.fail();
+                    }
+                }
+            }
+        }
+        Throwable f = failure;
+        if (f != null) {
+            throw new IOException("listener on " + s.address + " lost: " + f, f);
+        }
+    }
+
+    /** Whether the selector thread serves (or is about to). */
+    boolean isHealthy() {
+        Thread t = thread;
+        return failure == null && (t == null || t.isAlive() || server.stopped);
+    }
+
+    void wakeup() {
+        selector.wakeup();
+    }
+
+    // ---------------------------------------------------------------- publishing thread
+
+    private void publish(Thread loopThread) throws InterruptedException {
+        long want = 0;
+        while (true) {
+            Object h = want > 0 ? handoffs.poll() : handoffs.poll(200, TimeUnit.MILLISECONDS);
+            if (h == END) {
+                return;
+            }
+            if (h instanceof Handoff ho) {
+                boolean wake = false;
+                Batch[] bs = ho.batches();
+                for (int i = 0; i < bs.length; i++) {
+                    try {
+                        ctx.publish(bs[i]);
+                    } catch (InterruptedException | RuntimeException e) {
+                        for (int j = i + 1; j < bs.length; j++) {
+                            bs[j].fail();
+                        }
+                        throw e;
+                    }
+                    if (queued.decrementAndGet() <= MAX_QUEUED / 2 && queuePaused) {
+                        queuePaused = false;
+                        wake = true;
+                    }
+                }
+                if (ho.acks() != null) {
+                    for (Conn c : ho.acks()) {
+                        acked.add(c);
+                    }
+                    wake = true;
+                }
+                if (wake) {
+                    selector.wakeup();
+                }
+                continue;
+            }
+            if (h == WAKE) {
+                wakeQueued.set(false);
+                want = Math.max(want, wanted.getAndSet(0));
+                continue; // batches queued behind it first: publishing them is what frees memory
+            }
+            if (!loopThread.isAlive()) {
+                return; // the loop died without saying so
+            }
+            // The loop paused connections for memory: wait for it here, where waiting is allowed, and hand it over.
+            want = Math.max(want, wanted.getAndSet(0));
+            if (want > 0 && budget.reserve(want, RETRY_NANOS)) {
+                donated.addAndGet(want);
+                want = 0;
+                selector.wakeup();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- selector thread
+
+    private void run() {
+        try {
+            while (!server.stopped) {
+                selector.select(onReady, selectTimeoutMillis());
+                tasks();
+                endRound();
+                if (!listener.isOpen() && !server.stopped) {
+                    throw new ClosedChannelException();
+                }
+            }
+        } catch (Throwable e) {
+            if (!server.stopped) {
+                failure = e;
+                ctx.log().error(id + ": the listener on " + s.address + " failed: " + e);
+            }
+        } finally {
+            shutdown();
+        }
+    }
+
+    private long selectTimeoutMillis() {
+        long t = 1000;
+        if (!paused.isEmpty() || acceptPausedUntil != 0) {
+            t = TimeUnit.NANOSECONDS.toMillis(RETRY_NANOS);
+        }
+        if (idleNanos > 0) {
+            t = Math.min(t, Math.max(1, TimeUnit.NANOSECONDS.toMillis(idleNanos / 4)));
+        }
+        return t;
+    }
+
+    private void ready(SelectionKey key) {
+        if (key == acceptKey) {
+            accept();
+            return;
+        }
+        Conn c = (Conn) key.attachment();
+        try {
+            if (key.isWritable()) {
+                writeAcks(c);
+            }
+            if (key.isValid() && key.isReadable()) {
+                read(c);
+            }
+        } catch (IOException e) {
+            ctx.log().info(id + ": connection from " + c.peer + " ended: " + e.getMessage());
+            end(c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (RuntimeException e) {
+            ctx.log().error(id + ": connection from " + c.peer + " failed and was closed: " + e);
+            close(c);
+        }
+    }
+
+    private void accept() {
+        for (int i = 0; i < 256; i++) {
+            SocketChannel ch;
+            try {
+                ch = listener.accept();
+            } catch (ClosedChannelException e) {
+                return; // run() sees the listener closed
+            } catch (IOException e) {
+                // Out of file descriptors and the like: the listener stays; accepting pauses for a moment.
+                ctx.log().limited(Log.ERROR, id + ": accept", id + ": cannot accept on " + s.address + ": " + e.getMessage());
+                acceptKey.interestOps(0);
+                acceptPausedUntil = System.nanoTime() + RETRY_NANOS;
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            String peer = remote(ch);
+            if (open >= s.maxConnections) {
+                SocketServer.closeQuietly(ch);
+                ctx.reject(Rejection.BUSY, peer, busyDetail);
+                continue;
+            }
+            try {
+                ch.configureBlocking(false);
+                if (s.address.protocol() == Address.Protocol.TCP) {
+                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                }
+                Conn c = new Conn(ch, peer, server.newFramer(0));
+                c.lastProgress = System.nanoTime();
+                c.key = ch.register(selector, SelectionKey.OP_READ, c);
+                open++;
+                ctx.stats().addConnections(1);
+            } catch (IOException e) {
+                SocketServer.closeQuietly(ch);
+            }
+        }
+    }
+
+    /** Reads what the connection sent, a few reads at a time, and passes on its frames. */
+    private void read(Conn c) throws IOException, InterruptedException {
+        for (int i = 0; i < READS_PER_ROUND && !c.paused && !c.eof; i++) {
+            if (queueFull()) {
+                // Checked before reading, not per frame: a pause then leaves nothing read behind to keep.
+                pause(c, 0);
+                return;
+            }
+            Framer f = c.framer;
+            int pending = f.pending();
+            int want;
+            int n;
+            boolean viaShared = pending <= shared.length / 2;
+            if (viaShared) {
+                // Hold the memory this read may bring, until its frames are reserved one by one and its
+                // unfinished end has moved to the connection's buffer.
+                want = shared.length - pending;
+                if (!take(want)) {
+                    want = Math.min(want, MIN_READ);
+                    if (!take(want)) {
+                        pause(c, want);
+                        return;
+                    }
+                }
+                f.useBuffer(shared, sharedView);
+                sharedView.limit(pending + want);
+            } else {
+                if (!roomToRead(c)) {
+                    return;
+                }
+                want = f.readTarget().remaining();
+            }
+            try {
+                n = readSome(c, viaShared ? sharedView : f.readTarget());
+                if (n < 0) {
+                    c.eof = true;
+                } else {
+                    c.readEpoch = Clock.epochNanos();
+                    c.readNanos = System.nanoTime();
+                    current = c;
+                    f.drain(this);
+                }
+            } finally {
+                if (viaShared) {
+                    credit += want; // the read's hold comes back
+                    fit(c);
+                } else if (f.pending() <= shared.length / 2) {
+                    fit(c); // the long frame is done: its buffer shrinks back
+                }
+            }
+            if (c.eof) {
+                end(c);
+                return;
+            }
+            if (n < want) {
+                if (s.acknowledge != null && !c.ackThisRound) {
+                    c.ackThisRound = true;
+                    roundAcks.add(c);
+                }
+                return;
+            }
+        }
+    }
+
+    private int readSome(Conn c, ByteBuffer target) {
+        try {
+            return c.ch.read(target);
+        } catch (IOException e) {
+            ctx.log().info(id + ": connection from " + c.peer + " ended: " + e.getMessage());
+            return -1;
+        }
+    }
+
+    /**
+     * Moves the unfinished end of what was read to the connection's buffer, made to fit it: grown, or shrunk back
+     * after a long line, or none at all.
+     */
+    private void fit(Conn c) {
+        Framer f = c.framer;
+        int left = f.pending();
+        int cap = c.own == null ? 0 : c.own.length;
+        if (left == 0 && cap > OWN_KEEP) {
+            dropOwn(c);
+            cap = 0;
+        } else if (left > 0 && (cap < left || cap > Math.max(OWN_KEEP, 4L * left))) {
+            dropOwn(c);
+            long pow2 = Long.highestOneBit(Math.max(left, OWN_MIN) - 1L) << 1;
+            int size = (int) Math.min(Math.max(left, f.capacityLimit()), pow2);
+            if (!take(size)) {
+                size = left;
+                take(size); // always granted: the bytes were held by the read's hold or the old buffer
+            }
+            c.own = new byte[size];
+            c.ownView = ByteBuffer.wrap(c.own);
+            cap = size;
+        }
+        if (cap == 0) {
+            f.useBuffer(EMPTY, emptyView);
+        } else {
+            f.useBuffer(c.own, c.ownView);
+        }
+    }
+
+    private void dropOwn(Conn c) {
+        if (c.own != null) {
+            credit += c.own.length;
+            c.own = null;
+            c.ownView = null;
+        }
+    }
+
+    /** A long unfinished frame is read into the connection's own buffer, doubled when full. */
+    private boolean roomToRead(Conn c) {
+        Framer f = c.framer;
+        int cap = f.capacity();
+        if (f.pending() < cap) {
+            return true;
+        }
+        int limit = f.capacityLimit();
+        if (cap >= limit) {
+            throw new IllegalStateException("a full buffer of " + cap + " bytes holds no frame");
+        }
+        int size = (int) Math.min(limit, 2L * cap);
+        if (!take(size)) {
+            pause(c, size);
+            return false;
+        }
+        byte[] bigger = new byte[size];
+        ByteBuffer view = ByteBuffer.wrap(bigger);
+        f.useBuffer(bigger, view);
+        dropOwn(c);
+        c.own = bigger;
+        c.ownView = view;
+        return true;
+    }
+
+    /** Whether {@value #MAX_QUEUED} batches wait for the publishing thread (which then wakes the loop). */
+    private boolean queueFull() {
+        if (queued.get() < MAX_QUEUED) {
+            return false;
+        }
+        queuePaused = true;
+        return queued.get() >= MAX_QUEUED;
+    }
+
+    @Override
+    public boolean admit(int len) {
+        if (draining || (len == 0 && s.skipEmpty)) {
+            admitted = 0;
+            return true;
+        }
+        int cost = len + MemoryBudget.MESSAGE_OVERHEAD;
+        if (!take(cost)) {
+            pause(current, cost);
+            return false;
+        }
+        admitted = cost;
+        return true;
+    }
+
+    @Override
+    public void frame(byte[] buf, int off, int len, boolean cut) {
+        Conn c = current;
+        c.lastProgress = c.readNanos;
+        if (len == 0 && s.skipEmpty) {
+            return;
+        }
+        if (batch == null) {
+            batch = ctx.newBatch();
+        }
+        server.fill(batch.add(), buf, off, len, cut, c.readEpoch, parser, ctx, c.peer);
+        batchBytes += admitted;
+        admitted = 0;
+        lines++;
+        if (batch.isFull()) {
+            seal();
+            if (grouped == GROUP) {
+                handOff(null);
+            }
+        }
+    }
+
+    /** The batch being filled is done: it carries its memory from now on and waits in the group. */
+    private void seal() {
+        Batch b = batch;
+        batch = null;
+        if (batchBytes > 0) {
+            b.holdMemory(budget, batchBytes);
+        }
+        batchBytes = 0;
+        group[grouped++] = b;
+        queued.incrementAndGet();
+    }
+
+    /** Hands the sealed batches (and the batch being filled) to the publishing thread, with acknowledgements. */
+    private void handOff(Conn[] acks) {
+        if (batch != null) {
+            seal();
+        }
+        server.lines.addAndGet(lines);
+        lines = 0;
+        Batch[] bs = java.util.Arrays.copyOf(group, grouped);
+        java.util.Arrays.fill(group, null);
+        grouped = 0;
+        handoffs.add(new Handoff(bs, acks));
+    }
+
+    /** Stops reading {@code c} until memory ({@code bytes} of it; 0: the publishing thread) is available. */
+    private void pause(Conn c, long bytes) {
+        if (c.paused) {
+            return;
+        }
+        c.paused = true;
+        c.needs = bytes;
+        interest(c);
+        paused.add(c);
+        if (bytes > 0) {
+            wanted.accumulateAndGet(bytes, Math::max);
+            if (wakeQueued.compareAndSet(false, true)) {
+                handoffs.add(WAKE);
+            }
+        }
+    }
+
+    /** Reserves {@code n} bytes from the loop's credit, topping it up from the budget; false when spent. */
+    private boolean take(long n) {
+        if (credit < n) {
+            long need = n - credit;
+            if (budget.limit() - budget.used() >= need + chunk && budget.tryReserve(need + chunk)) {
+                credit += need + chunk;
+            } else if (budget.tryReserve(need)) {
+                credit += need;
+            } else {
+                return false;
+            }
+        }
+        credit -= n;
+        return true;
+    }
+
+    private void interest(Conn c) {
+        if (c.closed || !c.key.isValid()) {
+            return;
+        }
+        int ops = (c.paused || c.eof ? 0 : SelectionKey.OP_READ) | (c.acksOwed > 0 ? SelectionKey.OP_WRITE : 0);
+        if (c.key.interestOps() != ops) {
+            c.key.interestOps(ops);
+        }
+    }
+
+    /** Work other threads asked for: memory they reserved for paused connections, acknowledgements. */
+    private void tasks() throws InterruptedException {
+        long d = donated.getAndSet(0);
+        credit += d;
+        for (Conn c; (c = acked.poll()) != null; ) {
+            if (!c.closed) {
+                c.acksOwed++;
+                try {
+                    writeAcks(c);
+                } catch (IOException e) {
+                    close(c);
+                }
+            }
+        }
+        if (!paused.isEmpty()) {
+            resume();
+        }
+        if (acceptPausedUntil != 0 && System.nanoTime() - acceptPausedUntil >= 0) {
+            acceptPausedUntil = 0;
+            acceptKey.interestOps(SelectionKey.OP_ACCEPT);
+        }
+    }
+
+    /** Passes on the frames of paused connections, oldest first, while there is memory (and room) for them. */
+    private void resume() throws InterruptedException {
+        for (int n = paused.size(); n > 0; n--) {
+            Conn c = paused.peek();
+            if (c.closed) {
+                paused.poll();
+                continue;
+            }
+            if (c.needs > 0) {
+                if (!take(c.needs)) {
+                    return; // still spent: it and those after it wait
+                }
+                credit += c.needs; // now in the loop's credit, for the frames or the read it waits for
+            } else if (queueFull()) {
+                return;
+            }
+            paused.poll();
+            c.paused = false;
+            c.readNanos = System.nanoTime();
+            c.lastProgress = c.readNanos;
+            current = c;
+            if (c.eof) {
+                end(c);
+            } else {
+                c.framer.drain(this);
+                interest(c);
+            }
+            if (c.paused) {
+                return; // still short: the rest stay paused, in order
+            }
+        }
+    }
+
+    private void endRound() {
+        Conn[] acks = null;
+        if (!roundAcks.isEmpty()) {
+            acks = roundAcks.toArray(new Conn[0]);
+            for (Conn c : acks) {
+                c.ackThisRound = false;
+            }
+            roundAcks.clear();
+        }
+        if (batch != null || grouped > 0 || acks != null) {
+            handOff(acks);
+        }
+        if (credit > chunk) {
+            budget.release(credit - chunk);
+            credit = chunk;
+        }
+        if (idleNanos > 0) {
+            long now = System.nanoTime();
+            if (now - nextSweep >= 0) {
+                nextSweep = now + idleNanos / 4;
+                for (SelectionKey k : selector.keys()) {
+                    if (k.attachment() instanceof Conn c && !c.paused && !c.eof && !c.closed
+                            && now - c.lastProgress > idleNanos) {
+                        ctx.reject(Rejection.TIMEOUT, c.peer, idleDetail);
+                        end(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The peer left (or timed out): its last unfinished frame is passed on, then the connection is closed. */
+    private void end(Conn c) {
+        c.eof = true;
+        current = c;
+        try {
+            if (c.paused || !c.framer.finish(this)) {
+                interest(c);
+                return; // paused for memory: resume() finishes it
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close(c);
+    }
+
+    private void writeAcks(Conn c) throws IOException {
+        while (c.acksOwed > 0) {
+            if (c.ack == null) {
+                c.ack = ByteBuffer.wrap(s.acknowledge);
+            }
+            c.ch.write(c.ack);
+            if (c.ack.hasRemaining()) {
+                break;
+            }
+            c.ack.clear();
+            c.acksOwed--;
+        }
+        interest(c);
+    }
+
+    private void close(Conn c) {
+        if (c.closed) {
+            return;
+        }
+        c.closed = true;
+        c.key.cancel();
+        SocketServer.closeQuietly(c.ch);
+        dropOwn(c);
+        open--;
+        ctx.stats().addConnections(-1);
+        server.truncated.addAndGet(c.framer.truncated());
+        server.badHeaders.addAndGet(c.framer.badHeaders());
+        server.unterminated.addAndGet(c.framer.unterminated());
+    }
+
+    /**
+     * Stopping: every connection's frames, finished or not, are passed on (charged by the publishing thread,
+     * which may wait), then everything is closed and the publishing thread told it is the end.
+     */
+    private void shutdown() {
+        draining = true;
+        try {
+            for (SelectionKey k : selector.keys()) {
+                if (k.attachment() instanceof Conn c && !c.closed) {
+                    current = c;
+                    try {
+                        c.framer.finish(this);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    close(c);
+                }
+            }
+            if (batch != null || grouped > 0) {
+                handOff(null);
+            }
+        } catch (Throwable e) {
+            if (failure == null && !server.stopped) {
+                failure = e;
+            }
+        } finally {
+            server.lines.addAndGet(lines);
+            lines = 0;
+            if (parser != null) {
+                server.syslogErrors.addAndGet(parser.errors());
+            }
+            server.closeListener();
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // Closing.
+            }
+            budget.release(credit + donated.getAndSet(0));
+            credit = 0;
+            handoffs.add(END);
+        }
+    }
+
+    private static String remote(SocketChannel ch) {
+        try {
+            String a = String.valueOf(ch.getRemoteAddress());
+            return a.isEmpty() ? "unix socket peer" : a;
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+}
