@@ -41,9 +41,12 @@ class OverloadTest extends ProcessTest {
         SluiceProcess a = start("overload-A", configA, forwardPort, frontPort);
         long baseRss = a.rssKb();
         AtomicLong maxRss = new AtomicLong(baseRss);
+        java.util.List<long[]> rssSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
         Thread sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                maxRss.accumulateAndGet(a.rssKb(), Math::max);
+                long rss = a.rssKb();
+                maxRss.accumulateAndGet(rss, Math::max);
+                rssSamples.add(new long[] {System.nanoTime(), rss});
                 try {
                     Thread.sleep(100); // sampling period
                 } catch (InterruptedException e) {
@@ -78,6 +81,12 @@ class OverloadTest extends ProcessTest {
         long hecAcceptedEnd = hec.accepted();
         long busyEnd = hec.busy();
         long producerQueue = a.metric("sluice_queue_depth", "ToHec");
+        long half = downAt + TimeUnit.SECONDS.toNanos(down) / 2;
+        long end = downAt + TimeUnit.SECONDS.toNanos(down);
+        long firstHalfRss = rssSamples.stream().filter(x -> x[0] >= downAt && x[0] < half).mapToLong(x -> x[1]).max().orElse(0);
+        long secondHalfRss = rssSamples.stream().filter(x -> x[0] >= half && x[0] < end).mapToLong(x -> x[1]).max().orElse(0);
+        System.out.printf("overload: A's RSS while held back: at most %d MB in the first half of the downtime, %d MB in the"
+                + " second (%+.1f%%)%n", firstHalfRss >> 10, secondHalfRss >> 10, 100.0 * (secondHalfRss - firstHalfRss) / firstHalfRss);
         assertThat(a.isAlive()).as("A alive after " + down + " s without its receiver").isTrue();
 
         b = start("overload-B", configB, hecPort);
