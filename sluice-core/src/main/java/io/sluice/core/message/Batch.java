@@ -135,13 +135,19 @@ public final class Batch {
         release();
     }
 
-    /** Bytes this batch's messages hold, used or not: objects, payload buffers, metadata storage. */
+    /**
+     * About the bytes this batch's messages hold, used or not (objects, payload buffers, metadata storage), from
+     * every sixteenth message: the pool asks on every release, and reading all 512 messages cost about 0.5 ns per
+     * message on the raw profile's path. Messages of one batch come from one source and look alike; a single
+     * outsize buffer is capped anyway ({@link Message#RETAIN_CAPACITY}).
+     */
     long retainedBytes() {
+        int step = Math.max(1, messages.length / 32);
         long n = 0;
-        for (Message m : messages) {
-            n += m.retainedBytes();
+        for (int i = 0; i < messages.length; i += step) {
+            n += messages[i].retainedBytes();
         }
-        return n;
+        return n * step;
     }
 
     /** The pool this batch returns to. */
