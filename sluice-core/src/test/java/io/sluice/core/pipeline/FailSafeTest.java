@@ -110,4 +110,17 @@ class FailSafeTest {
         assertThat(maxUsed).as("the budget was used").isPositive();
         assertThat(memory.used()).as("every reservation returned").isZero();
     }
+
+    @Test
+    void everyReservationComesBackWhenBatchesAreCopiedSplitAndFiltered() throws Exception {
+        MemoryBudget memory = new MemoryBudget(50_000_000);
+        Pipeline p = pipeline("In:\n  Type: test.Numbers\n  Count: 200000\n  Streams: [s, t]\n  Modulators: [test.DropOdd]\n"
+                + "A:\n  Type: test.Collect\n  Streams: [s, t]\nB:\n  Type: test.Collect\n  Streams: s\n"
+                + "Dropped:\n  Type: test.Collect\n  Streams: _DROPPED_\n", memory);
+        p.start();
+        assertThat(p.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        TestPlugins.Collect a = producer(p, "A");
+        assertThat(a.payloads).hasSize(200000);
+        assertThat(memory.used()).as("bytes still reserved after everything was delivered").isZero();
+    }
 }
