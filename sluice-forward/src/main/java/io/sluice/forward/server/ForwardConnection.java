@@ -601,6 +601,10 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         if (n >= server.readAhead() && !paused) {
             paused = true;
             updateAutoRead();
+            // The publisher may have drained below the mark between the increment and the flag: it then saw
+            // paused false and scheduled no resume, and reading would stay off for good. Both are volatile, so
+            // either it sees the flag or this sees its decrement.
+            resume();
         }
         if (n == 1) {
             server.publisher().execute(this::drain);
