@@ -14,11 +14,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * what fits (as write(2) does when the space runs out mid-buffer) and, with nothing free, throws "No space left
  * on device"; truncating a file gives its bytes back. Set the space to {@code Long.MAX_VALUE} for a disk with room.
  */
-final class FailingChannel extends FileChannel {
+public final class FailingChannel extends FileChannel {
     private final FileChannel real;
     private final AtomicLong space;
 
-    FailingChannel(FileChannel real, AtomicLong space) {
+    /** A channel over {@code real} on a disk whose free bytes are {@code space}. */
+    public FailingChannel(FileChannel real, AtomicLong space) {
         this.real = real;
         this.space = space;
     }

@@ -1,5 +1,7 @@
 package io.sluice.io.file;
 
+import io.sluice.core.buffer.FailingChannel;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
