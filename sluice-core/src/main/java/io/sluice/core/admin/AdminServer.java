@@ -120,6 +120,7 @@ public final class AdminServer implements AutoCloseable {
         ex.getResponseHeaders().set("Content-Type", "application/x-ndjson");
         ex.sendResponseHeaders(200, 0);
         try (OutputStream out = ex.getResponseBody()) {
+            out.flush(); // the answer's head now: newer JDKs hold it until the first byte of a body that may be long in coming
             int sent = 0;
             long idleSince = System.nanoTime();
             while (sent < limit && System.nanoTime() - idleSince < TimeUnit.MILLISECONDS.toNanos(TAP_IDLE_MILLIS)) {
