@@ -292,7 +292,21 @@ public final class Main implements Callable<Integer> {
         @Override
         public Integer call() {
             List<PluginConfig> configs = ConfigLoader.load(file);
-            // Building the pipeline runs each plugin's own checks (regexes, formats) without starting it.
+            // Making each plugin runs its own checks (regexes, formats) without starting it; every plugin is
+            // checked, so that one run reports every error in the file.
+            List<String> errors = new java.util.ArrayList<>();
+            for (PluginConfig c : configs) {
+                try {
+                    c.spec().create(c);
+                } catch (ConfigException e) {
+                    errors.add(e.getMessage());
+                }
+            }
+            if (errors.size() == 1) {
+                throw new ConfigException(errors.get(0));
+            } else if (!errors.isEmpty()) {
+                throw new ConfigException(errors.size() + " errors:\n  " + String.join("\n  ", errors));
+            }
             new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(stderr, Log.WARNING));
             stdout.println(file + ": ok, " + configs.size() + " plugins");
             return 0;

@@ -49,6 +49,26 @@ class MainTest {
     }
 
     @Test
+    void validateReportsEveryErrorInTheFileNotOnlyTheFirst(@TempDir Path dir) throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.yaml"),
+                "Gen:\n  Type: consumer.Profiler\n  Streams: s\n  Runz: 3\n  Batches: many\n"
+                + "Out:\n  Type: producer.Null\n  Streams: s\n  Chanel: 5\n"
+                + "Check:\n  Type: consumer.Profiler\n  Streams: s\n  TemplateCount: 0\n"
+                + "Check2:\n  Type: consumer.Profiler\n  Streams: s\n  Characters: \"\"\n");
+        assertThat(run("validate", bad.toString())).isEqualTo(2);
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("3 errors").contains("key 'Runz'").contains("key 'Batches'").contains("key 'Chanel'");
+        err.reset();
+        Path checks = Files.writeString(dir.resolve("checks.yaml"),
+                "Check:\n  Type: consumer.Profiler\n  Streams: s\n  TemplateCount: 0\n"
+                + "Check2:\n  Type: consumer.Profiler\n  Streams: s\n  Characters: \"\"\n"
+                + "Out:\n  Type: producer.Null\n  Streams: s\n");
+        assertThat(run("validate", checks.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("2 errors").contains("key 'TemplateCount'")
+                .contains("key 'Characters'");
+    }
+
+    @Test
     void pluginCheckFailuresAreConfigErrorsToo(@TempDir Path dir) throws Exception {
         Path bad = Files.writeString(dir.resolve("bad.yaml"),
                 "Gen:\n  Type: consumer.Profiler\n  Streams: s\n  TemplateCount: 0\nOut:\n  Type: producer.Null\n  Streams: s\n");

@@ -40,6 +40,8 @@ public final class ConfigLoader {
     private final Map<String, String> env;
     private String file;
     private Long memoryLimit;
+    /** Errors found so far in the file being loaded: all are reported together, not only the first. */
+    private final List<ConfigException> errors = new ArrayList<>();
 
     /** A loader over the given plugins, substituting variables from {@code env}. */
     public ConfigLoader(PluginRegistry registry, Map<String, String> env) {
@@ -72,7 +74,37 @@ public final class ConfigLoader {
         }
         Map<String, Val> plugins = root.asMap(this, null, null);
         List<PluginConfig> result = new ArrayList<>();
+        errors.clear();
         for (Map.Entry<String, Val> e : plugins.entrySet()) {
+            try {
+                loadEntry(e, result);
+            } catch (ConfigException bad) {
+                errors.add(bad);
+            }
+        }
+        throwErrors();
+        StreamCheck.check(result);
+        return result;
+    }
+
+    /** Reports every error collected while loading the file, in one exception; nothing when there were none. */
+    private void throwErrors() {
+        if (errors.isEmpty()) {
+            return;
+        }
+        if (errors.size() == 1) {
+            throw errors.get(0);
+        }
+        StringBuilder b = new StringBuilder(errors.size() + " errors:");
+        for (ConfigException e : errors) {
+            b.append("\n  ").append(e.getMessage());
+        }
+        errors.clear();
+        throw new ConfigException(b.toString());
+    }
+
+    private void loadEntry(Map.Entry<String, Val> e, List<PluginConfig> result) {
+        {
             String id = e.getKey();
             if (id.equals(MEMORY_LIMIT)) {
                 String size = e.getValue().asString(this, null, MEMORY_LIMIT);
@@ -81,7 +113,7 @@ public final class ConfigLoader {
                 } catch (IllegalArgumentException bad) {
                     throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
                 }
-                continue;
+                return;
             }
             Map<String, Val> settings = e.getValue().asMap(this, id, null);
             Val type = settings.get(TYPE);
@@ -95,8 +127,6 @@ public final class ConfigLoader {
                 result.add(build(id, typeName, settings, e.getValue().line, true));
             }
         }
-        StreamCheck.check(result);
-        return result;
     }
 
     /** The top-level {@code MemoryLimit} of the last config loaded, in bytes, or null when it set none. */
@@ -143,6 +173,7 @@ public final class ConfigLoader {
         settings = flattenGroups(spec, settings);
         Map<String, Object> values = new LinkedHashMap<>();
         Map<String, Integer> lines = new LinkedHashMap<>();
+        int before = errors.size();
         for (Map.Entry<String, Val> s : settings.entrySet()) {
             String key = s.getKey();
             if (key.equals(TYPE)) {
@@ -151,17 +182,27 @@ public final class ConfigLoader {
             Param<?> param = findParam(spec, key);
             if (param == null) {
                 List<String> names = new ArrayList<>(spec.params().keySet());
-                throw ConfigException.at(file, s.getValue().line, id, key, "unknown key for " + spec.type()
-                        + Suggest.didYouMean(key, names) + " (known keys: " + String.join(", ", names) + ")");
+                errors.add(ConfigException.at(file, s.getValue().line, id, key, "unknown key for " + spec.type()
+                        + Suggest.didYouMean(key, names) + " (known keys: " + String.join(", ", names) + ")"));
+                continue;
             }
-            values.put(param.name(), convert(id, param, s.getValue()));
+            try {
+                values.put(param.name(), convert(id, param, s.getValue()));
+            } catch (ConfigException bad) {
+                errors.add(bad);
+                continue;
+            }
             lines.put(param.name(), s.getValue().line);
         }
         for (Param<?> p : spec.params().values()) {
-            if (p.required() && !values.containsKey(p.name())) {
-                throw ConfigException.at(file, line, id, p.name(), "missing: " + spec.type() + " needs " + p.name()
-                        + " (" + p.doc() + ")");
+            if (p.required() && !values.containsKey(p.name()) && findKey(settings, p) == null) {
+                errors.add(ConfigException.at(file, line, id, p.name(), "missing: " + spec.type() + " needs " + p.name()
+                        + " (" + p.doc() + ")"));
             }
+        }
+        if (errors.size() > before) {
+            // This plugin's errors are collected; the caller goes on with the next one and reports them all.
+            throw errors.remove(errors.size() - 1);
         }
         return new PluginConfig(id, spec, file, line, values, lines, PluginConfig.newShared());
     }
@@ -198,6 +239,16 @@ public final class ConfigLoader {
             }
         }
         return false;
+    }
+
+    /** The setting given for {@code p} in any spelling, or null. */
+    private static String findKey(Map<String, Val> settings, Param<?> p) {
+        for (String key : settings.keySet()) {
+            if (key.equalsIgnoreCase(p.name())) {
+                return key;
+            }
+        }
+        return null;
     }
 
     /** Gollum reads keys case-insensitively; the declared spelling wins. */

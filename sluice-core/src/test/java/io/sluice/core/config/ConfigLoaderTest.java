@@ -48,6 +48,15 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void everyBadKeyAndValueOfTheFileIsReportedAtOnce() {
+        assertThatThrownBy(() -> load("A:\n  Type: consumer.Profiler\n  Streams: s\n  Runz: 1\n  Runs: lots\n"
+                + "B:\n  Type: consumer.Profilr\n" + PRODUCER + "  Chanel: 3\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("4 errors").hasMessageContaining("'Runz'").hasMessageContaining("'Runs'")
+                .hasMessageContaining("consumer.Profilr").hasMessageContaining("'Chanel'");
+    }
+
+    @Test
     void aTopLevelMemoryLimitIsAProcessSettingNotAPlugin() {
         List<PluginConfig> configs = load("MemoryLimit: 96m\nGen:\n  Type: consumer.Profiler\n  Streams: s\n" + PRODUCER);
         assertThat(configs).extracting(PluginConfig::id).containsExactly("Gen", "Bench");
