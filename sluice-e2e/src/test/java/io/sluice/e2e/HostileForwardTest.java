@@ -114,15 +114,6 @@ class HostileForwardTest extends HostileTest {
         }
     }
 
-    private static long countLines(Path file, String contains) throws IOException {
-        if (!Files.exists(file)) {
-            return 0;
-        }
-        try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
-            return lines.filter(l -> l.contains(contains)).count();
-        }
-    }
-
     @Test
     void hugeRecordsMillionRecordFramesAndGzipBombsAreSurvived() throws Exception {
         int port = E2e.freePort();

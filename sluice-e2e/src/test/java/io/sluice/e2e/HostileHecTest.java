@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -69,15 +68,6 @@ class HostileHecTest extends HostileTest {
         HttpResponse<String> r = post(port, ("{\"event\":\"" + marker + "\"}").getBytes(StandardCharsets.UTF_8));
         assertThat(r.statusCode()).as("a valid event after the attack: " + r.body()).isEqualTo(200);
         awaitLine(out, marker, 60);
-    }
-
-    private static long countLines(Path file, String contains) throws Exception {
-        if (!Files.exists(file)) {
-            return 0;
-        }
-        try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
-            return lines.filter(l -> l.contains(contains)).count();
-        }
     }
 
     @Test

@@ -40,6 +40,16 @@ abstract class HostileTest extends ProcessTest {
         return Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
     }
 
+    /** Lines of {@code file} containing {@code contains}, streamed (files of a few hundred MB); 0 before it exists. */
+    static long countLines(Path file, String contains) throws IOException {
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        try (java.util.stream.Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+            return lines.filter(l -> l.contains(contains)).count();
+        }
+    }
+
     /** Waits until some line of {@code file} contains {@code marker}. */
     static void awaitLine(Path file, String marker, long seconds) {
         Await.until("a line with " + marker + " in " + file, seconds,
