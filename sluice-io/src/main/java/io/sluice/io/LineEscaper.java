@@ -1,6 +1,7 @@
 package io.sluice.io;
 
 import io.sluice.core.json.JsonStrings;
+import io.sluice.core.json.Utf8;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,7 +29,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class LineEscaper {
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] REPLACEMENT = {(byte) 0xEF, (byte) 0xBF, (byte) 0xBD};
 
     private final AtomicLong invalidUtf8;
 
@@ -61,7 +61,7 @@ public final class LineEscaper {
             // Pure ASCII without control bytes needs nothing, in or out of strings; valid UTF-8 neither.
             int i = off;
             while ((i = JsonStrings.controlEnd(p, i, end, false, false, true)) < end) {
-                int n = p[i] < 0 ? utf8Length(p, i, end) : 0;
+                int n = p[i] < 0 ? Utf8.sequence(p, i, end) : 0;
                 if (n <= 0) {
                     return json(p, off, end, null, 0);
                 }
@@ -155,12 +155,12 @@ public final class LineEscaper {
                     i++;
                 }
             } else if (c >= 0x80) {
-                int n = utf8Length(p, i, end);
+                int n = Utf8.sequence(p, i, end);
                 if (n > 0) {
                     w = copy(p, i, i + n, dst, w);
                     i += n;
                 } else {
-                    w = copy(REPLACEMENT, 0, 3, dst, w);
+                    w = copy(Utf8.REPLACEMENT, 0, 3, dst, w);
                     invalid++;
                     i -= n;
                 }
@@ -196,48 +196,6 @@ public final class LineEscaper {
                 w = put(dst, put(dst, put(dst, w, 'u'), '0'), '0');
                 return put(dst, put(dst, w, HEX[c >> 4]), HEX[c & 0xF]);
         }
-    }
-
-    /**
-     * The length of the valid UTF-8 sequence at {@code i} (a byte at or above 0x80), or minus the length of its
-     * maximal invalid subpart (1 to 3 bytes), which becomes one U+FFFD: Unicode's recommended practice, except
-     * that an encoded surrogate (ED A0..BF ..) is one invalid sequence, so the count agrees with the JDK's decoder.
-     */
-    static int utf8Length(byte[] p, int i, int end) {
-        int b0 = p[i] & 0xFF;
-        int n;
-        int lo = 0x80;
-        int hi = 0xBF;
-        if (b0 >= 0xC2 && b0 <= 0xDF) {
-            n = 2;
-        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-            n = 3;
-            if (b0 == 0xE0) {
-                lo = 0xA0;
-            }
-        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-            n = 4;
-            if (b0 == 0xF0) {
-                lo = 0x90;
-            } else if (b0 == 0xF4) {
-                hi = 0x8F;
-            }
-        } else {
-            return -1;
-        }
-        for (int k = 1; k < n; k++) {
-            if (i + k >= end) {
-                return -k;
-            }
-            int c = p[i + k] & 0xFF;
-            if (c < lo || c > hi) {
-                return -k;
-            }
-            lo = 0x80;
-            hi = 0xBF;
-        }
-        // ED A0..BF xx encodes a surrogate: invalid, and (as the JDK counts it) one sequence.
-        return b0 == 0xED && (p[i + 1] & 0xFF) >= 0xA0 ? -n : n;
     }
 
     private static int put(byte[] dst, int w, int c) {

@@ -1,12 +1,10 @@
 package io.sluice.forward.server;
 
+import io.sluice.core.json.Utf8;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.forward.OverBudgetException;
 import io.sluice.forward.codec.BufferAllowance;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -50,9 +48,7 @@ final class RecordMapper {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
-    private static final byte[] REPLACEMENT = {(byte) 0xef, (byte) 0xbf, (byte) 0xbd};
     /** Eight bytes of an array at once, for the ASCII check. */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int OUT_INITIAL = 512;
     private static final int KEY_INITIAL = 64;
     /** Scratch capacity kept between frames; a bigger buffer (one large record) is let go by {@link #trim()}. */
@@ -192,7 +188,7 @@ final class RecordMapper {
                 byte[] src = buf;
                 int from = at;
                 keyLen = raw;
-                if (!isValidUtf8(buf, at, raw)) {
+                if (!Utf8.isValid(buf, at, raw)) {
                     src = validCopy(buf, at, raw);
                     from = 0;
                     keyLen = src.length;
@@ -239,7 +235,7 @@ final class RecordMapper {
                 m.setPayload(buf, at, l); // bytes asked for as bytes
             } else if (isStr(b)) {
                 int l = strLength(b);
-                if (isValidUtf8(buf, at, l)) {
+                if (Utf8.isValid(buf, at, l)) {
                     charge.charge(l);
                     m.setPayload(buf, at, l);
                 } else {
@@ -287,7 +283,7 @@ final class RecordMapper {
                 int keyLen = strLength(kb);
                 int keyOff = at;
                 at += keyLen;
-                if (recordValid || isValidUtf8(buf, keyOff, keyLen)) {
+                if (recordValid || Utf8.isValid(buf, keyOff, keyLen)) {
                     setValue(md, buf, keyOff, keyLen);
                 } else {
                     byte[] key = validCopy(buf, keyOff, keyLen);
@@ -308,7 +304,7 @@ final class RecordMapper {
         int b = buf[at] & 0xff;
         if (isStr(b) || isBin(b)) {
             int l = strLength(b);
-            if (recordValid || isValidUtf8(buf, at, l)) {
+            if (recordValid || Utf8.isValid(buf, at, l)) {
                 md.set(key, ko, kl, buf, at, l, Metadata.STRING);
             } else {
                 pos = 0;
@@ -562,7 +558,7 @@ final class RecordMapper {
      * it is invalid; returns where the next character starts. Room for the bytes copied was ensured by the caller.
      */
     private int copyUtf8(byte[] src, int i, int end) {
-        int n = sequence(src, i, end);
+        int n = Utf8.sequence(src, i, end);
         if (n > 0) {
             for (int k = 0; k < n; k++) {
                 out[pos++] = src[i + k];
@@ -570,75 +566,11 @@ final class RecordMapper {
             return i + n;
         }
         invalidUtf8++;
-        ensure(REPLACEMENT.length + end - i);
-        out[pos++] = REPLACEMENT[0];
-        out[pos++] = REPLACEMENT[1];
-        out[pos++] = REPLACEMENT[2];
+        ensure(Utf8.REPLACEMENT.length + end - i);
+        out[pos++] = Utf8.REPLACEMENT[0];
+        out[pos++] = Utf8.REPLACEMENT[1];
+        out[pos++] = Utf8.REPLACEMENT[2];
         return i - n;
-    }
-
-    /**
-     * The length of the valid UTF-8 sequence at {@code b[i]} (a non-ASCII byte), or minus the length of its
-     * maximal invalid part (at least 1) to replace with one U+FFFD. RFC 3629: no overlong forms, no surrogates,
-     * nothing above U+10FFFF.
-     */
-    static int sequence(byte[] b, int i, int end) {
-        int lead = b[i] & 0xff;
-        int more;
-        int lo = 0x80;
-        int hi = 0xbf;
-        if (lead >= 0xc2 && lead <= 0xdf) {
-            more = 1;
-        } else if (lead >= 0xe0 && lead <= 0xef) {
-            more = 2;
-            if (lead == 0xe0) {
-                lo = 0xa0;
-            } else if (lead == 0xed) {
-                hi = 0x9f;
-            }
-        } else if (lead >= 0xf0 && lead <= 0xf4) {
-            more = 3;
-            if (lead == 0xf0) {
-                lo = 0x90;
-            } else if (lead == 0xf4) {
-                hi = 0x8f;
-            }
-        } else {
-            return -1;
-        }
-        for (int k = 1; k <= more; k++) {
-            if (i + k >= end) {
-                return -k;
-            }
-            int c = b[i + k] & 0xff;
-            if (c < lo || c > hi) {
-                return -k;
-            }
-            lo = 0x80;
-            hi = 0xbf;
-        }
-        return more + 1;
-    }
-
-    /** Whether {@code b[off, off+len)} is valid UTF-8 (eight ASCII bytes per step, in the usual case). */
-    static boolean isValidUtf8(byte[] b, int off, int len) {
-        int end = off + len;
-        int i = off;
-        while (i + 8 <= end && ((long) LONGS.get(b, i) & 0x8080808080808080L) == 0) {
-            i += 8;
-        }
-        while (i < end) {
-            if (b[i] >= 0) {
-                i++;
-            } else {
-                int n = sequence(b, i, end);
-                if (n < 0) {
-                    return false;
-                }
-                i += n;
-            }
-        }
-        return true;
     }
 
     /** EventTime becomes seconds with a fraction; other extensions have no JSON form and become null. */

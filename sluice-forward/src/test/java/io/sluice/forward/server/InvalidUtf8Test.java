@@ -1,5 +1,7 @@
 package io.sluice.forward.server;
 
+import io.sluice.core.json.Utf8Reference;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.message.BatchPool;
@@ -63,7 +65,7 @@ class InvalidUtf8Test {
         Metadata md = m.metadata();
         assertThat(strict(md.arena(), md.valueOffset(0), md.valueLength(0))).isEqualTo(expected);
         assertThat(mapper.invalidUtf8()).as("payload and metadata replacements").isEqualTo(14);
-        assertThat(reference(value)).as("the reference decoder agrees").isEqualTo(expected);
+        assertThat(Utf8Reference.decode(value)).as("the reference decoder agrees").isEqualTo(expected);
     }
 
     @Test
@@ -104,7 +106,7 @@ class InvalidUtf8Test {
             }
             Message m = map(mapper, record("k".getBytes(StandardCharsets.UTF_8), value));
             String json = payload(m); // strict: throws on invalid UTF-8
-            String expected = reference(value);
+            String expected = Utf8Reference.decode(value);
             Metadata md = m.metadata();
             assertThat(strict(md.arena(), md.valueOffset(0), md.valueLength(0))).as(HEX.formatHex(value))
                     .isEqualTo(expected);
@@ -119,68 +121,9 @@ class InvalidUtf8Test {
         byte[] value = HEX.parseHex("f48fbfbf" + "f4908080" + "f08080" + "f09f98");
         String json = payload(map(mapper, record(new byte[] {'k'}, value)));
         assertThat(json).isEqualTo("{\"k\":\"\uDBFF\uDFFF" + "\uFFFD".repeat(4) + "\uFFFD".repeat(3) + "\uFFFD\"}");
-        assertThat(reference(value)).isEqualTo("\uDBFF\uDFFF" + "\uFFFD".repeat(8));
+        assertThat(Utf8Reference.decode(value)).isEqualTo("\uDBFF\uDFFF" + "\uFFFD".repeat(8));
     }
 
-    // ---- a reference decoder, built from the JDK's encoder rather than from the code under test ----
-
-    /** Every proper prefix of every well-formed sequence of 2 to 4 bytes, as (length << 24 | bytes). */
-    private static final java.util.Set<Integer> PREFIXES = new java.util.HashSet<>();
-
-    static {
-        for (int cp = 0x80; cp <= 0x10FFFF; cp++) {
-            if (cp >= 0xD800 && cp <= 0xDFFF) {
-                continue;
-            }
-            byte[] e = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8);
-            for (int len = 1; len < e.length; len++) {
-                PREFIXES.add(key(e, 0, len));
-            }
-        }
-    }
-
-    private static int key(byte[] b, int off, int len) {
-        int k = len << 24;
-        for (int i = 0; i < len; i++) {
-            k |= (b[off + i] & 0xff) << (8 * (2 - i));
-        }
-        return k;
-    }
-
-    /** Valid sequences copied, each maximal subpart of an invalid one replaced with one U+FFFD. */
-    static String reference(byte[] b) {
-        StringBuilder sb = new StringBuilder();
-        int i = 0;
-        outer:
-        while (i < b.length) {
-            if (b[i] >= 0) {
-                sb.append((char) b[i++]);
-                continue;
-            }
-            for (int len = 2; len <= 4 && i + len <= b.length; len++) {
-                try {
-                    String one = strict(b, i, len);
-                    if (one.codePointCount(0, one.length()) == 1) {
-                        sb.append(one);
-                        i += len;
-                        continue outer;
-                    }
-                } catch (CharacterCodingException notThisLength) {
-                    // try a longer one
-                }
-            }
-            int k = 1;
-            for (int len = 3; len >= 1; len--) {
-                if (i + len <= b.length && PREFIXES.contains(key(b, i, len))) {
-                    k = len;
-                    break;
-                }
-            }
-            sb.append('\uFFFD');
-            i += k;
-        }
-        return sb.toString();
-    }
 
     @Test
     void theConnectionCountsReplacementsOnTheMetricsCounter() throws Exception {
