@@ -52,6 +52,10 @@ public final class PluginSpec {
             "First pause between retries; it doubles (with jitter) up to Retry/MaxBackoffMs.");
     public static final Param<Integer> RETRY_MAX_BACKOFF_MS = Param.integer("Retry/MaxBackoffMs", 30000,
             "Longest pause between retries.");
+    /** Listeners' connection limit, one declaration for every network input (HEC, Forward, Socket, Syslogd). */
+    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
+            "Open connections at most; more are refused as they arrive (with the protocol's busy answer where it has "
+                    + "one) and counted as rejected, reason busy.");
     public static final Param<String> STREAM = Param.requiredString("Stream", "The stream this router handles.");
     public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 0,
             "How long the router waits for room in a full producer queue; 0 waits as long as it takes.");

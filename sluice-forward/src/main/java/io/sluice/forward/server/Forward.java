@@ -91,8 +91,8 @@ public final class Forward extends Consumer {
                     + "again without being delivered twice (about 60 bytes each); 0 turns this off.");
     static final Param<Integer> DEDUP_WINDOW_MS = Param.integer("DedupWindowMs", 300_000,
             "How long an accepted chunk id is remembered at most; a copy arriving later is delivered again.");
-    static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
-            "Connections served at once; more are closed as they arrive (counted as rejected, reason busy).");
+    /** The listener limit every network input shares. */
+    static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
     static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
             "A connection that sends nothing for this long is closed (counted as rejected, reason timeout), unless it "
                     + "is waiting for Sluice (acks, backpressure); 0 never closes idle connections.");

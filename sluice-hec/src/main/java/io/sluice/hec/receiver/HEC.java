@@ -33,8 +33,8 @@ public final class HEC extends Consumer {
             "Events accepted but not yet delivered; beyond this requests get 503 'Server is busy' (code 9).");
     public static final Param<Integer> MAX_EVENTS = Param.integer("MaxEventsPerRequest", 100_000,
             "Most events in one request; more get 413 (each event costs memory beyond its bytes).");
-    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
-            "Most open connections; more are answered 503 'Server is busy' and closed.");
+    /** The listener limit every network input shares. */
+    public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
     public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
             "A request must arrive in full within this long of its first byte (else the connection is closed and "
                     + "counted as a timeout); a connection without a request is closed after as long.");

@@ -58,8 +58,8 @@ public final class SocketConsumer extends Consumer {
             "Longest message in bytes; a longer one is cut at this size, flagged truncated: true, and counted.");
     public static final Param<Integer> READ_BUFFER_KB = Param.integer("ReadBufferKB", 256,
             "Read buffer in KB, one for all connections; a connection keeps only its unfinished message.");
-    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
-            "Open TCP or unix connections at most; more are closed at once and counted busy.");
+    /** The listener limit every network input shares. */
+    public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
     public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
             "Close a connection (counted timeout) that completes no message for this long, idle or trickling a "
                     + "line; 0 keeps connections open, as syslog and log shippers expect.");

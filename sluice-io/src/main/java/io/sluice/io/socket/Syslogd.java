@@ -27,8 +27,8 @@ public final class Syslogd extends Consumer {
             "Longest message in bytes; a longer one is cut, flagged truncated: true, and counted.");
     public static final Param<String> PERMISSIONS = Param.string("Permissions", "0770",
             "File permissions of a unix socket, as an octal number.");
-    public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
-            "Open TCP or unix connections at most; more are closed at once and counted busy.");
+    /** The listener limit every network input shares. */
+    public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
     public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
             "Close a connection (counted timeout) that completes no message for this long; 0 keeps connections "
                     + "open: rsyslog and syslog-ng hold one for days and notice a closed one only on the write after.");
