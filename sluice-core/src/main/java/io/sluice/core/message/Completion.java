@@ -43,11 +43,6 @@ public abstract class Completion {
         failed = true;
     }
 
-    /** Whether a batch carrying this completion was refused or lost. */
-    public final boolean failed() {
-        return failed;
-    }
-
     /** One batch carrying this completion was delivered, deliberately dropped and counted, or failed. */
     public final void release() {
         if (pending.decrementAndGet() == 0) {

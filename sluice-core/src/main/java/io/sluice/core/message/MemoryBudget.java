@@ -44,7 +44,7 @@ public final class MemoryBudget {
     }
 
     /** {@value #DEFAULT_HEAP_SHARE} of the maximum heap, the limit when none is configured. */
-    public static long defaultLimit() {
+    private static long defaultLimit() {
         return (long) (Runtime.getRuntime().maxMemory() * DEFAULT_HEAP_SHARE);
     }
 
