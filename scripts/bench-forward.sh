@@ -7,6 +7,8 @@
 #   scripts/bench-forward.sh [EVENTS=4000000] [CASES="packed:1 packed:4 packed-ack:1 packed-ack:4 message:4 message-ack:4"]
 # WARMUP=N sends N events first and waits until they are counted, so the timed run meets a warm JVM (a server
 # that has been running); "in Sluice" then covers both runs, "sent→delivered" the timed one only.
+# consumer.Forward runs on its defaults (Payload: json, Metadata: true), what a user gets; PAYLOAD=msgpack and
+# METADATA=false pick the cheaper settings, and a figure taken with them says so in its label.
 # SLUICE_JAVA_OPTS adds options to the Sluice JVM (a JFR recording, say).
 # BUFFER=disk puts producer.Benchmark behind a disk buffer (Fsync: interval), so acks mean "on disk".
 # Cases: PackedForward chunks of 1,000 over 1 and 4 connections, with and without acks; Message mode over 4
@@ -35,15 +37,15 @@ run() { # mode connections events
 "In":
     Type: consumer.Forward
     Address: "127.0.0.1:$port"
-    Payload: msgpack
-    Metadata: false
+$( [ -n "${PAYLOAD:-}" ] && printf '    Payload: %s\n' "$PAYLOAD" )
+$( [ -n "${METADATA:-}" ] && printf '    Metadata: %s\n' "$METADATA" )
     Streams: bench
 "Count":
     Type: producer.Benchmark
     Streams: bench
 $( [ "${BUFFER:-memory}" = disk ] && printf '    Buffer/Type: disk\n    Buffer/Path: %s\n' "$work/buffer-$mode-$conns" )
 YAML
-  "$java_bin" -Xms64m -Xmx256m -XX:+UseParallelGC ${SLUICE_JAVA_OPTS:-} -jar "$jar" -c "$work/f.yaml" --no-stats --admin "127.0.0.1:$admin" 2> "$work/sluice.err" &
+  "$java_bin" -Xms64m -Xmx192m -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError ${SLUICE_JAVA_OPTS:-} -jar "$jar" -c "$work/f.yaml" --no-stats --admin "127.0.0.1:$admin" 2> "$work/sluice.err" &
   local pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$admin/ready" > /dev/null && break; sleep 0.1; done
   local want=0

@@ -360,6 +360,11 @@ public final class JsonScanner {
         return (long) LONGS.get(b, i);
     }
 
+    /** Writes {@link #word}'s eight bytes at {@code i}. */
+    static void putWord(byte[] b, int i, long w) {
+        LONGS.set(b, i, w);
+    }
+
     /** Validates the escape at {@code i} (a backslash); returns the position after it. */
     private int escape(byte[] b, int i, int end) {
         if (i + 1 >= end) {

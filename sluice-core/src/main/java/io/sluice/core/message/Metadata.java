@@ -92,12 +92,12 @@ public final class Metadata {
         return count;
     }
 
-    /** Removes every field, keeping the storage. */
     /** Bytes this field set holds: its arena and field table. */
     long retainedBytes() {
         return 32 + arena.length + 4L * f.length;
     }
 
+    /** Removes every field, keeping the storage. */
     public void clear() {
         // A field set that grew for one large event shrinks back, as message payloads do.
         if (arena.length > RETAIN_ARENA) {

@@ -39,6 +39,13 @@ class JsonStringsTest {
                         .as("%s from %d to %d ascii=%s", java.util.Arrays.toString(b), from, to, ascii)
                         .isEqualTo(reference(b, from, to, ascii));
             }
+            // copyPlain stops where plainEnd does and has copied exactly the run before it.
+            int want = reference(b, from, to, true);
+            byte[] dst = new byte[to - from + 8 + 3];
+            int stop = JsonStrings.copyPlain(b, from, to, dst, 3);
+            assertThat(stop).as("copyPlain %s from %d to %d", java.util.Arrays.toString(b), from, to).isEqualTo(want);
+            assertThat(java.util.Arrays.copyOfRange(dst, 3, 3 + stop - from))
+                    .isEqualTo(java.util.Arrays.copyOfRange(b, from, stop));
         }
     }
 

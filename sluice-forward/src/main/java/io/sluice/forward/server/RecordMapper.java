@@ -1,5 +1,7 @@
 package io.sluice.forward.server;
 
+import io.sluice.core.json.Decimal;
+import io.sluice.core.json.JsonStrings;
 import io.sluice.core.json.Utf8;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
@@ -54,6 +56,8 @@ final class RecordMapper {
     /** Scratch capacity kept between frames; a bigger buffer (one large record) is let go by {@link #trim()}. */
     static final int KEEP_BYTES = 256 << 10;
     private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
+    /** Slack {@link JsonStrings#copyPlain} needs past the bytes it copies. */
+    private static final int WORD = 8;
 
     /** Told the size of a payload before it is copied into the message. */
     interface Charge {
@@ -75,6 +79,28 @@ final class RecordMapper {
     private long invalidUtf8;
     /** The record being mapped was written as JSON without a replacement: its strings are valid UTF-8. */
     private boolean recordValid;
+    /**
+     * Where each top-level entry of the record just written as JSON lies in {@link #out}, {@value #SPAN} ints per
+     * entry (see {@link #writeRecordWithSpans}): the metadata then points into one copy of that JSON instead of
+     * copying each key and value on its own.
+     */
+    private int[] spans = new int[16 * SPAN];
+    private int spanCount;
+    /** {@link #spans} describe the record just written (every key was a string). */
+    private boolean spansReady;
+    private static final int SPAN = 8;
+    private static final int SPAN_KEY = 0;
+    private static final int SPAN_KEY_LEN = 1;
+    private static final int SPAN_VALUE = 2;
+    private static final int SPAN_VALUE_LEN = 3;
+    private static final int SPAN_KIND = 4;
+    /** Bit 0: the key's JSON text is its bytes (nothing escaped or replaced); bit 1: the string value has escapes. */
+    private static final int SPAN_FLAGS = 5;
+    /** The key's bytes in the record, for a key whose JSON text is not its bytes. */
+    private static final int SPAN_RAW_KEY = 6;
+    private static final int SPAN_RAW_KEY_LEN = 7;
+    private static final int KEY_PLAIN = 1;
+    private static final int VALUE_ESCAPED = 2;
 
     RecordMapper(PayloadMode mode, String payloadKey, boolean metadata) {
         this(mode, payloadKey, metadata, "");
@@ -139,6 +165,7 @@ final class RecordMapper {
      */
     void map(byte[] record, int off, int len, int metaOff, int metaLen, Message m) {
         recordValid = false;
+        spansReady = false;
         boolean payloadDone = false;
         if (payloadKey != null) {
             payloadDone = payloadFromKey(record, off, m);
@@ -150,7 +177,11 @@ final class RecordMapper {
                     buf = record;
                     at = off;
                     long before = invalidUtf8;
-                    writeJson();
+                    if (metadata) {
+                        writeRecordWithSpans();
+                    } else {
+                        writeJson();
+                    }
                     // Writing the JSON checked every string of the record: none need checking again for metadata.
                     recordValid = invalidUtf8 == before;
                     charge.charge(pos);
@@ -166,7 +197,11 @@ final class RecordMapper {
             }
         }
         if (metadata) {
-            fields(record, off, m.metadata());
+            if (spansReady) {
+                fieldsFromJson(record, len, m.metadata());
+            } else {
+                fields(record, off, m.metadata());
+            }
             recordValid = false; // the event metadata is another map, not written as JSON
             if (metaOff >= 0 && metaPrefix != null && metaLen > 1) {
                 eventMetadata(record, metaOff, m.metadata());
@@ -272,6 +307,128 @@ final class RecordMapper {
         return eq;
     }
 
+    /**
+     * Writes the record (a map) as JSON, as {@link #writeJson} does, noting where each entry's key and value text
+     * lie in {@link #out}. A key or string value whose JSON text equals its bytes is most of them: the metadata
+     * can then hold that text as it is. A non-string key (rare) leaves {@link #spansReady} false.
+     */
+    private void writeRecordWithSpans() {
+        int n = mapHeader();
+        spanCount = 0;
+        boolean usable = true;
+        put((byte) '{');
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            int kb = buf[at] & 0xff;
+            if (!isStr(kb) && !isBin(kb)) {
+                usable = false;
+                writeKey();
+                put((byte) ':');
+                writeJson();
+                continue;
+            }
+            int rawKeyLen = strLength(kb);
+            int rawKey = at;
+            put((byte) '"');
+            int key = pos;
+            escape(buf, at, rawKeyLen);
+            at += rawKeyLen;
+            int keyLen = pos - key;
+            put((byte) '"');
+            put((byte) ':');
+            int vb = buf[at] & 0xff;
+            int value;
+            int flags = keyLen == rawKeyLen ? KEY_PLAIN : 0; // escapes and replacements only ever add bytes
+            byte kind;
+            if (isStr(vb) || isBin(vb)) {
+                int l = strLength(vb);
+                put((byte) '"');
+                value = pos;
+                escape(buf, at, l);
+                at += l;
+                if (pos - value != l) {
+                    flags |= VALUE_ESCAPED; // escapes (or only replacements: unescaping those changes nothing)
+                }
+                kind = Metadata.STRING;
+            } else {
+                value = pos;
+                kind = kindOf(vb);
+                writeJson();
+                if (kind == Metadata.NUMBER && out[value] == 'n') {
+                    kind = Metadata.NULL; // NaN, infinities and extensions other than EventTime are written as null
+                }
+            }
+            int valueLen = pos - value;
+            if (kind == Metadata.STRING) {
+                put((byte) '"');
+            }
+            span(key, keyLen, value, valueLen, kind, flags, rawKey, rawKeyLen);
+        }
+        put((byte) '}');
+        spansReady = usable;
+    }
+
+    private void span(int key, int keyLen, int value, int valueLen, byte kind, int flags, int rawKey, int rawKeyLen) {
+        int at = spanCount * SPAN;
+        if (at + SPAN > spans.length) {
+            allowance.grow(4L * spans.length);
+            spans = Arrays.copyOf(spans, spans.length * 2);
+        }
+        spans[at + SPAN_KEY] = key;
+        spans[at + SPAN_KEY_LEN] = keyLen;
+        spans[at + SPAN_VALUE] = value;
+        spans[at + SPAN_VALUE_LEN] = valueLen;
+        spans[at + SPAN_KIND] = kind;
+        spans[at + SPAN_FLAGS] = flags;
+        spans[at + SPAN_RAW_KEY] = rawKey;
+        spans[at + SPAN_RAW_KEY_LEN] = rawKeyLen;
+        spanCount++;
+    }
+
+    /**
+     * The top-level entries as metadata from the record's JSON ({@link #writeRecordWithSpans}): one copy of the
+     * JSON into the metadata arena, then each field is a pair of ranges in it. String values keep their JSON
+     * form (decoded on first read when they hold escapes, as fields parsed by format.JSON do); a key whose JSON
+     * text is not its bytes is copied from the record instead, as it is (or with invalid UTF-8 replaced).
+     */
+    private void fieldsFromJson(byte[] record, int len, Metadata md) {
+        charge.charge(Math.max(0, pos - len)); // the record's size was charged; its JSON may be longer
+        int base = md.appendToArena(out, 0, pos);
+        for (int i = 0; i < spanCount; i++) {
+            int s = i * SPAN;
+            int flags = spans[s + SPAN_FLAGS];
+            int keyOff = base + spans[s + SPAN_KEY];
+            int keyLen = spans[s + SPAN_KEY_LEN];
+            if ((flags & KEY_PLAIN) == 0) {
+                int raw = spans[s + SPAN_RAW_KEY];
+                int rawLen = spans[s + SPAN_RAW_KEY_LEN];
+                if (Utf8.isValid(record, raw, rawLen)) {
+                    keyOff = md.appendToArena(record, raw, rawLen);
+                    keyLen = rawLen;
+                } else {
+                    byte[] key = validCopy(record, raw, rawLen);
+                    keyOff = md.appendToArena(key, 0, key.length);
+                    keyLen = key.length;
+                }
+            }
+            md.setRange(keyOff, keyLen, (flags & KEY_PLAIN) != 0, base + spans[s + SPAN_VALUE],
+                    spans[s + SPAN_VALUE_LEN], (byte) spans[s + SPAN_KIND], (flags & VALUE_ESCAPED) != 0);
+        }
+    }
+
+    /** The metadata kind of a value that is not a string, from its first byte. */
+    private static byte kindOf(int b) {
+        if (b == 0xc0) {
+            return Metadata.NULL;
+        }
+        if (b == 0xc2 || b == 0xc3) {
+            return Metadata.BOOLEAN;
+        }
+        return isInt(b) || b == 0xca || b == 0xcb || isExt(b) ? Metadata.NUMBER : Metadata.JSON;
+    }
+
     /** Copies the top-level entries into metadata. */
     private void fields(byte[] record, int off, Metadata md) {
         buf = record;
@@ -327,7 +484,7 @@ final class RecordMapper {
         }
         // Numbers, maps, arrays and ext go through the JSON writer.
         pos = 0;
-        byte kind = isInt(b) || b == 0xca || b == 0xcb || isExt(b) ? Metadata.NUMBER : Metadata.JSON;
+        byte kind = kindOf(b);
         writeJson();
         charge.charge(pos); // JSON text can be longer than the msgpack it came from
         if (kind == Metadata.NUMBER && out[0] == 'n') {
@@ -441,24 +598,28 @@ final class RecordMapper {
             if (i > 0) {
                 put((byte) ',');
             }
-            int b = buf[at] & 0xff;
-            if (isStr(b) || isBin(b)) {
-                writeStr(strLength(b));
-            } else {
-                // JSON keys are strings: write a non-string key's JSON text as a string.
-                int start = pos;
-                writeJson();
-                int len = pos - start;
-                byte[] text = Arrays.copyOfRange(out, start, start + len);
-                pos = start;
-                put((byte) '"');
-                escape(text, 0, len);
-                put((byte) '"');
-            }
+            writeKey();
             put((byte) ':');
             writeJson();
         }
         put((byte) '}');
+    }
+
+    /** Writes a map key: a string as it is; any other value's JSON text as a string (JSON keys are strings). */
+    private void writeKey() {
+        int b = buf[at] & 0xff;
+        if (isStr(b) || isBin(b)) {
+            writeStr(strLength(b));
+            return;
+        }
+        int start = pos;
+        writeJson();
+        int len = pos - start;
+        byte[] text = Arrays.copyOfRange(out, start, start + len);
+        pos = start;
+        put((byte) '"');
+        escape(text, 0, len);
+        put((byte) '"');
     }
 
     private void writeArray(int n) {
@@ -485,23 +646,28 @@ final class RecordMapper {
      * UTF-8 checked in the same pass (an ASCII byte costs the compares it always did).
      */
     private void escape(byte[] src, int off, int len) {
-        ensure(len);
+        // Room for the rest of the input plus a word at every step: copyPlain stores whole words.
+        ensure(len + WORD);
         int end = off + len;
         int i = off;
         while (i < end) {
+            // Most text needs no escaping: copy the plain run eight bytes at a time.
+            int plain = JsonStrings.copyPlain(src, i, end, out, pos);
+            pos += plain - i;
+            i = plain;
+            if (i == end) {
+                return;
+            }
             byte c = src[i];
-            if (c >= 0x20 && c != '"' && c != '\\') {
-                out[pos++] = c;
-                i++;
-            } else if (c < 0) {
+            if (c < 0) {
                 i = copyUtf8(src, i, end);
             } else if (c == '"' || c == '\\') {
-                ensure(2 + end - i);
+                ensure(2 + end - i + WORD);
                 out[pos++] = '\\';
                 out[pos++] = c;
                 i++;
             } else {
-                ensure(6 + end - i);
+                ensure(6 + end - i + WORD);
                 switch (c) {
                     case '\n' -> {
                         out[pos++] = '\\';
@@ -566,7 +732,7 @@ final class RecordMapper {
             return i + n;
         }
         invalidUtf8++;
-        ensure(Utf8.REPLACEMENT.length + end - i);
+        ensure(Utf8.REPLACEMENT.length + end - i + WORD);
         out[pos++] = Utf8.REPLACEMENT[0];
         out[pos++] = Utf8.REPLACEMENT[1];
         out[pos++] = Utf8.REPLACEMENT[2];
@@ -607,29 +773,8 @@ final class RecordMapper {
     }
 
     private void writeLong(long v) {
-        ensure(20);
-        if (v == Long.MIN_VALUE) {
-            ascii(Long.toString(v));
-            return;
-        }
-        if (v < 0) {
-            out[pos++] = '-';
-            v = -v;
-        }
-        if (v < 10) {
-            out[pos++] = (byte) ('0' + v);
-            return;
-        }
-        int digits = 0;
-        for (long t = v; t > 0; t /= 10) {
-            digits++;
-        }
-        int end = pos + digits;
-        for (int i = end - 1; i >= pos; i--) {
-            out[i] = (byte) ('0' + (v % 10));
-            v /= 10;
-        }
-        pos = end;
+        ensure(Decimal.MAX_LONG);
+        pos = Decimal.putLong(out, pos, v);
     }
 
     private void writeDouble(double d) {

@@ -64,7 +64,8 @@ class InvalidUtf8Test {
         assertThat(payload(m)).isEqualTo("{\"k\u00e9y\":\"" + expected + "\"}");
         Metadata md = m.metadata();
         assertThat(strict(md.arena(), md.valueOffset(0), md.valueLength(0))).isEqualTo(expected);
-        assertThat(mapper.invalidUtf8()).as("payload and metadata replacements").isEqualTo(14);
+        // The metadata holds the payload's replaced text: each invalid sequence of the record is counted once.
+        assertThat(mapper.invalidUtf8()).as("one count per invalid sequence").isEqualTo(7);
         assertThat(Utf8Reference.decode(value)).as("the reference decoder agrees").isEqualTo(expected);
     }
 
@@ -141,7 +142,7 @@ class InvalidUtf8Test {
         assertThat(h.events.get(0).fields().get("msg")).isEqualTo("ok\uFFFD");
         PluginStats.Counter c = h.stats.counters().stream().filter(x -> x.name().equals("sluice_invalid_utf8_total"))
                 .findFirst().orElseThrow();
-        assertThat(c.value().get()).isEqualTo(2);
-        assertThat(h.server.invalidUtf8()).isEqualTo(2);
+        assertThat(c.value().get()).isEqualTo(1);
+        assertThat(h.server.invalidUtf8()).isEqualTo(1);
     }
 }

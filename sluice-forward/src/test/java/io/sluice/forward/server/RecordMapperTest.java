@@ -111,4 +111,77 @@ class RecordMapperTest {
         assertThat(emptyMeta.metadata().size()).isEqualTo(1);
         assertThat(emptyMeta.metadata().getString("log")).isEqualTo("a line");
     }
+
+    /** Records the JSON-then-metadata path must map as the field-by-field path does. */
+    private static List<byte[]> awkwardRecords() {
+        List<byte[]> out = new java.util.ArrayList<>();
+        out.add(record(sample()));
+        Map<String, Object> escapedKeys = new LinkedHashMap<>();
+        escapedKeys.put("quote\"key", "v");
+        escapedKeys.put("tab\tkey", "line\nbreak");
+        escapedKeys.put("plain", "back\\slash");
+        escapedKeys.put("é", "ü");
+        escapedKeys.put("", "");
+        out.add(record(escapedKeys));
+        Map<String, Object> dup = new LinkedHashMap<>();
+        dup.put("a", 1);
+        out.add(record(dup));
+        MsgPackWriter w = new MsgPackWriter();
+        // Duplicate keys (last wins), a bin value, NaN, an EventTime, a key longer than 8 bytes, a long string.
+        w.writeMapHeader(8);
+        w.writeString("k");
+        w.writeString("first");
+        w.writeString("k");
+        w.writeString("second");
+        w.writeString("bin");
+        w.writeBin("raw bytes\u0002".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 10);
+        w.writeString("nan");
+        w.writeDouble(Double.NaN);
+        w.writeString("time");
+        w.writeEventTime(1_700_000_000L, 5);
+        w.writeString("a_rather_long_key_name");
+        w.writeLong(Long.MIN_VALUE);
+        w.writeString("long");
+        w.writeString("x".repeat(300) + "\"" + "y".repeat(40));
+        w.writeString("arr");
+        w.writeArrayHeader(2);
+        w.writeBoolean(true);
+        w.writeNil();
+        out.add(w.toByteArray());
+        // A non-string key: the JSON path falls back to the field-by-field one.
+        MsgPackWriter n = new MsgPackWriter();
+        n.writeMapHeader(2);
+        n.writeLong(5);
+        n.writeString("five");
+        n.writeString("s");
+        n.writeString("t");
+        out.add(n.toByteArray());
+        return out;
+    }
+
+    private static Map<String, String> fields(Metadata md) {
+        Map<String, String> f = new LinkedHashMap<>();
+        for (int i = 0; i < md.size(); i++) {
+            f.put(md.key(i), md.kind(i) + ":" + md.value(i));
+        }
+        return f;
+    }
+
+    @Test
+    void metadataFromTheJsonPayloadEqualsMetadataMappedFieldByField() {
+        for (byte[] rec : awkwardRecords()) {
+            Message json = new BatchPool(1).acquire().add();
+            new RecordMapper(RecordMapper.PayloadMode.JSON, "", true).map(rec, 0, rec.length, json);
+            Message fieldByField = new BatchPool(1).acquire().add();
+            new RecordMapper(RecordMapper.PayloadMode.MSGPACK, "", true).map(rec, 0, rec.length, fieldByField);
+            assertThat(fields(json.metadata())).isEqualTo(fields(fieldByField.metadata())).isNotEmpty();
+            // Keys and plain values are held as JSON text that needs no escaping: writers copy them as they are.
+            Metadata md = json.metadata();
+            for (int i = 0; i < md.size(); i++) {
+                if (md.isKeyRaw(i)) {
+                    assertThat(md.key(i)).doesNotContain("\"", "\\", "\n", "\t");
+                }
+            }
+        }
+    }
 }

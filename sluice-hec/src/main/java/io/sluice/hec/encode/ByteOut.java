@@ -1,5 +1,6 @@
 package io.sluice.hec.encode;
 
+import io.sluice.core.json.Decimal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -21,13 +22,9 @@ public final class ByteOut {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     /** 0: copy as is; 1: two-character escape; 2: \\u00XX. Indexed by unsigned byte values below 128. */
     private static final byte[] ESCAPE = new byte[128];
-    /** "00" to "99": numbers are written two digits per division. */
-    private static final byte[] DIGIT_PAIRS = new byte[200];
-    private static final long[] POW10 = new long[19];
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;
     private static final long HIGHS = 0x8080808080808080L;
-    private static final byte[] MIN_LONG = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
     /** Escaping a long string is done in slices, so that its worst case (6 bytes per byte) is reserved per slice. */
     private static final int SLICE = 4096;
 
@@ -45,15 +42,6 @@ public final class ByteOut {
         ESCAPE['\t'] = 1;
         ESCAPE['\b'] = 1;
         ESCAPE['\f'] = 1;
-        for (int i = 0; i < 100; i++) {
-            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
-            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
-        }
-        long p = 1;
-        for (int i = 0; i < POW10.length; i++) {
-            POW10[i] = p;
-            p *= 10;
-        }
     }
 
     private byte[] buf;
@@ -268,41 +256,7 @@ public final class ByteOut {
 
     /** A long in decimal at {@code b[at]}, which has room for 20 bytes; returns the end. */
     public static int putLong(byte[] b, int at, long v) {
-        if (v < 0) {
-            if (v == Long.MIN_VALUE) {
-                System.arraycopy(MIN_LONG, 0, b, at, MIN_LONG.length);
-                return at + MIN_LONG.length;
-            }
-            b[at++] = '-';
-            v = -v;
-        }
-        int end = at + digits(v);
-        putDigits(b, end, v);
-        return end;
-    }
-
-    /** Number of decimal digits of {@code v >= 0}: from its bit length, corrected by one comparison. */
-    private static int digits(long v) {
-        int d = ((64 - Long.numberOfLeadingZeros(v)) * 1233) >>> 12;
-        return d < POW10.length && v >= POW10[d] ? d + 1 : Math.max(d, 1);
-    }
-
-    /** Writes the digits of {@code v >= 0} backwards, two per division, ending just before {@code at}. */
-    private static void putDigits(byte[] b, int at, long v) {
-        while (v >= 100) {
-            long q = v / 100;
-            int r = (int) (v - q * 100) << 1;
-            b[--at] = DIGIT_PAIRS[r + 1];
-            b[--at] = DIGIT_PAIRS[r];
-            v = q;
-        }
-        if (v >= 10) {
-            int r = (int) v << 1;
-            b[--at] = DIGIT_PAIRS[r + 1];
-            b[--at] = DIGIT_PAIRS[r];
-        } else {
-            b[--at] = (byte) ('0' + v);
-        }
+        return Decimal.putLong(b, at, v);
     }
 
     /** {@link #writeEpochSeconds} at {@code b[at]}, which has room for {@link #MAX_EPOCH_SECONDS}; returns the end. */
@@ -319,8 +273,8 @@ public final class ByteOut {
         while (x % 10 == 0) {
             x /= 10;
         }
-        int end = at + digits(x);
-        putDigits(b, end, x);
+        int end = at + Decimal.digits(x);
+        Decimal.putDigits(b, end, x);
         b[at] = '.';
         return end - ((((b[end - 1] ^ '.') - 1) >>> 31)); // 1 when a bare point is left
     }
