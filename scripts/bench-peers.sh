@@ -25,9 +25,11 @@
 # as PackedForward frames of 1,000 (no ack asked), as NDJSON lines, and as HEC bodies of 1,000 events.
 # The sender is python3: socket.sendfile of the file for Forward and TCP; for HEC one keep-alive HTTP/1.1
 # connection posting each body and reading the answer before the next (bodies read before the clock starts).
-# Rate = EVENTS / (time the output's counter first showed EVENTS - time of the first byte sent), one wall clock;
-# the counter is polled every 20 ms (Sluice: /metrics, producer's messages out; Fluent Bit: /api/v1/metrics,
-# null.0 proc_records). Each run starts a fresh process (a cold JVM for Sluice). For forward, a second Sluice
+# Rate = EVENTS / (time the last event was delivered - time of the first byte sent), one wall clock. The output's
+# count is polled every 20 ms until it shows EVENTS (Sluice: /metrics, the producer's messages out; Fluent Bit:
+# /api/v1/metrics, null.0 proc_records). Sluice's count is live: the last event's time is that poll's. Fluent
+# Bit's is a snapshot taken once a second, so its time is null.0's last flush, from its debug log (to the ms).
+# Each run starts a fresh process (a cold JVM for Sluice). For forward, a second Sluice
 # line uses Sluice's own load generator (ForwardLoad packed, 1 connection, its own ~250-byte records).
 # Engines alternate run by run (Sluice, Fluent Bit, Sluice, ...); the table gives medians of the rates and the
 # highest peak RSS (VmHWM, read just before the process is stopped) of the runs.
@@ -96,9 +98,12 @@ else:  # hec: bodies one per line, read before the clock starts
 print(f"{t0:.6f}")
 PY
 
-# The counter: polls the output's delivered count every 20 ms; prints the time it first saw N, then the count.
+# The counter: polls the output's delivered count every 20 ms until it shows N; prints the time the last event
+# was delivered, then the count. Sluice's /metrics is live, so that time is when the poll first saw N. Fluent Bit's
+# /api/v1/metrics is a snapshot taken once a second (src/flb_metrics_exporter.c), up to a second late: its time
+# is the timestamp (ms) of null.0's last "discarding N bytes" debug line, logged as each flush is thrown away.
 cat > "$tmp/count.py" <<'PY'
-import json, sys, time, urllib.request
+import json, re, sys, time, urllib.request
 engine, port, n, deadline = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 def count():
     if engine == "sluice":
@@ -107,18 +112,32 @@ def count():
         return sum(int(float(l.rsplit(" ", 1)[1])) for l in text.splitlines()
                    if l.startswith("sluice_messages_out_total{") and 'kind="producer"' in l)
     url = f"http://127.0.0.1:{port}/api/v1/metrics"
-    return json.load(urllib.request.urlopen(url, timeout=5))["output"]["null.0"]["proc_records"]
+    try:
+        return json.load(urllib.request.urlopen(url, timeout=5))["output"]["null.0"]["proc_records"]
+    except urllib.error.HTTPError as e:
+        if e.code == 404:  # no snapshot taken yet (the first comes a second after start)
+            return 0
+        raise
+def last_flush(log):
+    last = None
+    for line in open(log, errors="replace"):
+        if "[output:null:null.0] discarding" in line:
+            last = line
+    if last is None:
+        sys.exit("no null.0 flush in the Fluent Bit log")
+    stamp = re.match(r"\[(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\.(\d{3})\]", last)
+    return time.mktime(time.strptime(stamp.group(1), "%Y/%m/%d %H:%M:%S")) + int(stamp.group(2)) / 1000
 end = time.time() + deadline
 seen = 0
 while time.time() < end:
     seen = count()
     if seen >= n:
-        print(f"{time.time():.6f} {seen}")
+        done = time.time() if engine == "sluice" else last_flush(sys.argv[5])
+        print(f"{done:.6f} {seen}")
         sys.exit(0)
     time.sleep(0.02)
 sys.exit(f"only {seen} of {n} events counted at the output after {deadline:.0f} s")
 PY
-
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { # port: until something accepts connections there
   for _ in $(seq 1 300); do python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0; sleep 0.05; done
@@ -144,7 +163,8 @@ sluice_config() { # workload port → YAML
 fluent_bit_config() { # workload port http-port → classic config
   local w=$1 port=$2 http=$3
   # Grace 1: stop within a second of SIGTERM (the default waits 5 s), nothing to do with the figures.
-  printf '[SERVICE]\n    http_server on\n    http_listen 127.0.0.1\n    http_port %s\n    grace 1\n' "$http"
+  # log_level debug: null.0 then logs each flush it discards (a few hundred lines a run), which times the last one.
+  printf '[SERVICE]\n    http_server on\n    http_listen 127.0.0.1\n    http_port %s\n    grace 1\n    log_level debug\n' "$http"
   [ "$w" = tcp-json-parser ] && printf '    parsers_file %s\n' "$tmp/parsers.conf"
   case $w in
     forward|forward-msgpack) printf '[INPUT]\n    name forward\n' ;;
@@ -196,7 +216,7 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
     python3 "$tmp/send.py" $(input_file "$w" | cut -d' ' -f1) "$port" "$(input_file "$w" | cut -d' ' -f2)" > "$tmp/send.out" &
   fi
   local sender=$!; running+=("$sender")
-  local counted; counted=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$events" "$deadline") \
+  local counted; counted=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$events" "$deadline" "$log") \
     || { echo "FAILED: $engine $w run $r" >&2; tail -20 "$log" >&2; exit 1; }
   wait "$sender" || { echo "FAILED: the sender ($engine $w run $r)" >&2; exit 1; }
   counted_at=${counted%% *}
@@ -207,7 +227,8 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   fi
   # Settle, then read the count again: more than EVENTS would mean duplicates.
   sleep 0.5
-  final=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$events" 5 | cut -d' ' -f2)
+  [ "$engine" = fluentbit ] && sleep 1 # its counter is a snapshot taken once a second
+  final=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$events" 5 "$log" | cut -d' ' -f2)
   [ "$final" -eq "$events" ] || { echo "FAILED: $engine $w run $r counted $final events, sent $events" >&2; exit 1; }
   local rss; rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
   stop "$pid"; running=()
