@@ -63,7 +63,7 @@ trap cleanup EXIT
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $("$java_bin" -version 2>&1 | head -1)"
-[ $peer = yes ] && echo "# $("$fluent_bit" --version | head -1)"
+if [ $peer = yes ]; then echo "# $("$fluent_bit" --version | head -1)"; fi
 "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/data" "$events" | sed 's/^/# /'
 
 # The sender: not Sluice's code nor Fluent Bit's. Prints the epoch time of the first byte it sent.
@@ -241,8 +241,8 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
 for w in $workloads; do
   for r in $(seq 1 "$runs"); do
     one_run sluice "$w" "$r"
-    [ $peer = yes ] && one_run fluentbit "$w" "$r"
-    [ "$w" = forward ] && one_run sluice-own-load forward "$r"
+    if [ $peer = yes ]; then one_run fluentbit "$w" "$r"; fi
+    if [ "$w" = forward ]; then one_run sluice-own-load forward "$r"; fi
   done
 done
 
