@@ -10,6 +10,8 @@
 #   EVENTS=N          events per run (default 2000000, a multiple of 1000)
 #   SLUICE_JAR=path   another sluice.jar, for A/B runs; JAVA_HOME picks the JDK
 #   DEADLINE=S        seconds a run may take to count all events at the output (default 300)
+#   WARMUP=N          first send N other events the same way and wait until all are counted, then time the run:
+#                     a server that has been running (a warm JVM for Sluice). Default 0: a fresh process.
 #
 # Workloads (Sluice | Fluent Bit), outputs producer.Null | null:
 #   forward          consumer.Forward                         | forward
@@ -39,6 +41,7 @@ cd "$here"
 runs=${1:-3}
 workloads=${2:-forward forward-msgpack tcp-lines tcp-json tcp-json-parser hec}
 events=${EVENTS:-2000000}
+warmup=${WARMUP:-0}
 deadline=${DEADLINE:-300}
 fluent_bit=${FLUENT_BIT:-$HOME/peers/fluent-bit-build/bin/fluent-bit}
 jar=${SLUICE_JAR:-sluice-cli/target/sluice.jar}
@@ -65,6 +68,10 @@ echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc
 echo "# $("$java_bin" -version 2>&1 | head -1)"
 if [ $peer = yes ]; then echo "# $("$fluent_bit" --version | head -1)"; fi
 "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/data" "$events" | sed 's/^/# /'
+if [ "$warmup" -gt 0 ]; then
+  echo "# warm-up: $warmup events sent and counted before each timed run"
+  "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/warm" "$warmup" > /dev/null
+fi
 
 # The sender: not Sluice's code nor Fluent Bit's. Prints the epoch time of the first byte it sent.
 cat > "$tmp/send.py" <<'PY'
@@ -177,12 +184,22 @@ fluent_bit_config() { # workload port http-port → classic config
 }
 printf '[PARSER]\n    name json\n    format json\n' > "$tmp/parsers.conf"
 
-input_file() { # workload → the pre-encoded file and how it is sent
+input_file() { # workload [data dir] → the pre-encoded file and how it is sent
+  local d=${2:-$tmp/data}
   case $1 in
-    forward*) echo "stream $tmp/data/forward.bin" ;;
-    tcp-*) echo "stream $tmp/data/lines.ndjson" ;;
-    hec) echo "hec $tmp/data/hec.bodies" ;;
+    forward*) echo "stream $d/forward.bin" ;;
+    tcp-*) echo "stream $d/lines.ndjson" ;;
+    hec) echo "hec $d/hec.bodies" ;;
   esac
+}
+
+send() { # engine workload port events data-dir: one sender, in the foreground; prints its first-byte time
+  if [ "$1" = sluice-own-load ]; then
+    "$java_bin" -cp "$bench" io.sluice.bench.forward.ForwardLoad 127.0.0.1 "$3" packed 1 "$4"
+  else
+    # shellcheck disable=SC2046 # input_file gives two words: kind and path
+    python3 "$tmp/send.py" $(input_file "$2" "$5" | cut -d' ' -f1) "$3" "$(input_file "$2" "$5" | cut -d' ' -f2)"
+  fi
 }
 
 stop() { # pid: SIGTERM, then SIGKILL after 15 s
@@ -208,15 +225,16 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   wait_port "$admin" || { cat "$log" >&2; exit 1; }
   wait_port "$port" || { cat "$log" >&2; exit 1; }
 
-  local sent_at counted_at final
-  if [ "$engine" = sluice-own-load ]; then
-    "$java_bin" -cp "$bench" io.sluice.bench.forward.ForwardLoad 127.0.0.1 "$port" packed 1 "$events" > "$tmp/send.out" &
-  else
-    # shellcheck disable=SC2046 # input_file gives two words: kind and path
-    python3 "$tmp/send.py" $(input_file "$w" | cut -d' ' -f1) "$port" "$(input_file "$w" | cut -d' ' -f2)" > "$tmp/send.out" &
+  local sent_at counted_at final base=0
+  if [ "$warmup" -gt 0 ]; then
+    send "$engine" "$w" "$port" "$warmup" "$tmp/warm" > /dev/null
+    python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$warmup" "$deadline" "$log" > /dev/null \
+      || { echo "FAILED: warm-up of $engine $w run $r" >&2; tail -20 "$log" >&2; exit 1; }
+    base=$warmup
   fi
+  send "$engine" "$w" "$port" "$events" "$tmp/data" > "$tmp/send.out" &
   local sender=$!; running+=("$sender")
-  local counted; counted=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$events" "$deadline" "$log") \
+  local counted; counted=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" $(( base + events )) "$deadline" "$log") \
     || { echo "FAILED: $engine $w run $r" >&2; tail -20 "$log" >&2; exit 1; }
   wait "$sender" || { echo "FAILED: the sender ($engine $w run $r)" >&2; exit 1; }
   counted_at=${counted%% *}
@@ -228,8 +246,8 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   # Settle, then read the count again: more than EVENTS would mean duplicates.
   sleep 0.5
   [ "$engine" = fluentbit ] && sleep 1 # its counter is a snapshot taken once a second
-  final=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$events" 5 "$log" | cut -d' ' -f2)
-  [ "$final" -eq "$events" ] || { echo "FAILED: $engine $w run $r counted $final events, sent $events" >&2; exit 1; }
+  final=$(python3 "$tmp/count.py" "${engine%%-*}" "$admin" $(( base + events )) 5 "$log" | cut -d' ' -f2)
+  [ "$final" -eq $(( base + events )) ] || { echo "FAILED: $engine $w run $r counted $final events, sent $events" >&2; exit 1; }
   local rss; rss=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
   stop "$pid"; running=()
   local rate; rate=$(awk -v n="$events" -v a="$sent_at" -v b="$counted_at" 'BEGIN { printf "%.0f", n / (b - a) }')
@@ -247,7 +265,7 @@ for w in $workloads; do
 done
 
 echo
-python3 - "$tmp/results" "$events" <<'PY'
+python3 - "$tmp/results" "$events" "$([ "$warmup" -gt 0 ] && echo ", after a warm-up of $warmup")" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -258,7 +276,7 @@ def rss(runs): return f"{max(m for _, m in runs) / 1024:.0f} MB"
 label = {"forward": "forward", "forward-msgpack": "forward (Sluice: Payload msgpack)",
          "tcp-lines": "tcp-lines (FB: format none)", "tcp-json": "tcp-json (Sluice: + format.JSON; FB: format json)",
          "tcp-json-parser": "tcp-json-parser (Sluice: + format.JSON; FB: format none + parser json)", "hec": "hec"}
-print(f"{int(sys.argv[2]):,} events per run; medians of {max(len(e) for w in rows.values() for e in w.values())} runs; peak RSS: highest of the runs")
+print(f"{int(sys.argv[2]):,} events per run{sys.argv[3]}; medians of {max(len(e) for w in rows.values() for e in w.values())} runs; peak RSS: highest of the runs")
 print()
 print("| workload | Sluice events/s | Fluent Bit events/s | Sluice / Fluent Bit | Sluice peak RSS | Fluent Bit peak RSS |")
 print("|---|---:|---:|---:|---:|---:|")
