@@ -105,6 +105,27 @@ public final class Main implements Callable<Integer> {
     public static int execute(String[] args, PrintStream out, PrintStream err) {
         stdout = out;
         stderr = err;
+        QuickRun quick = QuickRun.parse(args);
+        if (quick != null) {
+            return runQuick(quick, err);
+        }
+        return executeWithPicocli(args, out, err);
+    }
+
+    /** A run recognised by {@link QuickRun}; exceptions end it as picocli's handler below ends them. */
+    private static int runQuick(QuickRun quick, PrintStream err) {
+        try {
+            return quick.run();
+        } catch (ConfigException e) {
+            err.println("sluice: config error: " + e.getMessage());
+            return EXIT_CONFIG;
+        } catch (Exception e) {
+            err.println("sluice: " + e);
+            return 1;
+        }
+    }
+
+    private static int executeWithPicocli(String[] args, PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new Main());
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
