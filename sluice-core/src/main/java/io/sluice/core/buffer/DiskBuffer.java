@@ -208,6 +208,18 @@ public final class DiskBuffer implements ProducerBuffer {
         return t;
     }
 
+    // The log lines of put and poll are built here, not in them: the string concatenation would lengthen their
+    // bytecode past HotSpot's limit for inlining a hot method (325 bytes; this module compiles concatenation to
+    // StringBuilder calls, see its pom).
+    private void warnFull(int messages) {
+        log.limited(Log.WARNING, id + ": disk buffer full", id + ": disk buffer full (" + pendingBytes + " of "
+                + maxBytes + " bytes), dropping " + messages + " newest messages (counted)");
+    }
+
+    private void readFailed(IOException e) {
+        log.limited(Log.ERROR, id + ": read", id + ": cannot read disk buffer " + dir + ": " + e);
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -225,8 +237,7 @@ public final class DiskBuffer implements ProducerBuffer {
             while (pendingBytes + n > maxBytes && pendingBytes > 0 && !closed) {
                 if (whenFull == WhenFull.DROP_NEWEST) {
                     stats.addDiscarded(batch.size());
-                    log.limited(Log.WARNING, id + ": disk buffer full", id + ": disk buffer full (" + pendingBytes
-                            + " of " + maxBytes + " bytes), dropping " + batch.size() + " newest messages (counted)");
+                    warnFull(batch.size());
                     batch.release();
                     return true;
                 }
@@ -433,7 +444,7 @@ public final class DiskBuffer implements ProducerBuffer {
                 try {
                     passed = read(batch);
                 } catch (IOException e) {
-                    log.limited(Log.ERROR, id + ": read", id + ": cannot read disk buffer " + dir + ": " + e);
+                    readFailed(e);
                     break;
                 }
                 if (batch.isEmpty() && passed > 0) {

@@ -9,6 +9,7 @@ import io.sluice.core.message.Clock;
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Numbers;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -105,8 +106,9 @@ public final class Profiler extends Consumer {
             ctx.publish(batch);
         }
         double secs = (System.nanoTime() - start) / 1e9;
-        ctx.log().info(String.format("%s: generated %,d messages in %.3f s (%,.0f msg/s generated)",
-                config.id(), sent, secs, sent / secs));
+        // Numbers, not String.format: this line is on the way out of a finite run (see Numbers).
+        ctx.log().info(config.id() + ": generated " + Numbers.grouped(sent) + " messages in " + Numbers.fixed(secs, 3)
+                + " s (" + Numbers.groupedRound(sent / secs) + " msg/s generated)");
     }
 
     /** Sleeps until {@code sent} messages are due at {@link #rate} per second since {@code start}. */

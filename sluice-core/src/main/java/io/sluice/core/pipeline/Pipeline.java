@@ -356,21 +356,26 @@ public final class Pipeline {
 
     /** A multi-line summary of what every plugin counted, printed at shutdown. */
     public String summary() {
-        StringBuilder b = new StringBuilder("summary after ").append(String.format("%.3f", runNanos() / 1e9)).append(" s:");
+        // Numbers, not String.format: the summary is written on the way out (see Numbers).
+        String nl = System.lineSeparator();
+        StringBuilder b = new StringBuilder("summary after ").append(Numbers.fixed(runNanos() / 1e9, 3)).append(" s:");
         for (PluginStats s : stats()) {
-            b.append(String.format("%n  %-24s %-22s in %,d  out %,d", s.id(), s.type(), s.in(), s.out()));
+            Numbers.appendPadded(b.append(nl).append("  "), s.id(), 24).append(' ');
+            Numbers.appendPadded(b, s.type(), 22).append(" in ");
+            Numbers.appendGrouped(b, s.in()).append("  out ");
+            Numbers.appendGrouped(b, s.out());
             if (s.dropped() > 0) {
-                b.append(String.format("  dropped %,d", s.dropped()));
+                Numbers.appendGrouped(b.append("  dropped "), s.dropped());
             }
             if (s.discarded() > 0) {
-                b.append(String.format("  discarded %,d", s.discarded()));
+                Numbers.appendGrouped(b.append("  discarded "), s.discarded());
             }
             if (s.failed() > 0) {
-                b.append(String.format("  failed %,d", s.failed()));
+                Numbers.appendGrouped(b.append("  failed "), s.failed());
             }
         }
         if (unroutedDiscarded() > 0) {
-            b.append(String.format("%n  discarded (no reader): %,d", unroutedDiscarded()));
+            Numbers.appendGrouped(b.append(nl).append("  discarded (no reader): "), unroutedDiscarded());
         }
         return b.toString();
     }

@@ -5,6 +5,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Numbers;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import java.time.Instant;
@@ -63,9 +64,11 @@ public final class Benchmark extends Producer {
         // run, from its first byte sent to the last message delivered.
         Instant now = Instant.now();
         Instant last = now.minusNanos(System.nanoTime() - lastDeliveredNanos);
-        log.info(String.format("%s: delivered %,d messages (%,d bytes) in %.3f s = %,.0f msg/s"
-                + " (first generated to last delivered); last delivered at epoch %d.%06d s", config.id(), n,
-                bytes.get(), secs, n / secs, last.getEpochSecond(), last.getNano() / 1000));
+        // Numbers, not String.format: this line is on the way out of a finite run (see Numbers).
+        log.info(config.id() + ": delivered " + Numbers.grouped(n) + " messages (" + Numbers.grouped(bytes.get())
+                + " bytes) in " + Numbers.fixed(secs, 3) + " s = " + Numbers.groupedRound(n / secs)
+                + " msg/s (first generated to last delivered); last delivered at epoch " + last.getEpochSecond() + "."
+                + Numbers.zeroPadded(last.getNano() / 1000, 6) + " s");
     }
 
     /** Messages delivered so far. */

@@ -1,0 +1,66 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class QuickRunTest {
+    @Test
+    void takesTheRunLinesAndReadsThemAsPicocliDoes() {
+        String[][] lines = {
+            {"-c", "a.conf"},
+            {"--config", "a.conf", "-ll", "3", "--no-stats"},
+            {"-ll", "1", "-c", "a.conf", "--no-admin", "--log-format", "json", "--memory-limit", "64m"},
+            {"-c", "a.conf", "--admin", "127.0.0.1:0"},
+            {"-c", "a.conf", "-m", "0.0.0.0:9000"},
+        };
+        for (String[] line : lines) {
+            QuickRun q = QuickRun.parse(line);
+            assertThat(q).as(String.join(" ", line)).isNotNull();
+            Main m = new Main();
+            new CommandLine(m).parseArgs(line);
+            assertThat(q.file()).isEqualTo(m.config);
+            assertThat(q.logLevel()).isEqualTo(m.logLevel);
+            assertThat(q.stats()).isEqualTo(!m.noStats);
+            assertThat(q.options().admin).isEqualTo(m.runOptions.admin);
+            assertThat(q.options().noAdmin).isEqualTo(m.runOptions.noAdmin);
+            assertThat(q.options().logFormat).isEqualTo(m.runOptions.logFormat);
+            assertThat(q.options().memoryLimit).isEqualTo(m.runOptions.memoryLimit);
+        }
+    }
+
+    @Test
+    void takesTheRunSubcommand() {
+        String[] line = {"run", "--no-stats", "b.yaml", "-ll", "0"};
+        QuickRun q = QuickRun.parse(line);
+        assertThat(q).isNotNull();
+        Main.Run r = new Main.Run();
+        new CommandLine(r).parseArgs(new String[] {"--no-stats", "b.yaml", "-ll", "0"});
+        assertThat(q.file()).isEqualTo(r.file).isEqualTo(Path.of("b.yaml"));
+        assertThat(q.logLevel()).isEqualTo(r.logLevel).isZero();
+        assertThat(q.stats()).isEqualTo(!r.noStats).isFalse();
+    }
+
+    @Test
+    void noArgumentsRunTheQuickstart() {
+        assertThat(QuickRun.parse(new String[0])).isNotNull();
+        assertThat(QuickRun.parse(new String[0]).file()).isNull();
+    }
+
+    @Test
+    void leavesEverythingElseToPicocli() {
+        String[][] lines = {
+            {"--help"}, {"-h"}, {"-v"}, {"--version"}, {"-l"}, {"list"}, {"validate", "a.conf"}, {"-tc", "a.conf"},
+            {"run"}, {"run", "-h"}, {"run", "a.conf", "b.conf"}, {"run", "-c", "a.conf"},
+            {"-c"}, {"-c", "a.conf", "-c", "b.conf"}, {"--config=a.conf"}, {"-c", "a.conf", "-ll", "x"},
+            {"-c", "a.conf", "-ll", "-1"}, {"-c", "a.conf", "-ll"}, {"-c", "a.conf", "--no-stats", "--no-stats"},
+            {"-c", "a.conf", "--unknown"}, {"-c", "a.conf", "extra"}, {"-ll", "2"}, {"--no-stats"},
+            {"-c", "a.conf", "-v"}, {"-c", "a.conf", "--admin"}, {"-c", "-ll"},
+        };
+        for (String[] line : lines) {
+            assertThat(QuickRun.parse(line)).as(String.join(" ", line)).isNull();
+        }
+    }
+}
