@@ -15,14 +15,14 @@ final class Launcher {
     private Launcher() {
     }
 
-    /** The {@code -X...} options of the launcher's {@code exec} line; fails if the script has none. */
+    /** The {@code -X...} options of the launcher's {@code jvm_opts=(...)} line; fails if the script has none. */
     static List<String> jvmOptions() {
         Path script = Path.of(System.getProperty("user.dir")).resolveSibling("sluice");
         List<String> options = new ArrayList<>();
         try {
             for (String line : Files.readAllLines(script)) {
-                if (line.startsWith("exec ")) {
-                    for (String token : line.split("\\s+")) {
+                if (line.startsWith("jvm_opts=(")) {
+                    for (String token : line.substring("jvm_opts=(".length(), line.lastIndexOf(')')).split("\\s+")) {
                         if (token.startsWith("-X")) {
                             options.add(token);
                         }
@@ -33,7 +33,7 @@ final class Launcher {
             throw new UncheckedIOException("cannot read the launcher " + script, e);
         }
         if (options.stream().noneMatch(o -> o.startsWith("-Xmx"))) {
-            throw new IllegalStateException("no -Xmx on the exec line of " + script + ": " + options);
+            throw new IllegalStateException("no -Xmx on the jvm_opts line of " + script + ": " + options);
         }
         return options;
     }
