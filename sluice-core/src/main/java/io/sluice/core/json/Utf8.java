@@ -55,14 +55,25 @@ public final class Utf8 {
         return more + 1;
     }
 
-    /** Whether {@code b[off, off+len)} is valid UTF-8 (eight ASCII bytes per step, in the usual case). */
+    /**
+     * Whether {@code b[off, off+len)} is valid UTF-8. ASCII goes eight bytes per step, again after each multi-byte
+     * sequence, and the last 1-7 bytes are one word read past the range (bytes past it masked off) when the array
+     * allows: the keys and short values of log records are mostly shorter than a word.
+     */
     public static boolean isValid(byte[] b, int off, int len) {
         int end = off + len;
         int i = off;
-        while (i + 8 <= end && (JsonScanner.word(b, i) & 0x8080808080808080L) == 0) {
-            i += 8;
-        }
         while (i < end) {
+            int left = end - i;
+            if (left >= 8) {
+                if ((JsonScanner.word(b, i) & HIGHS) == 0) {
+                    i += 8;
+                    continue;
+                }
+            } else if (i + 8 <= b.length
+                    && (JsonScanner.word(b, i) & HIGHS & ((1L << (left << 3)) - 1)) == 0) {
+                return true;
+            }
             if (b[i] >= 0) {
                 i++;
             } else {
@@ -75,4 +86,6 @@ public final class Utf8 {
         }
         return true;
     }
+
+    private static final long HIGHS = 0x8080808080808080L;
 }

@@ -360,6 +360,12 @@ public final class Metadata {
      */
     public void setRange(int keyOffset, int keyLength, boolean keyRawJson, int valueOffset, int valueLength, byte kind,
                          boolean escaped) {
+        putRange(keyOffset, keyLength, keyRawJson, valueOffset, valueLength, kind,
+                kind != STRING ? DECODED : escaped ? ESCAPED : RAW);
+    }
+
+    private void putRange(int keyOffset, int keyLength, boolean keyRawJson, int valueOffset, int valueLength, byte kind,
+                          byte form) {
         int h = hash(arena, keyOffset, keyLength);
         int i = indexOf(arena, keyOffset, keyLength, h);
         if (i < 0) {
@@ -374,8 +380,17 @@ public final class Metadata {
         f[i * S + VAL_OFF] = valueOffset;
         f[i * S + VAL_LEN] = valueLength;
         f[i * S + KIND] = kind;
-        f[i * S + FORM] = kind != STRING ? DECODED : escaped ? ESCAPED : RAW;
+        f[i * S + FORM] = form;
         f[i * S + KEY_RAW] = keyRawJson ? 1 : 0;
+    }
+
+    /**
+     * Sets a field whose key and value are both ranges already in the arena (see {@link #appendToArena}) holding
+     * decoded bytes, not JSON text: what a binary decoder (msgpack) finds. Nothing is copied; an existing field
+     * with the same key is replaced (last wins).
+     */
+    public void setDecodedRange(int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind) {
+        putRange(keyOffset, keyLength, false, valueOffset, valueLength, kind, DECODED);
     }
 
     /**

@@ -45,6 +45,14 @@ class Utf8Test {
             // Valid exactly when the reference decoding gives the same bytes back.
             assertThat(Utf8.isValid(b, 0, b.length)).as(java.util.HexFormat.of().formatHex(b))
                     .isEqualTo(java.util.Arrays.equals(expected.getBytes(StandardCharsets.UTF_8), b));
+            // The same bytes inside a larger array, with non-ASCII bytes around them: the last word of a range may
+            // be read past its end, and what lies there must not count.
+            byte[] padded = new byte[b.length + 16];
+            java.util.Arrays.fill(padded, (byte) 0xff);
+            int off = r.nextInt(8);
+            System.arraycopy(b, 0, padded, off, b.length);
+            assertThat(Utf8.isValid(padded, off, b.length)).as("padded " + java.util.HexFormat.of().formatHex(b))
+                    .isEqualTo(java.util.Arrays.equals(expected.getBytes(StandardCharsets.UTF_8), b));
         }
     }
 

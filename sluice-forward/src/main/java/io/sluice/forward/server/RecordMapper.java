@@ -200,7 +200,7 @@ final class RecordMapper {
             if (spansReady) {
                 fieldsFromJson(record, len, m.metadata());
             } else {
-                fields(record, off, m.metadata());
+                fieldsFromRecord(record, off, len, m.metadata());
             }
             recordValid = false; // the event metadata is another map, not written as JSON
             if (metaOff >= 0 && metaPrefix != null && metaLen > 1) {
@@ -429,30 +429,92 @@ final class RecordMapper {
         return isInt(b) || b == 0xca || b == 0xcb || isExt(b) ? Metadata.NUMBER : Metadata.JSON;
     }
 
-    /** Copies the top-level entries into metadata. */
-    private void fields(byte[] record, int off, Metadata md) {
+    /**
+     * The top-level entries as metadata when the payload is not the record's JSON: one copy of the record into
+     * the metadata arena, then each string key and value is a range of it (decoded bytes, as msgpack holds them),
+     * and the other values' JSON text is appended. A key or value that is not valid UTF-8, or a non-string key,
+     * takes the field-by-field path ({@link #setValue}), and so does every entry after it (that path may move the
+     * arena's bytes).
+     */
+    private void fieldsFromRecord(byte[] record, int off, int len, Metadata md) {
+        int base = md.appendToArena(record, off, len) - off;
         buf = record;
         at = off;
         int n = mapHeader();
+        boolean ranges = true;
         for (int i = 0; i < n; i++) {
             int kb = buf[at] & 0xff;
-            if (isStr(kb) || isBin(kb)) {
+            if (ranges && (isStr(kb) || isBin(kb))) {
+                int save = at;
                 int keyLen = strLength(kb);
-                int keyOff = at;
-                at += keyLen;
-                if (recordValid || Utf8.isValid(buf, keyOff, keyLen)) {
-                    setValue(md, buf, keyOff, keyLen);
-                } else {
-                    byte[] key = validCopy(buf, keyOff, keyLen);
-                    setValue(md, key, 0, key.length);
+                int key = at;
+                if (recordValid || Utf8.isValid(buf, key, keyLen)) {
+                    at += keyLen;
+                    if (rangeValue(md, base, key, keyLen)) {
+                        continue;
+                    }
                 }
+                at = save;
+                ranges = false;
+            }
+            ranges = false;
+            field(md);
+        }
+    }
+
+    /**
+     * Sets the value at {@code at} under the key at {@code record[key, key+keyLen)} as ranges of the arena's copy
+     * of the record ({@code base} + record index); false, with nothing set, for a string that is not valid UTF-8.
+     */
+    private boolean rangeValue(Metadata md, int base, int key, int keyLen) {
+        int b = buf[at] & 0xff;
+        if (isStr(b) || isBin(b)) {
+            int save = at;
+            int l = strLength(b);
+            if (!recordValid && !Utf8.isValid(buf, at, l)) {
+                at = save;
+                return false;
+            }
+            md.setDecodedRange(base + key, keyLen, base + at, l, Metadata.STRING);
+            at += l;
+            return true;
+        }
+        byte kind = kindOf(b);
+        if (kind == Metadata.NULL || kind == Metadata.BOOLEAN) {
+            at++;
+            byte[] v = b == 0xc0 ? NULL : b == 0xc3 ? TRUE : FALSE;
+            md.setDecodedRange(base + key, keyLen, md.appendToArena(v, 0, v.length), v.length, kind);
+            return true;
+        }
+        pos = 0;
+        writeJson();
+        charge.charge(pos); // JSON text can be longer than the msgpack it came from
+        if (kind == Metadata.NUMBER && out[0] == 'n') {
+            kind = Metadata.NULL; // NaN, infinities and extensions other than EventTime are written as null
+        }
+        md.setDecodedRange(base + key, keyLen, md.appendToArena(out, 0, pos), pos, kind);
+        return true;
+    }
+
+    /** Copies the entry at {@code at} into metadata, key and value each on their own. */
+    private void field(Metadata md) {
+        int kb = buf[at] & 0xff;
+        if (isStr(kb) || isBin(kb)) {
+            int keyLen = strLength(kb);
+            int keyOff = at;
+            at += keyLen;
+            if (recordValid || Utf8.isValid(buf, keyOff, keyLen)) {
+                setValue(md, buf, keyOff, keyLen);
             } else {
-                // A non-string key (rare, allowed by msgpack): its JSON text is the field name.
-                pos = 0;
-                writeJson();
-                byte[] key = Arrays.copyOf(out, pos);
+                byte[] key = validCopy(buf, keyOff, keyLen);
                 setValue(md, key, 0, key.length);
             }
+        } else {
+            // A non-string key (rare, allowed by msgpack): its JSON text is the field name.
+            pos = 0;
+            writeJson();
+            byte[] key = Arrays.copyOf(out, pos);
+            setValue(md, key, 0, key.length);
         }
     }
 
