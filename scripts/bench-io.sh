@@ -37,7 +37,6 @@ bench_tcp() {
 "In":
     Type: consumer.Socket
     Address: "tcp://127.0.0.1:$port"
-    Format: ndjson
     Streams: s
 "Count":
     Type: producer.Benchmark
