@@ -326,6 +326,28 @@ public final class MsgPackReader {
      * @return how many child values follow (array elements, or 2 per map entry)
      */
     private long skipHeader() throws ForwardProtocolException {
+        if (pos < limit) {
+            // The one-byte headers records are made of (small integers, nil, booleans, short strings, small maps
+            // and arrays) without the general path's three table lookups; anything else, or a string running
+            // past the end, takes that path.
+            int b = buf[pos] & 0xff;
+            if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+                pos++;
+                return 0;
+            }
+            if (b >= 0xa0 && b <= 0xbf) {
+                if ((b & 0x1f) < limit - pos) {
+                    pos += 1 + (b & 0x1f);
+                    return 0;
+                }
+            } else if (b <= 0x8f) {
+                pos++;
+                return 2L * (b & 0x0f);
+            } else if (b <= 0x9f) {
+                pos++;
+                return b & 0x0f;
+            }
+        }
         int b = peek();
         long at = offset();
         int size = ValueType.headerSize(b);
