@@ -59,93 +59,90 @@ public final class JsonScanner {
         return q >= 0 && ws(b, q, end) == end;
     }
 
-    /** Returns the position after the value starting at {@code p} (whitespace skipped first), or {@link #ERROR}. */
+    /**
+     * Returns the position after the value starting at {@code p} (whitespace skipped first), or {@link #ERROR}.
+     * One pass, no calls for whitespace that is not there (the compact JSON most senders write), and the kind of
+     * the innermost container kept in a local: this runs once per event of every HEC request.
+     */
     public int skipValue(byte[] b, int p, int end) {
         int depth = 0;
+        boolean obj = false; // whether the innermost open container is an object (when depth > 0)
         while (true) {
-            p = ws(b, p, end);
+            if (p < end && b[p] <= ' ') {
+                p = ws(b, p, end);
+            }
             if (p >= end) {
                 return fail("unexpected end of data");
             }
             byte c = b[p];
-            boolean opened = false;
-            switch (c) {
-                case '{':
-                    p = ws(b, p + 1, end);
-                    if (p < end && b[p] == '}') {
-                        p++;
-                        break;
-                    }
+            if (c == '"') {
+                p = skipString(b, p, end);
+            } else if (c == '{' || c == '[') {
+                boolean isObj = c == '{';
+                p++;
+                if (p < end && b[p] <= ' ') {
+                    p = ws(b, p, end);
+                }
+                if (p < end && b[p] == (isObj ? '}' : ']')) {
+                    p++;
+                } else {
                     if (depth >= maxDepth) {
                         return fail("nested deeper than " + maxDepth);
                     }
-                    setTop(depth++, true);
-                    p = key(b, p, end);
-                    if (p < 0) {
-                        return ERROR;
+                    setTop(depth++, isObj);
+                    obj = isObj;
+                    if (isObj) {
+                        p = key(b, p, end);
+                        if (p < 0) {
+                            return ERROR;
+                        }
                     }
-                    opened = true;
-                    break;
-                case '[':
-                    p = ws(b, p + 1, end);
-                    if (p < end && b[p] == ']') {
-                        p++;
-                        break;
-                    }
-                    if (depth >= maxDepth) {
-                        return fail("nested deeper than " + maxDepth);
-                    }
-                    setTop(depth++, false);
-                    opened = true;
-                    break;
-                case '"':
-                    p = skipString(b, p, end);
-                    break;
-                case 't':
-                    p = literal(b, p, end, TRUE);
-                    break;
-                case 'f':
-                    p = literal(b, p, end, FALSE);
-                    break;
-                case 'n':
-                    p = literal(b, p, end, NULL);
-                    break;
-                default:
-                    p = skipNumber(b, p, end);
+                    continue;
+                }
+            } else if (c == 't') {
+                p = literal(b, p, end, TRUE);
+            } else if (c == 'f') {
+                p = literal(b, p, end, FALSE);
+            } else if (c == 'n') {
+                p = literal(b, p, end, NULL);
+            } else {
+                p = skipNumber(b, p, end);
             }
             if (p < 0) {
                 return ERROR;
             }
-            if (opened) {
-                continue;
-            }
             // After a complete value: close containers or move to the next element.
-            while (true) {
-                if (depth == 0) {
-                    return p;
+            while (depth > 0) {
+                if (p < end && b[p] <= ' ') {
+                    p = ws(b, p, end);
                 }
-                p = ws(b, p, end);
                 if (p >= end) {
                     return fail("unexpected end of data");
                 }
                 c = b[p];
-                boolean obj = isObject(depth - 1);
                 if (c == ',') {
                     p++;
                     if (obj) {
-                        p = key(b, ws(b, p, end), end);
+                        if (p < end && b[p] <= ' ') {
+                            p = ws(b, p, end);
+                        }
+                        p = key(b, p, end);
                         if (p < 0) {
                             return ERROR;
                         }
                     }
                     break;
                 }
-                if ((obj && c == '}') || (!obj && c == ']')) {
-                    p++;
-                    depth--;
-                    continue;
+                if (c != (obj ? '}' : ']')) {
+                    return fail("expected ',' or a closing bracket");
                 }
-                return fail("expected ',' or a closing bracket");
+                p++;
+                if (--depth > 0) {
+                    obj = isObject(depth - 1);
+                }
+            }
+            if (depth == 0) {
+                return p;
             }
         }
     }
@@ -158,6 +155,9 @@ public final class JsonScanner {
         p = skipString(b, p, end);
         if (p < 0) {
             return ERROR;
+        }
+        if (p < end && b[p] == ':') {
+            return p + 1;
         }
         p = ws(b, p, end);
         if (p >= end || b[p] != ':') {

@@ -102,7 +102,7 @@ final class EventParser {
                 return false;
             }
             n++;
-            p = JsonScanner.ws(b, p, end);
+            p = skipWs(b, p, end);
         }
         return true;
     }
@@ -119,7 +119,7 @@ final class EventParser {
         boolean hasEvent = false;
         boolean blank = false;
         int iIndex = -1;
-        p = JsonScanner.ws(b, p + 1, end);
+        p = skipWs(b, p + 1, end);
         if (p < end && b[p] == '}') {
             p++;
         } else {
@@ -133,11 +133,11 @@ final class EventParser {
                     return invalid(out, n, scanner.error());
                 }
                 int ke = p - 1;
-                p = JsonScanner.ws(b, p, end);
+                p = skipWs(b, p, end);
                 if (p >= end || b[p] != ':') {
                     return invalid(out, n, "expected ':'");
                 }
-                p = JsonScanner.ws(b, p + 1, end);
+                p = skipWs(b, p + 1, end);
                 if (p >= end) {
                     return invalid(out, n, "unexpected end of data");
                 }
@@ -196,9 +196,9 @@ final class EventParser {
                         return invalid(out, n, scanner.error());
                     }
                 }
-                p = JsonScanner.ws(b, p, end);
+                p = skipWs(b, p, end);
                 if (p < end && b[p] == ',') {
-                    p = JsonScanner.ws(b, p + 1, end);
+                    p = skipWs(b, p + 1, end);
                     continue;
                 }
                 if (p < end && b[p] == '}') {
@@ -232,6 +232,11 @@ final class EventParser {
             return -1;
         }
         return p;
+    }
+
+    /** {@link JsonScanner#ws}, without the call when there is no whitespace (compact JSON, the common case). */
+    private static int skipWs(byte[] b, int p, int end) {
+        return p < end && b[p] <= ' ' ? JsonScanner.ws(b, p, end) : p;
     }
 
     private int invalid(BatchCollector out, int n, String why) {
