@@ -60,7 +60,9 @@ final class StreamLoop implements Framer.Sink {
     private static final Object END = new Object();
     private static final Object WAKE = new Object();
     private static final byte[] EMPTY = new byte[0];
-    /** Bytes of each payload buffer {@link #warm} claims: a few cache lines, the usual log line. */
+    /** Messages {@link #warmAhead} clears at a time. */
+    private static final int WARM_AHEAD = 32;
+    /** Bytes of each payload buffer {@link #warmAhead} claims: a few cache lines, the usual log line. */
     private static final int WARM_BYTES = 512;
 
     /** One accepted connection. */
@@ -129,6 +131,8 @@ final class StreamLoop implements Framer.Sink {
     private int open;
     private long credit;
     private Batch batch;
+    /** Messages of {@link #batch} cleared ahead by {@link #warmAhead}. */
+    private int warmed;
     private long batchBytes;
     private final Batch[] group = new Batch[GROUP + 1];
     private int grouped;
@@ -527,7 +531,11 @@ final class StreamLoop implements Framer.Sink {
             return;
         }
         if (batch == null) {
-            batch = warm(ctx.newBatch());
+            batch = ctx.newBatch();
+            warmed = 0;
+        }
+        if (batch.size() == warmed) {
+            warmAhead();
         }
         server.fill(batch.add(), buf, off, len, cut, c.readEpoch, parser, ctx, c.peer);
         batchBytes += admitted;
@@ -542,21 +550,25 @@ final class StreamLoop implements Framer.Sink {
     }
 
     /**
-     * Clears every message of a batch from the pool in one pass before it is filled. Its messages were last
-     * written on other threads (the publishing thread set their streams, the formatters their metadata), so
-     * clearing each one as its line arrives stalls on a cache miss per message; in a tight loop the misses
-     * overlap, and the clearing {@link Batch#add} does again per line then finds them in this core's cache. The
-     * first bytes of each payload buffer are claimed the same way, for the copy of the line into it.
+     * Clears the next {@value #WARM_AHEAD} messages of the batch being filled in one pass. Pooled messages were
+     * last written on other threads (the publishing thread set their streams, formatters their metadata), so
+     * clearing each as its line arrives stalls on a cache miss per message; in a tight loop the misses overlap,
+     * and the clearing {@link Batch#add} does again per line then finds them in this core's cache. The first
+     * bytes of each payload buffer are claimed the same way, for the copy of the line into it. A few at a time,
+     * not the whole batch: a round that brings one line does not clear hundreds.
      */
-    private static Batch warm(Batch b) {
-        for (int i = 0, n = b.capacity(); i < n; i++) {
+    private void warmAhead() {
+        Batch b = batch;
+        int from = b.size();
+        int to = Math.min(b.capacity(), from + WARM_AHEAD);
+        for (int i = from; i < to; i++) {
             byte[] p = b.add().payload();
             for (int k = 0, end = Math.min(p.length, WARM_BYTES); k < end; k += 64) {
                 p[k] = 0;
             }
         }
-        b.clear();
-        return b;
+        b.truncate(from);
+        warmed = to;
     }
 
     /** The batch being filled is done: it carries its memory from now on and waits in the group. */
