@@ -60,10 +60,6 @@ final class StreamLoop implements Framer.Sink {
     private static final Object END = new Object();
     private static final Object WAKE = new Object();
     private static final byte[] EMPTY = new byte[0];
-    /** Messages {@link #warmAhead} clears at a time. */
-    private static final int WARM_AHEAD = 32;
-    /** Bytes of each payload buffer {@link #warmAhead} claims: a few cache lines, the usual log line. */
-    private static final int WARM_BYTES = 512;
 
     /** One accepted connection. */
     private static final class Conn {
@@ -131,8 +127,6 @@ final class StreamLoop implements Framer.Sink {
     private int open;
     private long credit;
     private Batch batch;
-    /** Messages of {@link #batch} cleared ahead by {@link #warmAhead}. */
-    private int warmed;
     private long batchBytes;
     private final Batch[] group = new Batch[GROUP + 1];
     private int grouped;
@@ -532,10 +526,6 @@ final class StreamLoop implements Framer.Sink {
         }
         if (batch == null) {
             batch = ctx.newBatch();
-            warmed = 0;
-        }
-        if (batch.size() == warmed) {
-            warmAhead();
         }
         server.fill(batch.add(), buf, off, len, cut, c.readEpoch, parser, ctx, c.peer);
         batchBytes += admitted;
@@ -547,28 +537,6 @@ final class StreamLoop implements Framer.Sink {
                 handOff(null);
             }
         }
-    }
-
-    /**
-     * Clears the next {@value #WARM_AHEAD} messages of the batch being filled in one pass. Pooled messages were
-     * last written on other threads (the publishing thread set their streams, formatters their metadata), so
-     * clearing each as its line arrives stalls on a cache miss per message; in a tight loop the misses overlap,
-     * and the clearing {@link Batch#add} does again per line then finds them in this core's cache. The first
-     * bytes of each payload buffer are claimed the same way, for the copy of the line into it. A few at a time,
-     * not the whole batch: a round that brings one line does not clear hundreds.
-     */
-    private void warmAhead() {
-        Batch b = batch;
-        int from = b.size();
-        int to = Math.min(b.capacity(), from + WARM_AHEAD);
-        for (int i = from; i < to; i++) {
-            byte[] p = b.add().payload();
-            for (int k = 0, end = Math.min(p.length, WARM_BYTES); k < end; k += 64) {
-                p[k] = 0;
-            }
-        }
-        b.truncate(from);
-        warmed = to;
     }
 
     /** The batch being filled is done: it carries its memory from now on and waits in the group. */
