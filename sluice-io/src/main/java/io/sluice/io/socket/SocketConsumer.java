@@ -13,7 +13,7 @@ import java.util.Locale;
  * {@code consumer.Socket}: reads messages from TCP connections, UDP datagrams or a unix stream socket.
  * Gollum's parameters keep their names and defaults; {@code Format}, {@code MaxLineSize} and
  * {@code ReadBufferKB}, {@code MaxConnections} and {@code IdleTimeoutMs} are Sluice's. Every TCP or unix
- * connection is served by one selector thread; a connection stops being read while the memory budget is spent
+ * connection is served by the consumer's one thread, with a selector; a connection stops being read while the memory budget is spent
  * or the pipeline is full (backpressure reaches the sender through TCP's window), and nothing it sent is lost.
  *
  * <pre>

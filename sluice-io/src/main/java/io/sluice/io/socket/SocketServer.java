@@ -24,9 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The listening side shared by {@link SocketConsumer} and {@link Syslogd}: binds TCP, UDP or a unix stream
  * socket in {@link #open}, then serves it until {@link #stop()}.
  *
- * <p>Stream connections (TCP, unix) are served by one {@link StreamLoop}: a java.nio selector thread that
- * accepts, reads, frames and parses every connection, while the consumer's own thread publishes the batches it
- * fills (publishing may wait; the selector never does). java.nio rather than Netty: the framer works on byte
+ * <p>Stream connections (TCP, unix) are served by one {@link StreamLoop}: the consumer's own thread, with a
+ * java.nio selector, accepts, reads, frames, parses and publishes for every connection (publishing may wait
+ * while the pipeline is full: then no connection is read). java.nio rather than Netty: the framer works on byte
  * arrays, which a selector loop reads into without a copy, and unix sockets come with the JDK (16+) on every
  * platform. UDP is one socket read by the consumer's thread, as before.
  */

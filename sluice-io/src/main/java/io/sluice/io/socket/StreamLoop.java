@@ -17,18 +17,18 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Serves every stream connection of one {@link SocketServer} with one selector thread, bounded in memory.
+ * Serves every stream connection of one {@link SocketServer} with one thread and a selector, bounded in memory.
  *
- * <p><b>Threads.</b> The selector thread ({@code consumer-<id>-io}) accepts, reads, frames and parses; it never
- * waits. The batches it fills go to the consumer's own thread (the one {@link #serve()} runs on), which publishes
- * them and may wait while the queues behind are full. A connection costs a few hundred bytes and no thread.
+ * <p><b>Threads.</b> The consumer's own thread (the one {@link #serve()} runs on) accepts, reads, frames, parses
+ * and publishes: a line is read, copied into its message and handed to the pipeline (the consumer's formatters
+ * run there too) on one core. It waits only where waiting is the backpressure: while the queues behind are full
+ * (no connection is read meanwhile, so TCP's window closes on every sender) and, for at most
+ * {@code RETRY_NANOS} a round, for memory a paused connection needs. A connection costs a few hundred bytes and
+ * no thread. (Until issue 17 a second thread published what this one read: every message and its payload then
+ * crossed between two cores; with format.JSON on the consumer that cost about 12% more CPU per line.)
  *
  * <p><b>Buffers.</b> Reads go into one buffer of {@code ReadBufferKB} shared by all connections; complete frames
  * are copied out of it into messages, and only the unfinished end of a read moves to a buffer of the
@@ -38,16 +38,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Memory.</b> Everything held is reserved from the process's {@link MemoryBudget}: the bytes a read may
  * bring, a connection's unfinished frame, and each message (its bytes plus
  * {@link MemoryBudget#MESSAGE_OVERHEAD}), whose reservation travels with the batch ({@link Batch#holdMemory})
- * until it is delivered. When the budget is spent, or {@value #MAX_QUEUED} batches wait for the publishing
- * thread, the connection stops being read (its key loses {@code OP_READ}; TCP's window closes on the sender)
- * with its frames kept; the publishing thread waits for the memory on its behalf and wakes the loop. Nothing
- * read is dropped.
+ * until it is delivered. When the budget is spent the connection stops being read (its key loses
+ * {@code OP_READ}; TCP's window closes on the sender) with its frames kept, and the loop waits for the memory
+ * between rounds. Nothing read is dropped.
  */
 final class StreamLoop implements Framer.Sink {
-    /** Batches handed to the publishing thread and not yet published, beyond which reading pauses. */
-    static final int MAX_QUEUED = 16;
-    /** Full batches handed over together: the publishing thread is woken once per group, not per batch. */
-    private static final int GROUP = 4;
     /** Smallest buffer a connection keeps for an unfinished frame. */
     private static final int OWN_MIN = 512;
     /** A connection's buffer up to this size is kept between reads; a larger one shrinks to fit what it holds. */
@@ -57,8 +52,8 @@ final class StreamLoop implements Framer.Sink {
     /** Reads of one connection per round before the others get their turn. */
     private static final int READS_PER_ROUND = 16;
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    private static final Object END = new Object();
-    private static final Object WAKE = new Object();
+    /** A publish that took longer than this waited for the pipeline (see {@link #unblockedAt}). */
+    private static final long WAITED_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final byte[] EMPTY = new byte[0];
 
     /** One accepted connection. */
@@ -71,7 +66,7 @@ final class StreamLoop implements Framer.Sink {
         byte[] own;
         ByteBuffer ownView;
         boolean paused;
-        /** Bytes the paused connection waits for; 0: it waits for the publishing thread. */
+        /** Bytes of memory the paused connection waits for. */
         long needs;
         boolean eof;
         boolean closed;
@@ -87,10 +82,6 @@ final class StreamLoop implements Framer.Sink {
             this.peer = peer;
             this.framer = framer;
         }
-    }
-
-    /** Filled batches, and the connections to acknowledge once they were handed to the pipeline. */
-    private record Handoff(Batch[] batches, Conn[] acks) {
     }
 
     private final SocketServer server;
@@ -110,17 +101,11 @@ final class StreamLoop implements Framer.Sink {
     private final String idleDetail;
     private final String busyDetail;
 
-    private final LinkedBlockingQueue<Object> handoffs = new LinkedBlockingQueue<>();
-    private final AtomicInteger queued = new AtomicInteger();
-    private final AtomicLong wanted = new AtomicLong();
-    private final AtomicLong donated = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicBoolean wakeQueued = new java.util.concurrent.atomic.AtomicBoolean();
-    private final ConcurrentLinkedQueue<Conn> acked = new ConcurrentLinkedQueue<>();
-    private volatile boolean queuePaused;
     private volatile Throwable failure;
     private volatile Thread thread;
+    private boolean interrupted;
 
-    // Selector thread only.
+    // The serving thread only.
     private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
     private final ArrayDeque<Conn> paused = new ArrayDeque<>();
     private final List<Conn> roundAcks = new ArrayList<>();
@@ -128,8 +113,10 @@ final class StreamLoop implements Framer.Sink {
     private long credit;
     private Batch batch;
     private long batchBytes;
-    private final Batch[] group = new Batch[GROUP + 1];
-    private int grouped;
+    /** Bytes paused connections wait for (the largest); the loop reserves them between rounds. */
+    private long wanted;
+    /** When the last publish that had to wait for the pipeline ended: no connection was read until then. */
+    private long unblockedAt;
     private long lines;
     private int admitted;
     private Conn current;
@@ -156,38 +143,15 @@ final class StreamLoop implements Framer.Sink {
     }
 
     /**
-     * Starts the selector thread and publishes what it reads, on the calling thread, until the server stops.
+     * Serves, reads and publishes on the calling thread until the server stops.
      *
-     * @throws IOException when the selector thread failed (the listener is lost) while the server runs
+     * @throws IOException when the listener is lost while the server runs
      */
     void serve() throws Exception {
-        Thread t = new Thread(this::run, "consumer-" + id + "-io");
-        t.setDaemon(true);
-        thread = t;
-        t.start();
-        boolean clean = false;
-        try {
-            publish(t);
-            clean = true;
-        } finally {
-            if (!clean) {
-                server.stopped = true;
-                wakeup();
-                try {
-                    t.join(2000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            budget.release(donated.getAndSet(0)); // reserved for the loop after it had stopped
-            // Whatever was not published (interrupted at shutdown) goes back to the pool and the budget.
-            for (Object h; (h = handoffs.poll()) != null; ) {
-                if (h instanceof Handoff ho) {
-                    for (Batch b : ho.batches()) {
-                        b.fail();
-                    }
-                }
-            }
+        thread = Thread.currentThread();
+        run();
+        if (interrupted) {
+            throw new InterruptedException("consumer " + id + " interrupted");
         }
         Throwable f = failure;
         if (f != null) {
@@ -195,7 +159,7 @@ final class StreamLoop implements Framer.Sink {
         }
     }
 
-    /** Whether the selector thread serves (or is about to). */
+    /** Whether the loop serves (or is about to). */
     boolean isHealthy() {
         Thread t = thread;
         return failure == null && (t == null || t.isAlive() || server.stopped);
@@ -205,62 +169,7 @@ final class StreamLoop implements Framer.Sink {
         selector.wakeup();
     }
 
-    // ---------------------------------------------------------------- publishing thread
-
-    private void publish(Thread loopThread) throws InterruptedException {
-        long want = 0;
-        while (true) {
-            Object h = want > 0 ? handoffs.poll() : handoffs.poll(200, TimeUnit.MILLISECONDS);
-            if (h == END) {
-                return;
-            }
-            if (h instanceof Handoff ho) {
-                boolean wake = false;
-                Batch[] bs = ho.batches();
-                for (int i = 0; i < bs.length; i++) {
-                    try {
-                        ctx.publish(bs[i]);
-                    } catch (InterruptedException | RuntimeException e) {
-                        for (int j = i + 1; j < bs.length; j++) {
-                            bs[j].fail();
-                        }
-                        throw e;
-                    }
-                    if (queued.decrementAndGet() <= MAX_QUEUED / 2 && queuePaused) {
-                        queuePaused = false;
-                        wake = true;
-                    }
-                }
-                if (ho.acks() != null) {
-                    for (Conn c : ho.acks()) {
-                        acked.add(c);
-                    }
-                    wake = true;
-                }
-                if (wake) {
-                    selector.wakeup();
-                }
-                continue;
-            }
-            if (h == WAKE) {
-                wakeQueued.set(false);
-                want = Math.max(want, wanted.getAndSet(0));
-                continue; // batches queued behind it first: publishing them is what frees memory
-            }
-            if (!loopThread.isAlive()) {
-                return; // the loop died without saying so
-            }
-            // The loop paused connections for memory: wait for it here, where waiting is allowed, and hand it over.
-            want = Math.max(want, wanted.getAndSet(0));
-            if (want > 0 && budget.reserve(want, RETRY_NANOS)) {
-                donated.addAndGet(want);
-                want = 0;
-                selector.wakeup();
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- selector thread
+    // ---------------------------------------------------------------- the loop
 
     private void run() {
         try {
@@ -273,7 +182,9 @@ final class StreamLoop implements Framer.Sink {
                 }
             }
         } catch (Throwable e) {
-            if (!server.stopped) {
+            if (e instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+                interrupted = true; // told to stop while publishing: not a failure of the listener
+            } else if (!server.stopped) {
                 failure = e;
                 ctx.log().error(id + ": the listener on " + s.address + " failed: " + e);
             }
@@ -360,11 +271,6 @@ final class StreamLoop implements Framer.Sink {
     /** Reads what the connection sent, a few reads at a time, and passes on its frames. */
     private void read(Conn c) throws IOException, InterruptedException {
         for (int i = 0; i < READS_PER_ROUND && !c.paused && !c.eof; i++) {
-            if (queueFull()) {
-                // Checked before reading, not per frame: a pause then leaves nothing read behind to keep.
-                pause(c, 0);
-                return;
-            }
             Framer f = c.framer;
             int pending = f.pending();
             int want;
@@ -493,15 +399,6 @@ final class StreamLoop implements Framer.Sink {
         return true;
     }
 
-    /** Whether {@value #MAX_QUEUED} batches wait for the publishing thread (which then wakes the loop). */
-    private boolean queueFull() {
-        if (queued.get() < MAX_QUEUED) {
-            return false;
-        }
-        queuePaused = true;
-        return queued.get() >= MAX_QUEUED;
-    }
-
     @Override
     public boolean admit(int len) {
         if (draining || (len == 0 && s.skipEmpty)) {
@@ -518,7 +415,7 @@ final class StreamLoop implements Framer.Sink {
     }
 
     @Override
-    public void frame(byte[] buf, int off, int len, boolean cut) {
+    public void frame(byte[] buf, int off, int len, boolean cut) throws InterruptedException {
         Conn c = current;
         c.lastProgress = c.readNanos;
         if (len == 0 && s.skipEmpty) {
@@ -532,39 +429,35 @@ final class StreamLoop implements Framer.Sink {
         admitted = 0;
         lines++;
         if (batch.isFull()) {
-            seal();
-            if (grouped == GROUP) {
-                handOff(null);
-            }
+            publish();
         }
     }
 
-    /** The batch being filled is done: it carries its memory from now on and waits in the group. */
-    private void seal() {
+    /**
+     * Hands the batch being filled to the pipeline, carrying its memory from now on. May wait while the queues
+     * behind are full: nothing is read meanwhile, which is the backpressure.
+     */
+    private void publish() throws InterruptedException {
         Batch b = batch;
         batch = null;
+        if (b == null) {
+            return;
+        }
         if (batchBytes > 0) {
             b.holdMemory(budget, batchBytes);
         }
         batchBytes = 0;
-        group[grouped++] = b;
-        queued.incrementAndGet();
-    }
-
-    /** Hands the sealed batches (and the batch being filled) to the publishing thread, with acknowledgements. */
-    private void handOff(Conn[] acks) {
-        if (batch != null) {
-            seal();
-        }
         server.lines.addAndGet(lines);
         lines = 0;
-        Batch[] bs = java.util.Arrays.copyOf(group, grouped);
-        java.util.Arrays.fill(group, null);
-        grouped = 0;
-        handoffs.add(new Handoff(bs, acks));
+        long t0 = System.nanoTime();
+        ctx.publish(b);
+        long t1 = System.nanoTime();
+        if (t1 - t0 > WAITED_NANOS) {
+            unblockedAt = t1; // every connection waited for the pipeline, not only this one
+        }
     }
 
-    /** Stops reading {@code c} until memory ({@code bytes} of it; 0: the publishing thread) is available. */
+    /** Stops reading {@code c} until {@code bytes} of memory are available. */
     private void pause(Conn c, long bytes) {
         if (c.paused) {
             return;
@@ -573,12 +466,7 @@ final class StreamLoop implements Framer.Sink {
         c.needs = bytes;
         interest(c);
         paused.add(c);
-        if (bytes > 0) {
-            wanted.accumulateAndGet(bytes, Math::max);
-            if (wakeQueued.compareAndSet(false, true)) {
-                handoffs.add(WAKE);
-            }
-        }
+        wanted = Math.max(wanted, bytes);
     }
 
     /** Reserves {@code n} bytes from the loop's credit, topping it up from the budget; false when spent. */
@@ -607,21 +495,15 @@ final class StreamLoop implements Framer.Sink {
         }
     }
 
-    /** Work other threads asked for: memory they reserved for paused connections, acknowledgements. */
+    /** Between rounds: memory for paused connections (waited for here, briefly), then those connections. */
     private void tasks() throws InterruptedException {
-        long d = donated.getAndSet(0);
-        credit += d;
-        for (Conn c; (c = acked.poll()) != null; ) {
-            if (!c.closed) {
-                c.acksOwed++;
-                try {
-                    writeAcks(c);
-                } catch (IOException e) {
-                    close(c);
-                }
-            }
-        }
         if (!paused.isEmpty()) {
+            long want = wanted;
+            wanted = 0;
+            // The round's selecting already waited RETRY_NANOS; a wait here too lets the pipeline return memory.
+            if (want > 0 && budget.reserve(want, RETRY_NANOS)) {
+                credit += want;
+            }
             resume();
         }
         if (acceptPausedUntil != 0 && System.nanoTime() - acceptPausedUntil >= 0) {
@@ -640,11 +522,10 @@ final class StreamLoop implements Framer.Sink {
             }
             if (c.needs > 0) {
                 if (!take(c.needs)) {
+                    wanted = Math.max(wanted, c.needs);
                     return; // still spent: it and those after it wait
                 }
                 credit += c.needs; // now in the loop's credit, for the frames or the read it waits for
-            } else if (queueFull()) {
-                return;
             }
             paused.poll();
             c.paused = false;
@@ -663,17 +544,22 @@ final class StreamLoop implements Framer.Sink {
         }
     }
 
-    private void endRound() {
-        Conn[] acks = null;
+    private void endRound() throws InterruptedException {
+        publish();
         if (!roundAcks.isEmpty()) {
-            acks = roundAcks.toArray(new Conn[0]);
-            for (Conn c : acks) {
+            // What these connections sent is in the pipeline now: each is owed an acknowledgement.
+            for (Conn c : roundAcks) {
                 c.ackThisRound = false;
+                if (!c.closed) {
+                    c.acksOwed++;
+                    try {
+                        writeAcks(c);
+                    } catch (IOException e) {
+                        close(c);
+                    }
+                }
             }
             roundAcks.clear();
-        }
-        if (batch != null || grouped > 0 || acks != null) {
-            handOff(acks);
         }
         if (credit > chunk) {
             budget.release(credit - chunk);
@@ -685,7 +571,7 @@ final class StreamLoop implements Framer.Sink {
                 nextSweep = now + idleNanos / 4;
                 for (SelectionKey k : selector.keys()) {
                     if (k.attachment() instanceof Conn c && !c.paused && !c.eof && !c.closed
-                            && now - c.lastProgress > idleNanos) {
+                            && now - Math.max(c.lastProgress, unblockedAt) > idleNanos) {
                         ctx.reject(Rejection.TIMEOUT, c.peer, idleDetail);
                         end(c);
                     }
@@ -740,8 +626,8 @@ final class StreamLoop implements Framer.Sink {
     }
 
     /**
-     * Stopping: every connection's frames, finished or not, are passed on (charged by the publishing thread,
-     * which may wait), then everything is closed and the publishing thread told it is the end.
+     * Stopping: every connection's frames, finished or not, are passed on (charged when published, which may
+     * wait), then everything is closed.
      */
     private void shutdown() {
         draining = true;
@@ -757,9 +643,7 @@ final class StreamLoop implements Framer.Sink {
                     close(c);
                 }
             }
-            if (batch != null || grouped > 0) {
-                handOff(null);
-            }
+            publish();
         } catch (Throwable e) {
             if (failure == null && !server.stopped) {
                 failure = e;
@@ -776,9 +660,13 @@ final class StreamLoop implements Framer.Sink {
             } catch (IOException ignored) {
                 // Closing.
             }
-            budget.release(credit + donated.getAndSet(0));
+            if (batch != null) {
+                batch.fail(); // interrupted while stopping: back to the pool, and its memory to the budget
+                batch = null;
+            }
+            budget.release(credit + batchBytes);
             credit = 0;
-            handoffs.add(END);
+            batchBytes = 0;
         }
     }
 

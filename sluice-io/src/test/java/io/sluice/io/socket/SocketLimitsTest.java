@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** consumer.Socket and consumer.Syslogd on one selector thread: connection limits, timeouts, memory, errors. */
+/** consumer.Socket and consumer.Syslogd on one thread with a selector: connection limits, timeouts, memory, errors. */
 class SocketLimitsTest {
     /** Keeps what it delivers; can be held closed. */
     public static final class Tally extends Producer {
