@@ -50,6 +50,11 @@ java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 [ -f "$jar" ] || mvn -B -q -o -pl sluice-cli -am package -DskipTests
 [ -f "$bench" ] || mvn -B -q -o -Pbench -pl sluice-bench -am package -DskipTests
 
+# As the launcher does on Java 24 and newer (see ./sluice).
+unsafe_opt=""
+if "$java_bin" --sun-misc-unsafe-memory-access=allow -version >/dev/null 2>&1; then
+  unsafe_opt=--sun-misc-unsafe-memory-access=allow
+fi
 peer=yes
 if [ ! -x "$fluent_bit" ]; then
   echo "Fluent Bit not found at $fluent_bit (set FLUENT_BIT=): running Sluice only" >&2
@@ -218,7 +223,7 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   else
     sluice_config "$w" "$port" > "$tmp/sluice.yaml"
     # Exactly the ./sluice launcher's JVM options; the stats line goes to the log.
-    "$java_bin" -Xms64m -Xmx192m -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError -jar "$jar" \
+    "$java_bin" -Xms64m -Xmx192m -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError ${unsafe_opt:-} -jar "$jar" \
       -c "$tmp/sluice.yaml" --admin "127.0.0.1:$admin" > "$log" 2>&1 &
   fi
   pid=$!; running=("$pid")
