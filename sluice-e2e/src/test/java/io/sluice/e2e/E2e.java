@@ -29,10 +29,18 @@ final class E2e {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        // A port is chosen here and bound later by a Sluice process: the kernel may hand the same free port to
+        // the next bind(0) meanwhile (another test's port, or a process's admin endpoint), so never give one out twice.
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
+
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Process B: a HEC receiver writing every event's payload as one NDJSON line. It answers a request only

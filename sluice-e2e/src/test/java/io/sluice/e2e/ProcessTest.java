@@ -22,7 +22,7 @@ abstract class ProcessTest {
     private final Map<String, Integer> adminPorts = new HashMap<>();
 
     SluiceProcess start(String name, String config, int... ports) throws Exception {
-        SluiceProcess p = SluiceProcess.start(name, dir, config, adminPorts.getOrDefault(name, 0));
+        SluiceProcess p = SluiceProcess.start(name, dir, config, adminPort(name));
         opened.push(p);
         p.awaitListening(ports);
         adminPorts.put(name, p.adminPort());
@@ -39,9 +39,19 @@ abstract class ProcessTest {
 
     /** Starts a process with the launcher's JVM options and does not wait for it (it may exit at start). */
     SluiceProcess launch(String name, String config) throws Exception {
-        SluiceProcess p = SluiceProcess.start(name, dir, config, adminPorts.getOrDefault(name, 0), Launcher.jvmOptions());
+        SluiceProcess p = SluiceProcess.start(name, dir, config, adminPort(name), Launcher.jvmOptions());
         opened.push(p);
         return p;
+    }
+
+    /**
+     * The admin port of the process called {@code name}: the one it had before (a restart keeps it), or a port no
+     * other part of the test was given. Not 0: the admin endpoint binds before the pipeline's listeners, and the
+     * kernel's pick for it could be a port the test chose for a listener and has not bound yet.
+     */
+    private int adminPort(String name) throws java.io.IOException {
+        Integer known = adminPorts.get(name);
+        return known != null ? known : E2e.freePort();
     }
 
     <T extends AutoCloseable> T open(T resource) {
