@@ -43,26 +43,6 @@ if [ "$warmup" -gt 0 ]; then
   "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/warm" "$warmup" > /dev/null
 fi
 
-cat > "$tmp/send.py" <<'PY'
-import http.client, sys, time
-port, path = int(sys.argv[1]), sys.argv[2]
-with open(path, "rb") as f:
-    bodies = [line.rstrip(b"\n") for line in f]
-conn = http.client.HTTPConnection("127.0.0.1", port)
-conn.connect()
-t0 = time.time()
-for body in bodies:
-    while True:
-        conn.request("POST", "/services/collector/event", body, {"Content-Type": "application/json"})
-        r = conn.getresponse()
-        answer = r.read()
-        if r.status == 200:
-            break
-        if r.status != 503:
-            sys.exit(f"HEC answered {r.status}: {answer[:200]!r}")
-conn.close()
-print(f"{t0:.6f}")
-PY
 cat > "$tmp/count.py" <<'PY'
 import sys, time, urllib.request
 port, n = int(sys.argv[1]), int(sys.argv[2])
@@ -95,11 +75,11 @@ for r in $(seq 1 "$rounds"); do
     pid=$!
     wait_port "$admin" && wait_port "$port" || { cat "$tmp/log" >&2; exit 1; }
     if [ "$warmup" -gt 0 ]; then
-      python3 "$tmp/send.py" "$port" "$tmp/warm/hec.bodies" > /dev/null
+      python3 scripts/lib/neutral_send.py hec "$port" "$tmp/warm/hec.bodies" > /dev/null
       python3 "$tmp/count.py" "$admin" "$warmup" > /dev/null
     fi
     t0=$(ticks "$pid")
-    sent_at=$(python3 "$tmp/send.py" "$port" "$tmp/data/hec.bodies")
+    sent_at=$(python3 scripts/lib/neutral_send.py hec "$port" "$tmp/data/hec.bodies")
     counted=$(python3 "$tmp/count.py" "$admin" $(( warmup + events )))
     t1=$(ticks "$pid")
     [ "${counted#* }" -eq $(( warmup + events )) ] || { echo "counted ${counted#* }, sent $(( warmup + events ))" >&2; exit 1; }

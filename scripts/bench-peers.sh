@@ -78,37 +78,7 @@ if [ "$warmup" -gt 0 ]; then
   "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/warm" "$warmup" > /dev/null
 fi
 
-# The sender: not Sluice's code nor Fluent Bit's. Prints the epoch time of the first byte it sent.
-cat > "$tmp/send.py" <<'PY'
-import http.client, socket, sys, time
-kind, port, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-if kind == "stream":
-    with open(path, "rb") as f, socket.create_connection(("127.0.0.1", port)) as s:
-        t0 = time.time()
-        s.sendfile(f)
-        s.shutdown(socket.SHUT_WR)
-else:  # hec: bodies one per line, read before the clock starts
-    with open(path, "rb") as f:
-        bodies = [line.rstrip(b"\n") for line in f]
-    conn = http.client.HTTPConnection("127.0.0.1", port)
-    conn.connect()
-    busy = 0
-    t0 = time.time()
-    for body in bodies:
-        while True:
-            conn.request("POST", "/services/collector/event", body, {"Content-Type": "application/json"})
-            r = conn.getresponse()
-            answer = r.read()
-            if r.status == 200:
-                break
-            if r.status != 503:  # 503 is HEC's "busy, send again"; anything else is a failure
-                sys.exit(f"HEC answered {r.status}: {answer[:200]!r}")
-            busy += 1
-    conn.close()
-    if busy:
-        print(f"busy answers (503, sent again): {busy}", file=sys.stderr)
-print(f"{t0:.6f}")
-PY
+# The sender (scripts/lib/neutral_send.py): neither Sluice's code nor Fluent Bit's.
 
 # The counter: polls the output's delivered count every 20 ms until it shows N; prints the time the last event
 # was delivered, then the count. Sluice's /metrics is live, so that time is when the poll first saw N. Fluent Bit's
@@ -203,7 +173,7 @@ send() { # engine workload port events data-dir: one sender, in the foreground; 
     "$java_bin" -cp "$bench" io.sluice.bench.forward.ForwardLoad 127.0.0.1 "$3" packed 1 "$4"
   else
     # shellcheck disable=SC2046 # input_file gives two words: kind and path
-    python3 "$tmp/send.py" $(input_file "$2" "$5" | cut -d' ' -f1) "$3" "$(input_file "$2" "$5" | cut -d' ' -f2)"
+    python3 scripts/lib/neutral_send.py $(input_file "$2" "$5" | cut -d' ' -f1) "$3" "$(input_file "$2" "$5" | cut -d' ' -f2)"
   fi
 }
 

@@ -26,11 +26,7 @@ trap cleanup EXIT
 "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/data" 2000000 > /dev/null
 "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/warm" 1000000 > /dev/null
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-send() { python3 -c "
-import socket, sys
-with open(sys.argv[1], 'rb') as f, socket.create_connection(('127.0.0.1', int(sys.argv[2]))) as s:
-    s.sendfile(f); s.shutdown(socket.SHUT_WR)
-" "$1" "$2"; }
+send() { python3 "$here/scripts/lib/neutral_send.py" stream "$2" "$1" > /dev/null; }
 count() { curl -s "http://127.0.0.1:$1/metrics" | awk '/^sluice_messages_out_total\{/ && /kind="producer"/ { s += $2 } END { printf "%d", s }'; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $("$java_bin" -version 2>&1 | head -1)"
