@@ -3,7 +3,7 @@
 # them, into each one's input with its default settings, out to a null output; the rate is timed to the last event
 # counted at the output.
 #
-#   scripts/bench-peers.sh [RUNS=3] [WORKLOADS="forward forward-msgpack tcp-lines tcp-json tcp-json-parser hec"]
+#   scripts/bench-peers.sh [RUNS=3] [WORKLOADS="forward forward-msgpack tcp-lines tcp-json tcp-json-parser hec syslog"]
 #
 #   FLUENT_BIT=path   the fluent-bit binary (default $HOME/peers/fluent-bit-build/bin/fluent-bit); built outside
 #                     this repository. When it is absent only Sluice runs.
@@ -20,6 +20,8 @@
 #   tcp-json         consumer.Socket + format.JSON            | tcp (its default: format json, a JSON stream)
 #   tcp-json-parser  consumer.Socket + format.JSON            | tcp, parser json (lines, each parsed: the literal twin)
 #   hec              consumer.HEC                             | splunk
+#   syslog           consumer.Syslogd, tcp (RFC 5424 lines;   | syslog, mode tcp (its default parser,
+#                    defaults: fields not kept as metadata)   |   syslog-rfc5424, as Fluent Bit's parsers.conf has it)
 # Every config sets only what must be set (type, listen address, stream/match, the JSON step): the rest is each
 # plugin's default. Fluent Bit runs with -f 0.2 (flush every 200 ms) and its HTTP server on for the counter.
 #
@@ -39,7 +41,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 runs=${1:-3}
-workloads=${2:-forward forward-msgpack tcp-lines tcp-json tcp-json-parser hec}
+workloads=${2:-forward forward-msgpack tcp-lines tcp-json tcp-json-parser hec syslog}
 events=${EVENTS:-2000000}
 warmup=${WARMUP:-0}
 deadline=${DEADLINE:-300}
@@ -138,6 +140,8 @@ sluice_config() { # workload port → YAML
       printf '"In":\n    Type: consumer.Socket\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n    Modulators:\n        - format.JSON\n' "$port" ;;
     hec)
       printf '"In":\n    Type: consumer.HEC\n    Address: "127.0.0.1:%s"\n    Streams: bench\n' "$port" ;;
+    syslog)
+      printf '"In":\n    Type: consumer.Syslogd\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n' "$port" ;;
   esac
   printf '"Out":\n    Type: producer.Null\n    Streams: bench\n'
 }
@@ -147,23 +151,35 @@ fluent_bit_config() { # workload port http-port → classic config
   # Grace 1: stop within a second of SIGTERM (the default waits 5 s), nothing to do with the figures.
   # log_level debug: null.0 then logs each flush it discards (a few hundred lines a run), which times the last one.
   printf '[SERVICE]\n    http_server on\n    http_listen 127.0.0.1\n    http_port %s\n    grace 1\n    log_level debug\n' "$http"
-  [ "$w" = tcp-json-parser ] && printf '    parsers_file %s\n' "$tmp/parsers.conf"
+  case $w in tcp-json-parser|syslog) printf '    parsers_file %s\n' "$tmp/parsers.conf" ;; esac
   case $w in
     forward|forward-msgpack) printf '[INPUT]\n    name forward\n' ;;
     tcp-lines) printf '[INPUT]\n    name tcp\n    format none\n' ;;
     tcp-json) printf '[INPUT]\n    name tcp\n' ;;
     tcp-json-parser) printf '[INPUT]\n    name tcp\n    format none\n    parser json\n' ;;
     hec) printf '[INPUT]\n    name splunk\n' ;;
+    syslog) printf '[INPUT]\n    name syslog\n    mode tcp\n' ;;
   esac
   printf '    listen 127.0.0.1\n    port %s\n[OUTPUT]\n    name null\n    match *\n' "$port"
 }
+# json for tcp-json-parser; syslog-rfc5424, in_syslog's default parser, as Fluent Bit's conf/parsers.conf defines it.
 printf '[PARSER]\n    name json\n    format json\n' > "$tmp/parsers.conf"
+cat >> "$tmp/parsers.conf" <<'CONF'
+[PARSER]
+    Name        syslog-rfc5424
+    Format      regex
+    Regex       ^\<(?<pri>[0-9]{1,5})\>1 (?<time>[^ ]+) (?<host>[^ ]+) (?<ident>[^ ]+) (?<pid>[-0-9]+) (?<msgid>[^ ]+) (?<extradata>(\[(.*?)\]|-)) (?<message>.+)$
+    Time_Key    time
+    Time_Format %Y-%m-%dT%H:%M:%S.%L%z
+    Time_Keep   On
+CONF
 
 input_file() { # workload [data dir] → the pre-encoded file and how it is sent
   local d=${2:-$tmp/data}
   case $1 in
     forward*) echo "stream $d/forward.bin" ;;
     tcp-*) echo "stream $d/lines.ndjson" ;;
+    syslog) echo "stream $d/syslog.txt" ;;
     hec) echo "hec $d/hec.bodies" ;;
   esac
 }
@@ -250,7 +266,8 @@ def med(runs): return statistics.median(r for r, _ in runs)
 def rss(runs): return f"{max(m for _, m in runs) / 1024:.0f} MB"
 label = {"forward": "forward", "forward-msgpack": "forward (Sluice: Payload msgpack)",
          "tcp-lines": "tcp-lines (FB: format none)", "tcp-json": "tcp-json (Sluice: + format.JSON; FB: format json)",
-         "tcp-json-parser": "tcp-json-parser (Sluice: + format.JSON; FB: format none + parser json)", "hec": "hec"}
+         "tcp-json-parser": "tcp-json-parser (Sluice: + format.JSON; FB: format none + parser json)", "hec": "hec",
+         "syslog": "syslog over TCP, RFC 5424 lines (Sluice: syslog fields not kept, its default; FB: parsed into fields)"}
 print(f"{int(sys.argv[2]):,} events per run{sys.argv[3]}; medians of {max(len(e) for w in rows.values() for e in w.values())} runs; peak RSS: highest of the runs")
 print()
 print("| workload | Sluice events/s | Fluent Bit events/s | Sluice / Fluent Bit | Sluice peak RSS | Fluent Bit peak RSS |")

@@ -22,6 +22,8 @@ import java.util.SplittableRandom;
  *   <li>{@code forward.bin}: Forward protocol PackedForward frames of 1,000 events, tag {@code bench}, no chunk
  *   option (no ack asked), EventTime timestamps;</li>
  *   <li>{@code lines.ndjson}: the same records, one JSON object per line;</li>
+ *   <li>{@code syslog.txt}: the same events as RFC 5424 messages, one per line (RFC 6587 non-transparent
+ *       framing), the record's message as MSG, its service as APP-NAME, its level as the severity;</li>
  *   <li>{@code hec.bodies}: Splunk HEC /services/collector/event request bodies, one per line, each 1,000
  *   concatenated {@code {"event":{...}}} objects (a body holds no newline, so a line is one request).</li>
  * </ul>
@@ -38,6 +40,10 @@ public final class NeutralData {
         "/api/v1/sessions", "/healthz", "/api/v3/search"};
     private static final String[] WORDS = {"upstream", "cache", "miss", "hit", "retry", "timeout", "slow", "query",
         "pool", "handler", "queue", "shard", "replica", "tenant", "region", "token"};
+
+    /** Always with milliseconds: Fluent Bit's syslog-rfc5424 parser expects them. */
+    private static final java.time.format.DateTimeFormatter SYSLOG_TIME = java.time.format.DateTimeFormatter
+            .ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSX").withZone(java.time.ZoneOffset.UTC);
 
     private NeutralData() {
     }
@@ -56,7 +62,8 @@ public final class NeutralData {
         long jsonBytes = 0;
         try (OutputStream forward = out(dir.resolve("forward.bin"));
              OutputStream lines = out(dir.resolve("lines.ndjson"));
-             OutputStream hec = out(dir.resolve("hec.bodies"))) {
+             OutputStream hec = out(dir.resolve("hec.bodies"));
+             OutputStream syslog = out(dir.resolve("syslog.txt"))) {
             for (long first = 0; first < events; first += PER_FRAME) {
                 EventBatch batch = new EventBatch();
                 StringBuilder body = new StringBuilder(PER_FRAME * 200);
@@ -67,6 +74,7 @@ public final class NeutralData {
                     jsonBytes += json.length();
                     lines.write((json + "\n").getBytes(StandardCharsets.UTF_8));
                     body.append("{\"event\":").append(json).append('}');
+                    syslog.write(syslog(record, epoch + n / 1000, (int) (n % 1000)).getBytes(StandardCharsets.UTF_8));
                 }
                 frame.clear();
                 encoder.frame(ForwardMode.PACKED_FORWARD, frame, "bench", batch, null);
@@ -74,8 +82,22 @@ public final class NeutralData {
                 hec.write(body.append('\n').toString().getBytes(StandardCharsets.UTF_8));
             }
         }
-        System.out.printf("wrote %,d events (%.0f bytes per record as JSON) to %s: forward.bin lines.ndjson hec.bodies%n",
+        System.out.printf("wrote %,d events (%.0f bytes per record as JSON) to %s: forward.bin lines.ndjson hec.bodies syslog.txt%n",
                 events, (double) jsonBytes / events, dir);
+    }
+
+    /** The record as one RFC 5424 line: facility local0, severity from the level, a millisecond timestamp. */
+    static String syslog(Map<String, Object> record, long epochSeconds, int millis) {
+        int severity = switch ((String) record.get("level")) {
+            case "error" -> 3;
+            case "warn" -> 4;
+            case "debug" -> 7;
+            default -> 6;
+        };
+        String time = SYSLOG_TIME.format(java.time.Instant.ofEpochSecond(epochSeconds, millis * 1_000_000L));
+        return "<" + (16 * 8 + severity) + ">1 " + time + " host-" + ((Long) record.get("n") % 50) + " "
+                + record.get("service") + " " + (1000 + (Long) record.get("n") % 30000) + " - - " + record.get("message")
+                + " user=" + record.get("user") + "\n";
     }
 
     private static OutputStream out(Path p) throws IOException {
