@@ -22,6 +22,7 @@
 #   hec              consumer.HEC                             | splunk
 #   syslog           consumer.Syslogd, tcp (RFC 5424 lines;   | syslog, mode tcp (its default parser,
 #                    defaults: fields not kept as metadata)   |   syslog-rfc5424, as Fluent Bit's parsers.conf has it)
+#   syslog-fields    the same, Sluice SetMetadata: true       | the same
 # Every config sets only what must be set (type, listen address, stream/match, the JSON step): the rest is each
 # plugin's default. Fluent Bit runs with -f 0.2 (flush every 200 ms) and its HTTP server on for the counter.
 #
@@ -140,8 +141,9 @@ sluice_config() { # workload port → YAML
       printf '"In":\n    Type: consumer.Socket\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n    Modulators:\n        - format.JSON\n' "$port" ;;
     hec)
       printf '"In":\n    Type: consumer.HEC\n    Address: "127.0.0.1:%s"\n    Streams: bench\n' "$port" ;;
-    syslog)
-      printf '"In":\n    Type: consumer.Syslogd\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n' "$port" ;;
+    syslog|syslog-fields)
+      printf '"In":\n    Type: consumer.Syslogd\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n' "$port"
+      if [ "$w" = syslog-fields ]; then printf '    SetMetadata: true\n'; fi ;;
   esac
   printf '"Out":\n    Type: producer.Null\n    Streams: bench\n'
 }
@@ -151,14 +153,14 @@ fluent_bit_config() { # workload port http-port → classic config
   # Grace 1: stop within a second of SIGTERM (the default waits 5 s), nothing to do with the figures.
   # log_level debug: null.0 then logs each flush it discards (a few hundred lines a run), which times the last one.
   printf '[SERVICE]\n    http_server on\n    http_listen 127.0.0.1\n    http_port %s\n    grace 1\n    log_level debug\n' "$http"
-  case $w in tcp-json-parser|syslog) printf '    parsers_file %s\n' "$tmp/parsers.conf" ;; esac
+  case $w in tcp-json-parser|syslog*) printf '    parsers_file %s\n' "$tmp/parsers.conf" ;; esac
   case $w in
     forward|forward-msgpack) printf '[INPUT]\n    name forward\n' ;;
     tcp-lines) printf '[INPUT]\n    name tcp\n    format none\n' ;;
     tcp-json) printf '[INPUT]\n    name tcp\n' ;;
     tcp-json-parser) printf '[INPUT]\n    name tcp\n    format none\n    parser json\n' ;;
     hec) printf '[INPUT]\n    name splunk\n' ;;
-    syslog) printf '[INPUT]\n    name syslog\n    mode tcp\n' ;;
+    syslog*) printf '[INPUT]\n    name syslog\n    mode tcp\n' ;;
   esac
   printf '    listen 127.0.0.1\n    port %s\n[OUTPUT]\n    name null\n    match *\n' "$port"
 }
@@ -179,7 +181,7 @@ input_file() { # workload [data dir] → the pre-encoded file and how it is sent
   case $1 in
     forward*) echo "stream $d/forward.bin" ;;
     tcp-*) echo "stream $d/lines.ndjson" ;;
-    syslog) echo "stream $d/syslog.txt" ;;
+    syslog*) echo "stream $d/syslog.txt" ;;
     hec) echo "hec $d/hec.bodies" ;;
   esac
 }
@@ -267,7 +269,8 @@ def rss(runs): return f"{max(m for _, m in runs) / 1024:.0f} MB"
 label = {"forward": "forward", "forward-msgpack": "forward (Sluice: Payload msgpack)",
          "tcp-lines": "tcp-lines (FB: format none)", "tcp-json": "tcp-json (Sluice: + format.JSON; FB: format json)",
          "tcp-json-parser": "tcp-json-parser (Sluice: + format.JSON; FB: format none + parser json)", "hec": "hec",
-         "syslog": "syslog over TCP, RFC 5424 lines (Sluice: syslog fields not kept, its default; FB: parsed into fields)"}
+         "syslog": "syslog over TCP, RFC 5424 lines (Sluice: syslog fields not kept, its default; FB: parsed into fields)",
+         "syslog-fields": "syslog over TCP, Sluice SetMetadata: true (fields kept, as FB's parser does)"}
 print(f"{int(sys.argv[2]):,} events per run{sys.argv[3]}; medians of {max(len(e) for w in rows.values() for e in w.values())} runs; peak RSS: highest of the runs")
 print()
 print("| workload | Sluice events/s | Fluent Bit events/s | Sluice / Fluent Bit | Sluice peak RSS | Fluent Bit peak RSS |")
