@@ -292,4 +292,37 @@ class MemoryBudgetTest {
         }
         return l;
     }
+
+    @Test
+    void aRecordWhoseJsonOutgrowsItIsChargedForThePayloadAndTheMetadataCopyAndGivenBackOnDelivery() {
+        Harness h = new Harness();
+        h.memory = new MemoryBudget(64 << 20);
+        h.hold = true;
+        // One record whose JSON is five times its msgpack (a nil is 1 byte, "null," 5): the payload and the
+        // metadata's copy of that JSON are both charged, not the record's size.
+        MsgPackWriter w = new MsgPackWriter();
+        w.writeArrayHeader(3);
+        w.writeString("nils");
+        w.writeLong(1_700_000_000L);
+        w.writeMapHeader(1);
+        w.writeString("n");
+        w.writeArrayHeader(20_000);
+        for (int i = 0; i < 20_000; i++) {
+            w.writeNil();
+        }
+        byte[] frame = w.toByteArray();
+        h.feed(frame, 0, frame.length);
+        assertThat(h.events).hasSize(1);
+        int json = h.events.get(0).payload().length();
+        assertThat(json).isGreaterThan(4 * frame.length);
+        long held = h.memory.used();
+        h.releaseHeld();
+        // The connection keeps its frame buffer, and the mapper's scratch up to RecordMapper.KEEP_BYTES for reuse.
+        long kept = h.memory.used();
+        assertThat(kept).as("the connection's buffers only").isLessThanOrEqualTo((64 << 10) + RecordMapper.KEEP_BYTES);
+        assertThat(held - kept).as("what the event held: its JSON payload and the metadata's copy of it")
+                .isGreaterThanOrEqualTo(2L * json);
+        h.channel.close();
+        assertThat(h.memory.used()).isZero();
+    }
 }
