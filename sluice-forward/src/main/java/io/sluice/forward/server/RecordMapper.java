@@ -84,11 +84,12 @@ final class RecordMapper {
      * entry (see {@link #writeRecordWithSpans}): the metadata then points into one copy of that JSON instead of
      * copying each key and value on its own.
      */
-    private int[] spans = new int[16 * SPAN];
+    private int[] spans = new int[SPANS_INITIAL];
     private int spanCount;
     /** {@link #spans} describe the record just written (every key was a string). */
     private boolean spansReady;
     private static final int SPAN = 8;
+    private static final int SPANS_INITIAL = 16 * SPAN;
     private static final int SPAN_KEY = 0;
     private static final int SPAN_KEY_LEN = 1;
     private static final int SPAN_VALUE = 2;
@@ -142,7 +143,10 @@ final class RecordMapper {
         invalidUtf8 = n;
     }
 
-    /** Lets go of scratch buffers that grew for one large record, returning their growth to the allowance. */
+    /**
+     * Lets go of scratch buffers (the JSON, a metadata key, the entry spans) that grew for one large record,
+     * returning their growth to the allowance.
+     */
     void trim() {
         if (out.length > KEEP_BYTES) {
             allowance.shrink(out.length - OUT_INITIAL);
@@ -151,6 +155,10 @@ final class RecordMapper {
         if (metaKey.length > KEEP_BYTES) {
             allowance.shrink(metaKey.length - KEY_INITIAL);
             metaKey = new byte[KEY_INITIAL];
+        }
+        if (4L * spans.length > KEEP_BYTES) {
+            allowance.shrink(4L * (spans.length - SPANS_INITIAL));
+            spans = new int[SPANS_INITIAL];
         }
     }
 

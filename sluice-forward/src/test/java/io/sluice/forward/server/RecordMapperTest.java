@@ -184,4 +184,36 @@ class RecordMapperTest {
             }
         }
     }
+
+    @Test
+    void scratchThatGrewForOneLargeRecordIsGivenBackByTrim() {
+        long[] held = {0};
+        io.sluice.forward.codec.BufferAllowance counting = new io.sluice.forward.codec.BufferAllowance() {
+            @Override
+            public void grow(long bytes) {
+                held[0] += bytes;
+            }
+
+            @Override
+            public void shrink(long bytes) {
+                held[0] -= bytes;
+            }
+        };
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true);
+        mapper.memory(counting, bytes -> { });
+        // 100,000 top-level entries: the JSON scratch and the entry spans grow far past what is kept.
+        MsgPackWriter w = new MsgPackWriter();
+        w.writeMapHeader(100_000);
+        for (int i = 0; i < 100_000; i++) {
+            w.writeString("k" + i);
+            w.writeLong(i);
+        }
+        byte[] rec = w.toByteArray();
+        Message m = new BatchPool(1).acquire().add();
+        mapper.map(rec, 0, rec.length, m);
+        assertThat(m.metadata().size()).isEqualTo(100_000);
+        assertThat(held[0]).as("grown for the record").isGreaterThan(RecordMapper.KEEP_BYTES);
+        mapper.trim();
+        assertThat(held[0]).as("kept after trim").isLessThanOrEqualTo(4096);
+    }
 }
