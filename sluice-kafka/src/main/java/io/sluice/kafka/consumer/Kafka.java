@@ -5,6 +5,7 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Clock;
 import io.sluice.core.message.Message;
@@ -130,7 +131,7 @@ public final class Kafka extends Consumer {
     private final long commitTimeoutMs;
     private final int fallbackStream;
     private final OffsetTracker tracker = new OffsetTracker();
-    private final byte[] digits = new byte[20];
+    private final byte[] digits = new byte[Decimal.MAX_LONG];
     private final Map<String, byte[]> headerKeys = new HashMap<>();
     private volatile KafkaConsumer<ByteBuffer, ByteBuffer> client;
     private volatile boolean stopping;
@@ -349,8 +350,8 @@ public final class Kafka extends Consumer {
                 md.set(F_KEY, 0, F_KEY.length, copyKey(key, kl), 0, kl, Metadata.STRING);
             }
             md.set(F_PARTITION, 0, F_PARTITION.length, part.partitionDigits, 0, part.partitionDigits.length, Metadata.NUMBER);
-            int n = digits(r.offset());
-            md.set(F_OFFSET, 0, F_OFFSET.length, digits, digits.length - n, n, Metadata.NUMBER);
+            int n = Decimal.putLong(digits, 0, r.offset());
+            md.set(F_OFFSET, 0, F_OFFSET.length, digits, 0, n, Metadata.NUMBER);
         }
         if (json != null && json.modulate(m) != Modulator.Result.CONTINUE) {
             // Not a JSON object: format.JSON set json_error; the message goes on, to the fallback stream.
@@ -365,16 +366,6 @@ public final class Kafka extends Consumer {
         }
         key.get(key.position(), keyBuf, 0, len);
         return keyBuf;
-    }
-
-    /** Writes {@code v}'s decimal digits at the end of {@link #digits}; returns how many. */
-    private int digits(long v) {
-        int at = digits.length;
-        do {
-            digits[--at] = (byte) ('0' + (v % 10));
-            v /= 10;
-        } while (v > 0);
-        return digits.length - at;
     }
 
     /**
