@@ -9,6 +9,7 @@ import io.sluice.core.pipeline.Pipeline;
 import io.sluice.kafka.TestPlugins.Collect;
 import io.sluice.kafka.TestPlugins.Events;
 import io.sluice.kafka.TestPlugins.Received;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -115,6 +116,15 @@ class KafkaPipelineTest {
             partitionsByKey.computeIfAbsent(r.metadata.get("key"), k -> new HashSet<>()).add(r.metadata.get("partition"));
         }
         assertThat(partitionsByKey.values()).allMatch(s -> s.size() == 1);
+        // Each partition's offsets, as the metadata gives them in decimal, are 0 to its count - 1, once each.
+        Map<String, List<String>> offsetsByPartition = new HashMap<>();
+        for (Received r : sink.received) {
+            offsetsByPartition.computeIfAbsent(r.metadata.get("partition"), p -> new ArrayList<>()).add(r.metadata.get("offset"));
+        }
+        for (List<String> offsets : offsetsByPartition.values()) {
+            assertThat(offsets).containsExactlyInAnyOrderElementsOf(
+                    java.util.stream.IntStream.range(0, offsets.size()).mapToObj(Integer::toString).toList());
+        }
         // The group committed exactly what it delivered: the end of every partition.
         assertThat(committedTotal("rt-group", "rt-out")).isEqualTo(n);
     }
