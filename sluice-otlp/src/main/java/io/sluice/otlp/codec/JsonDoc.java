@@ -65,12 +65,23 @@ final class JsonDoc {
     /** The array member {@code i} of {@code f} holds, scanned at {@code level}; null is taken as empty. */
     JsonFields array(JsonFields f, int i, int level) throws OtlpFormatException {
         if (f.kind(i) == JsonFields.NULL) {
-            JsonFields empty = level(level);
-            empty.clear();
-            return empty;
+            return empty(level);
         }
         expect(f, i, JsonFields.ARRAY, "an array");
         return array(level, f.valueOffset(i), f.valueLength(i));
+    }
+
+    /** No members, at {@code level}: an absent array. */
+    JsonFields empty(int level) {
+        JsonFields f = level(level);
+        f.clear();
+        return f;
+    }
+
+    /** An array member {@code camel}/{@code snake} of {@code f} scanned at {@code level}, or no members if absent. */
+    JsonFields arrayOrEmpty(JsonFields f, byte[] camel, byte[] snake, int level) throws OtlpFormatException {
+        int i = find(f, camel, snake);
+        return i < 0 ? empty(level) : array(f, i, level);
     }
 
     private OtlpFormatException error(int off) {
