@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.message.Metadata;
 import io.sluice.core.json.JsonFields;
 
 /**
@@ -26,6 +27,8 @@ abstract class JsonEnvelope {
     final JsonDoc doc = new JsonDoc();
     final JsonValues values;
     private final FieldBlock resource = new FieldBlock();
+    /** {@link #prefix} as metadata, which each item's message starts as a copy of. */
+    final Metadata prefixFields = new Metadata();
     /** The signal, the resource's and the scope's fields. */
     final FieldBlock prefix = new FieldBlock();
     private final byte[] signal;
@@ -121,6 +124,7 @@ abstract class JsonEnvelope {
         if (dropped != 0) {
             prefix.key(Keys.SCOPE_DROPPED).unsigned(dropped);
         }
+        prefix.copyToOnly(prefixFields);
         JsonFields list = doc.arrayOrEmpty(group, items, itemsSnake, 5);
         int n = 0;
         for (int i = 0; i < list.size(); i++) {

@@ -104,7 +104,7 @@ public final class JsonLogsDecoder {
             if (b >= 0) {
                 body = values.body(rec, b, ITEM_LEVEL + 1, r, body);
             }
-            r.emit(sink.next(), prefix);
+            r.emit(sink.next(), prefixFields);
             return 1;
         }
 

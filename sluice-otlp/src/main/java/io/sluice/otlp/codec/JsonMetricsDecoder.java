@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.message.Metadata;
 import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonWriter;
 
@@ -99,6 +100,8 @@ public final class JsonMetricsDecoder {
     private static final class Envelope extends JsonEnvelope {
         private final FieldBlock metric = new FieldBlock();
         private final MetricPoint point = new MetricPoint();
+        /** {@link #metric} as metadata, which each point's message starts as a copy of. */
+        private final Metadata metricFields = new Metadata();
         private byte[] name = new byte[64];
         private final byte[] ids = new byte[24];
         private final ValueText.Json text = new ValueText.Json();
@@ -156,10 +159,11 @@ public final class JsonMetricsDecoder {
                     metric.key(Keys.METRIC_MONOTONIC).bool(mono >= 0 && doc.bool(d, mono));
                 }
             }
+            metric.copyToOnly(metricFields);
             JsonFields points = doc.arrayOrEmpty(d, DATA_POINTS, DATA_POINTS_SNAKE, POINTS_LEVEL);
             for (int k = 0; k < points.size(); k++) {
                 point(doc.object(points, k, POINT_LEVEL), pointKind);
-                point.emit(sink.next(), pointKind, metric, name, 0, nameLen);
+                point.emit(sink.next(), pointKind, metricFields, name, 0, nameLen);
             }
             return points.size();
         }

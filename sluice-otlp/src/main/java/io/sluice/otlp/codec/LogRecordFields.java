@@ -52,7 +52,7 @@ final class LogRecordFields {
     }
 
     /** Fills {@code m}: the record's time, {@code prefix} (signal, resource, scope), the record's fields, the body. */
-    void emit(Message m, FieldBlock prefix) {
+    void emit(Message m, Metadata prefix) {
         FieldBlock f = fields;
         if (severity != 0) {
             f.key(Keys.SEVERITY_NUMBER).signed(severity);
@@ -84,7 +84,7 @@ final class LogRecordFields {
         }
         m.setTimestamp(time);
         Metadata md = m.metadata();
-        prefix.copyTo(md);
+        md.copyFrom(prefix);
         f.copyTo(md);
         if (bodyLen > 0) {
             m.setPayload(body, bodyOff, bodyLen);

@@ -125,7 +125,7 @@ public final class LogsDecoder {
                     r.bodyLen = values.json().length();
                 }
             }
-            r.emit(sink.next(), prefix);
+            r.emit(sink.next(), prefixFields);
             return 1;
         }
 

@@ -124,9 +124,9 @@ final class MetricPoint {
 
     /**
      * Fills {@code m}: the metric's name as payload, the point's time, the metric's fields ({@code metric}: the
-     * signal, resource, scope and metric fields), then the point's attributes and fields and its value.
+     * signal, resource, scope and metric fields, copied as a whole), then the point's attributes, fields and value.
      */
-    void emit(Message m, int type, FieldBlock metric, byte[] name, int nameOff, int nameLen) {
+    void emit(Message m, int type, Metadata metric, byte[] name, int nameOff, int nameLen) {
         m.setTimestamp(time);
         m.setPayload(name, nameOff, nameLen);
         FieldBlock f = fields;
@@ -147,7 +147,7 @@ final class MetricPoint {
             default -> f.key(Keys.SUMMARY).json(json.buffer(), 0, summary());
         }
         Metadata md = m.metadata();
-        metric.copyTo(md);
+        md.copyFrom(metric);
         f.copyTo(md);
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.message.Metadata;
 import io.sluice.core.json.JsonWriter;
 
 /**
@@ -108,6 +109,8 @@ public final class MetricsDecoder {
         /** The prefix and the metric's own fields: what every point of the metric starts with. */
         private final FieldBlock metric = new FieldBlock();
         private final MetricPoint point = new MetricPoint();
+        /** {@link #metric} as metadata, which each point's message starts as a copy of. */
+        private final Metadata metricFields = new Metadata();
 
         Envelope(int maxDepth) {
             super(maxDepth, Keys.METRIC);
@@ -236,6 +239,7 @@ public final class MetricsDecoder {
                 }
                 in.position(start);
             }
+            metric.copyToOnly(metricFields);
             int kind = switch (data) {
                 case 5, 7 -> MetricPoint.NUMBER;
                 case 9 -> MetricPoint.HISTOGRAM;
@@ -258,7 +262,7 @@ public final class MetricsDecoder {
                     default -> summaryPoint();
                 }
                 in.leave(old);
-                point.emit(sink.next(), kind, metric, in.buffer(), nameOff, nameLen);
+                point.emit(sink.next(), kind, metricFields, in.buffer(), nameOff, nameLen);
                 n++;
             }
             return n;

@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.message.Metadata;
 /**
  * The part of an OTLP export request that logs and metrics share: repeated {@code Resource*} (field 1 of the
  * request), each a resource (1), repeated {@code Scope*} (2) and a schema URL (3); each scope group a scope (1),
@@ -15,6 +16,8 @@ abstract class ProtoEnvelope {
     final ProtoValues values;
     /** The signal and the resource's fields. */
     private final FieldBlock resource = new FieldBlock();
+    /** {@link #prefix} as metadata, which each item's message starts as a copy of. */
+    final Metadata prefixFields = new Metadata();
     /** The signal, the resource's and the scope's fields: what every item of the current scope group starts with. */
     final FieldBlock prefix = new FieldBlock();
     private final byte[] signal;
@@ -122,6 +125,7 @@ abstract class ProtoEnvelope {
         if (dropped != 0) {
             prefix.key(Keys.SCOPE_DROPPED).unsigned(dropped);
         }
+        prefix.copyToOnly(prefixFields);
         in.position(start);
         int n = 0;
         while (in.hasMore()) {
