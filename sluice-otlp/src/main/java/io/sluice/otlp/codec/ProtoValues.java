@@ -93,10 +93,59 @@ final class ProtoValues {
      */
     void attribute(int tag, FieldBlock block, byte[] prefix) throws OtlpFormatException {
         int old = in.enterMessage(tag);
+        int start = in.position();
+        if (canonical(block, prefix)) {
+            in.leave(old);
+            return;
+        }
+        in.position(start);
         readKeyValue();
         in.leave(old);
         block.key(prefix, in.buffer(), keyOff, keyLen);
         valueTo(block);
+    }
+
+    /** The tags of KeyValue's key (field 1) and value (field 2), both length-delimited. */
+    private static final int KEY_TAG = 1 << 3 | ProtoReader.LEN;
+    private static final int VALUE_TAG = 2 << 3 | ProtoReader.LEN;
+
+    /**
+     * Reads the KeyValue the reader is in the way every encoder writes it, the key and then the value and nothing
+     * else, straight into {@code block}; returns false (having added nothing) for anything else, which the general
+     * path then reads: a missing key or value, other fields, fields in another order or twice.
+     */
+    private boolean canonical(FieldBlock block, byte[] prefix) throws OtlpFormatException {
+        if (!in.hasMore() || in.readTag() != KEY_TAG) {
+            return false;
+        }
+        int ko = readString(KEY_TAG);
+        int kl = lastLength;
+        if (!in.hasMore() || in.readTag() != VALUE_TAG) {
+            return false;
+        }
+        int len = in.readLength();
+        if (in.position() + len != in.limit()) {
+            return false;
+        }
+        int anyStart = in.position();
+        int old = in.enter(len);
+        readAnyValue();
+        block.key(prefix, in.buffer(), ko, kl);
+        switch (type) {
+            case STRING -> block.string(in.buffer(), valueOff, valueLen);
+            case BOOL -> block.bool(bits != 0);
+            case INT -> block.signed(bits);
+            case DOUBLE -> block.dbl(Double.longBitsToDouble(bits));
+            case ARRAY, KVLIST, BYTES -> {
+                json.reset();
+                in.position(anyStart);
+                writeJson(1);
+                block.json(json.buffer(), 0, json.length());
+            }
+            default -> block.nul();
+        }
+        in.leave(old);
+        return true;
     }
 
     /** Reads the fields of the KeyValue the reader is in: the key's range and the value's (anyLen -1: none). */

@@ -39,15 +39,50 @@ final class ValueText {
     private ValueText() {
     }
 
-    /** Writes {@code v} as an unsigned decimal (fixed64 and uint64 values); returns the end. */
+    /**
+     * Writes {@code v} as an unsigned decimal (fixed64 and uint64 values); returns the end. Nanosecond timestamps
+     * have 19 digits, written per record: eight at a time with int arithmetic, not a long division per two digits.
+     */
     static int putUnsigned(byte[] b, int at, long v) {
-        if (v >= 0) {
+        if (v < 0) {
+            long q = (v >>> 1) / 5; // v / 10, unsigned
+            at = putUnsigned(b, at, q);
+            b[at++] = (byte) ('0' + (v - q * 10));
+            return at;
+        }
+        if (v < EIGHT_DIGITS) {
             return Decimal.putLong(b, at, v);
         }
-        long q = (v >>> 1) / 5; // v / 10, unsigned
-        at = Decimal.putLong(b, at, q);
-        b[at++] = (byte) ('0' + (v - q * 10));
-        return at;
+        long high = v / EIGHT_DIGITS;
+        at = putUnsigned(b, at, high);
+        put8(b, at, (int) (v - high * EIGHT_DIGITS));
+        return at + 8;
+    }
+
+    private static final long EIGHT_DIGITS = 100_000_000L;
+    private static final byte[] PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            PAIRS[2 * i] = (byte) ('0' + i / 10);
+            PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
+    /** Writes {@code v < 10^8} as exactly eight digits. */
+    private static void put8(byte[] b, int at, int v) {
+        int high = v / 10000;
+        put4(b, at, high);
+        put4(b, at + 4, v - high * 10000);
+    }
+
+    private static void put4(byte[] b, int at, int v) {
+        int h = v / 100;
+        int l = v - h * 100;
+        b[at] = PAIRS[2 * h];
+        b[at + 1] = PAIRS[2 * h + 1];
+        b[at + 2] = PAIRS[2 * l];
+        b[at + 3] = PAIRS[2 * l + 1];
     }
 
     /** Whether {@code d} can be written as a JSON number (not NaN, not infinite). */
