@@ -92,6 +92,63 @@ class MetricsDecoderTest {
         }
     }
 
+    private static com.google.protobuf.UnknownFieldSet unknown() {
+        return com.google.protobuf.UnknownFieldSet.newBuilder()
+                .addField(99, com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(-1).addFixed32(7)
+                        .addFixed64(8).addLengthDelimited(com.google.protobuf.ByteString.copyFromUtf8("x")).build())
+                .build();
+    }
+
+    @Test
+    void unknownFieldsAtEveryLevelAreIgnored() throws Exception {
+        ExportMetricsServiceRequest plain = OtlpCorpus.metricsRequest();
+        ExportMetricsServiceRequest.Builder req = plain.toBuilder().setUnknownFields(unknown());
+        for (ResourceMetrics.Builder rm : req.getResourceMetricsBuilderList()) {
+            rm.setUnknownFields(unknown());
+            for (ScopeMetrics.Builder sm : rm.getScopeMetricsBuilderList()) {
+                sm.setUnknownFields(unknown());
+                for (Metric.Builder m : sm.getMetricsBuilderList()) {
+                    m.setUnknownFields(unknown());
+                    switch (m.getDataCase()) {
+                        case GAUGE -> m.getGaugeBuilder().getDataPointsBuilderList().forEach(p -> {
+                            p.setUnknownFields(unknown());
+                            p.getExemplarsBuilderList().forEach(e -> e.setUnknownFields(unknown()));
+                        });
+                        case SUM -> m.getSumBuilder().setUnknownFields(unknown());
+                        case HISTOGRAM -> m.getHistogramBuilder().getDataPointsBuilderList()
+                                .forEach(p -> p.setUnknownFields(unknown()));
+                        case EXPONENTIAL_HISTOGRAM -> m.getExponentialHistogramBuilder().getDataPointsBuilderList()
+                                .forEach(p -> p.setUnknownFields(unknown()).getPositiveBuilder().setUnknownFields(unknown()));
+                        case SUMMARY -> m.getSummaryBuilder().getDataPointsBuilderList().forEach(p -> {
+                            p.setUnknownFields(unknown());
+                            p.getQuantileValuesBuilderList().forEach(q -> q.setUnknownFields(unknown()));
+                        });
+                        default -> { }
+                    }
+                }
+            }
+        }
+        byte[] bytes = req.build().toByteArray();
+        Decoded out = new Decoded();
+        new MetricsDecoder().decode(bytes, 0, bytes.length, out);
+        assertDecodesAsExpected(plain, out);
+        assertThat(MetricsDecoder.countPoints(bytes, 0, bytes.length)).isEqualTo(out.size());
+    }
+
+    @Test
+    void theLastDataOfAMetricWins() throws Exception {
+        // Metric.data is a oneof: a second member replaces the first, as protobuf parses it.
+        byte[] gauge = Wire.of().bytesField(1, Wire.of().fixed64Field(6, 5).bytes()).bytes();
+        byte[] sum = Wire.of().bytesField(1, Wire.of().fixed64Field(6, 7).bytes())
+                .bytesField(1, Wire.of().fixed64Field(6, 8).bytes()).varintField(3, 1).bytes();
+        byte[] req = Wire.request(Wire.of().stringField(1, "m").bytesField(5, gauge).bytesField(7, sum).bytes());
+        Decoded out = new Decoded();
+        assertThat(new MetricsDecoder().decode(req, 0, req.length, out)).isEqualTo(2);
+        assertThat(MetricsDecoder.countPoints(req, 0, req.length)).isEqualTo(2);
+        assertThat(OtlpExpected.metadata(out.get(1))).containsEntry("otlp.metric.type", "S:sum")
+                .containsEntry("otlp.metric.monotonic", "B:true").containsEntry("metric_name:m", "N:8");
+    }
+
     @Test
     void badPointsAreRejected() {
         byte[] wrongType = Wire.request(Wire.of().stringField(1, "g")
@@ -107,5 +164,9 @@ class MetricsDecoderTest {
                 Wire.of().bytesField(5, Wire.of().bytesField(5, new byte[3]).bytes()).bytes()).bytes()).bytes());
         assertThatThrownBy(() -> new MetricsDecoder().decode(badExemplarId, 0, badExemplarId.length, new Decoded()))
                 .isInstanceOf(OtlpFormatException.class).hasMessageContaining("trace_id");
+        byte[] badName = Wire.request(Wire.of().bytesField(1, new byte[] {'a', (byte) 0xFF}).bytesField(5,
+                Wire.of().bytesField(1, new byte[0]).bytes()).bytes());
+        assertThatThrownBy(() -> new MetricsDecoder().decode(badName, 0, badName.length, new Decoded()))
+                .isInstanceOf(OtlpFormatException.class).hasMessageContaining("UTF-8");
     }
 }
