@@ -10,6 +10,10 @@ package io.sluice.core.message;
  * <ul>
  *   <li>{@code otlp.signal}: {@code log} or {@code metric}. Written first; its presence is what marks a message
  *       as coming from OTLP.</li>
+ *   <li>Order: after {@code otlp.signal}, the resource's and scope's fields, then (a metric's fields and) the
+ *       record's or point's attributes, then its {@code otlp.*} fields and value. A key set twice keeps its first
+ *       place and its last value, so a record's own {@code otlp.*} fields win over attributes of the same name,
+ *       and an attribute wins over a resource or scope field of the same name.</li>
  *   <li>Record attributes (a log record's, a data point's): their own key, unprefixed, so that filters and
  *       formatters see them as they see any other field, and Forward/HEC fields map back to attributes.</li>
  *   <li>Resource attributes: {@code resource.<key>}; {@code otlp.resource.schema_url},
@@ -20,21 +24,24 @@ package io.sluice.core.message;
  *   <li>A log record's own fields, each only when set (non-zero, non-empty): {@code otlp.severity_number}
  *       (NUMBER), {@code otlp.severity_text}, {@code otlp.trace_id} and {@code otlp.span_id} (lower-case hex),
  *       {@code otlp.flags} (NUMBER), {@code otlp.event_name}, {@code otlp.observed_time_unix_nano} (NUMBER),
- *       {@code otlp.dropped_attributes_count} (NUMBER), {@code otlp.body_type} (see the payload).</li>
+ *       {@code otlp.dropped_attributes_count} (NUMBER), {@code otlp.body_type} (see the payload). An all-zero
+ *       trace or span id counts as not set, as in OTLP.</li>
  *   <li>A metric data point: {@code otlp.metric.type} ({@code gauge}, {@code sum}, {@code histogram},
  *       {@code exponential_histogram}, {@code summary}); {@code otlp.metric.description}, {@code otlp.metric.unit},
  *       {@code otlp.metric.metadata} (JSON object) when set; {@code otlp.metric.temporality} (NUMBER, the enum's
  *       integer) for sum and both histograms; {@code otlp.metric.monotonic} (BOOLEAN) for sum;
  *       {@code otlp.start_time_unix_nano} and {@code otlp.flags} when set; {@code otlp.exemplars} (JSON array) when
  *       there are any. The value: a number point (gauge, sum) as {@code metric_name:<name>} (NUMBER), which is also
- *       what consumer.HEC makes of a HEC metric; a histogram as {@code otlp.histogram}, an exponential histogram as
+ *       what consumer.HEC makes of a HEC metric (a NaN or infinite value as the STRING, by the rules for values
+ *       below; a point without a value as NULL); a histogram as {@code otlp.histogram}, an exponential histogram as
  *       {@code otlp.exponential_histogram}, a summary as {@code otlp.summary} (JSON objects, fields named as in OTLP
  *       JSON: {@code count}, {@code sum}, {@code min}, {@code max}, {@code bucketCounts}, {@code explicitBounds},
  *       {@code scale}, {@code zeroCount}, {@code zeroThreshold}, {@code positive}/{@code negative} with
  *       {@code offset} and {@code bucketCounts}, {@code quantileValues} with {@code quantile} and {@code value};
- *       numbers as JSON numbers, unsigned 64-bit counts in decimal). Exemplars: objects with
- *       {@code timeUnixNano}, {@code asDouble} or {@code asInt}, {@code spanId}, {@code traceId} (hex),
- *       {@code filteredAttributes} (a JSON object, values as below).</li>
+ *       numbers as JSON numbers, unsigned 64-bit counts in decimal; {@code sum}, {@code min} and {@code max} of the
+ *       histograms only when the point has them, every other member always, arrays possibly empty). Exemplars:
+ *       objects with {@code timeUnixNano}, {@code asDouble} or {@code asInt}, {@code spanId}, {@code traceId} (hex),
+ *       {@code filteredAttributes} (a JSON object, values as below), ids and attributes only when set.</li>
  * </ul>
  *
  * <h2>Values</h2>
