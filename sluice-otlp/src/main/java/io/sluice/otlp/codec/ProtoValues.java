@@ -129,8 +129,15 @@ final class ProtoValues {
         }
         int anyStart = in.position();
         int old = in.enter(len);
-        readAnyValue();
         block.key(prefix, in.buffer(), ko, kl);
+        writeValue(block, anyStart);
+        in.leave(old);
+        return true;
+    }
+
+    /** Reads the AnyValue the reader is in, which starts at {@code start}, and ends the field in {@code block}. */
+    private void writeValue(FieldBlock block, int start) throws OtlpFormatException {
+        readAnyValue();
         switch (type) {
             case STRING -> block.string(in.buffer(), valueOff, valueLen);
             case BOOL -> block.bool(bits != 0);
@@ -138,14 +145,12 @@ final class ProtoValues {
             case DOUBLE -> block.dbl(Double.longBitsToDouble(bits));
             case ARRAY, KVLIST, BYTES -> {
                 json.reset();
-                in.position(anyStart);
+                in.position(start);
                 writeJson(1);
                 block.json(json.buffer(), 0, json.length());
             }
             default -> block.nul();
         }
-        in.leave(old);
-        return true;
     }
 
     /** Reads the fields of the KeyValue the reader is in: the key's range and the value's (anyLen -1: none). */
@@ -178,26 +183,11 @@ final class ProtoValues {
             return;
         }
         int save = in.position();
-        int saveLimit = in.limit();
         in.position(anyOff);
         int old = in.enter(anyLen);
-        readAnyValue();
-        switch (type) {
-            case STRING -> block.string(in.buffer(), valueOff, valueLen);
-            case BOOL -> block.bool(bits != 0);
-            case INT -> block.signed(bits);
-            case DOUBLE -> block.dbl(Double.longBitsToDouble(bits));
-            case ARRAY, KVLIST, BYTES -> {
-                json.reset();
-                in.position(anyOff);
-                writeJson(1);
-                block.json(json.buffer(), 0, json.length());
-            }
-            default -> block.nul();
-        }
+        writeValue(block, anyOff);
         in.leave(old);
         in.position(save);
-        assert in.limit() == saveLimit;
     }
 
     /**
@@ -313,9 +303,9 @@ final class ProtoValues {
     }
 
     /**
-     * Writes the AnyValue in {@code [off, off+len)} of the input as a log body: into {@code json} as JSON, except a
-     * string (returned as {@link #STRING}, its range in {@link #valueOff()}/{@link #valueLen()}) and bytes
-     * (returned as {@link #BYTES}, the base64 text in {@code json}, unquoted). Returns the oneof field (0: empty).
+     * Reads the AnyValue in {@code [off, off+len)} of the input as a log body and returns its oneof field (0: empty):
+     * a string's range is {@link #valueOff()}/{@link #valueLen()}; bytes are written into {@link #json()} as a
+     * base64 JSON string (the caller drops the quotes); anything else as JSON into {@link #json()}.
      */
     int body(int off, int len) throws OtlpFormatException {
         int save = in.position();
@@ -344,7 +334,6 @@ final class ProtoValues {
     }
 
     private void scratchBase64(byte[] b, int off, int len) {
-        // The JSON writer's buffer holds the base64 text: written as a string, then its quotes dropped.
         json.reset();
         text.base64(json, b, off, len);
     }
