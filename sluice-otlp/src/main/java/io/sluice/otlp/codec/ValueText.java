@@ -119,7 +119,13 @@ final class ValueText {
                 if (scaled >= EXACT) {
                     break;
                 }
-                long m = Math.round(scaled);
+                double whole = Math.rint(scaled);
+                // The division (the exact check) only for a scaled value within rounding error of an integer: far
+                // cheaper than dividing at every n, and it skips no candidate (a product is off by a few ulps).
+                if (Math.abs(scaled - whole) > scaled * 0x1p-50) {
+                    continue;
+                }
+                long m = (long) whole;
                 if (m / POW10[n] == a) {
                     if (d < 0) {
                         b[at++] = '-';
