@@ -196,6 +196,23 @@ final class JsonDoc {
         return (int) integer(f, i, false, Integer.MIN_VALUE, Integer.MAX_VALUE);
     }
 
+    /**
+     * An enum: an integer, as OTLP JSON writes enums, or, as protobuf's JSON parsers also take, the name of one of
+     * {@code names} (indexed by value).
+     */
+    int enumValue(JsonFields f, int i, String[] names) throws OtlpFormatException {
+        if (f.kind(i) == JsonFields.STRING && !f.valueEscaped(i)) {
+            int off = f.valueOffset(i);
+            int len = f.valueLength(i);
+            for (int v = 0; v < names.length; v++) {
+                if (names[v].length() == len && names[v].equals(new String(buf, off, len, StandardCharsets.ISO_8859_1))) {
+                    return v;
+                }
+            }
+        }
+        return int32(f, i);
+    }
+
     /** A 32-bit unsigned integer (uint32, fixed32), as a non-negative long. */
     long uint32(JsonFields f, int i) throws OtlpFormatException {
         return integer(f, i, false, 0, 0xFFFF_FFFFL);

@@ -31,6 +31,18 @@ public final class JsonLogsDecoder {
     private static final byte[] EVENT_NAME = JsonValues.b("eventName");
     private static final byte[] EVENT_NAME_SNAKE = JsonValues.b("event_name");
 
+    /** SeverityNumber's names, by value: SEVERITY_NUMBER_UNSPECIFIED, SEVERITY_NUMBER_TRACE, ..._TRACE2, ... */
+    private static final String[] SEVERITY_NAMES = new String[25];
+
+    static {
+        SEVERITY_NAMES[0] = "SEVERITY_NUMBER_UNSPECIFIED";
+        String[] levels = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
+        for (int v = 1; v < SEVERITY_NAMES.length; v++) {
+            int k = (v - 1) % 4;
+            SEVERITY_NAMES[v] = "SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : Integer.toString(k + 1));
+        }
+    }
+
     private final Envelope envelope;
 
     /** A decoder accepting values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
@@ -84,7 +96,7 @@ public final class JsonLogsDecoder {
             r.time = uint64(rec, TIME, TIME_SNAKE);
             r.observed = uint64(rec, OBSERVED, OBSERVED_SNAKE);
             int s = doc.find(rec, SEVERITY, SEVERITY_SNAKE);
-            r.severity = s < 0 ? 0 : doc.int32(rec, s);
+            r.severity = s < 0 ? 0 : doc.enumValue(rec, s, SEVERITY_NAMES);
             severityText = copy(rec, SEVERITY_TEXT, SEVERITY_TEXT_SNAKE, severityText);
             r.severityText = severityText;
             r.severityTextLen = copied;

@@ -60,6 +60,8 @@ public final class JsonMetricsDecoder {
     private static final byte[] TRACE_ID_SNAKE = JsonValues.b("trace_id");
     private static final byte[] SPAN_ID = JsonValues.b("spanId");
     private static final byte[] SPAN_ID_SNAKE = JsonValues.b("span_id");
+    private static final String[] TEMPORALITY_NAMES = {"AGGREGATION_TEMPORALITY_UNSPECIFIED",
+        "AGGREGATION_TEMPORALITY_DELTA", "AGGREGATION_TEMPORALITY_CUMULATIVE"};
     private static final byte[][] TYPES = {Keys.TYPE_GAUGE, Keys.TYPE_SUM, Keys.TYPE_HISTOGRAM,
         Keys.TYPE_EXPONENTIAL_HISTOGRAM, Keys.TYPE_SUMMARY};
 
@@ -153,7 +155,7 @@ public final class JsonMetricsDecoder {
             int pointKind = kind <= 1 ? MetricPoint.NUMBER : kind - 1;
             if (kind == 1 || kind == 2 || kind == 3) {
                 int t = doc.find(d, TEMPORALITY, TEMPORALITY_SNAKE);
-                metric.key(Keys.METRIC_TEMPORALITY).signed(t < 0 ? 0 : doc.int32(d, t));
+                metric.key(Keys.METRIC_TEMPORALITY).signed(t < 0 ? 0 : doc.enumValue(d, t, TEMPORALITY_NAMES));
                 if (kind == 1) {
                     int mono = doc.find(d, MONOTONIC, MONOTONIC_SNAKE);
                     metric.key(Keys.METRIC_MONOTONIC).bool(mono >= 0 && doc.bool(d, mono));

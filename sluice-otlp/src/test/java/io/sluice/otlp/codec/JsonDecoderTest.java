@@ -178,6 +178,24 @@ class JsonDecoderTest {
     }
 
     @Test
+    void enumsByNameAsProtobufsJsonParsersTakeThem() throws Exception {
+        for (io.opentelemetry.proto.logs.v1.SeverityNumber sev : io.opentelemetry.proto.logs.v1.SeverityNumber.values()) {
+            if (sev == io.opentelemetry.proto.logs.v1.SeverityNumber.UNRECOGNIZED) {
+                continue;
+            }
+            Decoded out = logs(oneRecord("{\"severityNumber\":\"" + sev.name() + "\"}"));
+            assertThat(out.get(0).metadata().getString("otlp.severity_number"))
+                    .isEqualTo(sev.getNumber() == 0 ? null : Integer.toString(sev.getNumber()));
+        }
+        byte[] json = utf8("{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"name\":\"m\",\"sum\":"
+                + "{\"aggregationTemporality\":\"AGGREGATION_TEMPORALITY_CUMULATIVE\",\"dataPoints\":[{\"asInt\":1}]}}]}]}]}");
+        Decoded out = new Decoded();
+        new JsonMetricsDecoder().decode(json, 0, json.length, out);
+        assertThat(out.get(0).metadata().getString("otlp.metric.temporality")).isEqualTo("2");
+        assertThatThrownBy(() -> logs(oneRecord("{\"severityNumber\":\"LOUD\"}"))).isInstanceOf(OtlpFormatException.class);
+    }
+
+    @Test
     void badJsonIsRejected() {
         List<String> bad = List.of(
                 "",
