@@ -200,17 +200,22 @@ final class JsonDoc {
      * An enum: an integer, as OTLP JSON writes enums, or, as protobuf's JSON parsers also take, the name of one of
      * {@code names} (indexed by value).
      */
-    int enumValue(JsonFields f, int i, String[] names) throws OtlpFormatException {
+    int enumValue(JsonFields f, int i, byte[][] names) throws OtlpFormatException {
         if (f.kind(i) == JsonFields.STRING && !f.valueEscaped(i)) {
             int off = f.valueOffset(i);
             int len = f.valueLength(i);
             for (int v = 0; v < names.length; v++) {
-                if (names[v].length() == len && names[v].equals(new String(buf, off, len, StandardCharsets.ISO_8859_1))) {
+                if (Arrays.equals(buf, off, off + len, names[v], 0, names[v].length)) {
                     return v;
                 }
             }
         }
         return int32(f, i);
+    }
+
+    /** The position of {@code absolute} (an index into the buffer) counted from the start of the document. */
+    int at(int absolute) {
+        return absolute - base;
     }
 
     /** A 32-bit unsigned integer (uint32, fixed32), as a non-negative long. */

@@ -32,14 +32,14 @@ public final class JsonLogsDecoder {
     private static final byte[] EVENT_NAME_SNAKE = JsonValues.b("event_name");
 
     /** SeverityNumber's names, by value: SEVERITY_NUMBER_UNSPECIFIED, SEVERITY_NUMBER_TRACE, ..._TRACE2, ... */
-    private static final String[] SEVERITY_NAMES = new String[25];
+    private static final byte[][] SEVERITY_NAMES = new byte[25][];
 
     static {
-        SEVERITY_NAMES[0] = "SEVERITY_NUMBER_UNSPECIFIED";
+        SEVERITY_NAMES[0] = JsonValues.b("SEVERITY_NUMBER_UNSPECIFIED");
         String[] levels = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
         for (int v = 1; v < SEVERITY_NAMES.length; v++) {
             int k = (v - 1) % 4;
-            SEVERITY_NAMES[v] = "SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : Integer.toString(k + 1));
+            SEVERITY_NAMES[v] = JsonValues.b("SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : k + 1));
         }
     }
 

@@ -60,8 +60,8 @@ public final class JsonMetricsDecoder {
     private static final byte[] TRACE_ID_SNAKE = JsonValues.b("trace_id");
     private static final byte[] SPAN_ID = JsonValues.b("spanId");
     private static final byte[] SPAN_ID_SNAKE = JsonValues.b("span_id");
-    private static final String[] TEMPORALITY_NAMES = {"AGGREGATION_TEMPORALITY_UNSPECIFIED",
-        "AGGREGATION_TEMPORALITY_DELTA", "AGGREGATION_TEMPORALITY_CUMULATIVE"};
+    private static final byte[][] TEMPORALITY_NAMES = {JsonValues.b("AGGREGATION_TEMPORALITY_UNSPECIFIED"),
+        JsonValues.b("AGGREGATION_TEMPORALITY_DELTA"), JsonValues.b("AGGREGATION_TEMPORALITY_CUMULATIVE")};
     private static final byte[][] TYPES = {Keys.TYPE_GAUGE, Keys.TYPE_SUM, Keys.TYPE_HISTOGRAM,
         Keys.TYPE_EXPONENTIAL_HISTOGRAM, Keys.TYPE_SUMMARY};
 

@@ -96,7 +96,7 @@ final class JsonValues {
     void writeJson(JsonFields parent, int i, int level, int depth) throws OtlpFormatException {
         if (depth > maxDepth) {
             throw new OtlpFormatException("values nested deeper than " + maxDepth + " levels at byte "
-                    + parent.valueOffset(i));
+                    + doc.at(parent.valueOffset(i)));
         }
         JsonFields any = doc.object(parent, i, level);
         int type = which(any);
