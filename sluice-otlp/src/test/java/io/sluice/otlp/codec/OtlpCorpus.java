@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.EntityRef;
 import io.opentelemetry.proto.common.v1.ArrayValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -125,7 +126,9 @@ public final class OtlpCorpus {
                 .addAttributes(kv("host.id", integer(1000 + i)))
                 .addAttributes(kv("nested", kvlist(kv("zone", str("eu-west-" + i)))));
         if (i == 0) {
-            r.setDroppedAttributesCount(3);
+            // entity_refs has no place in OtlpFields: the decoders skip it (see OtlpExpected).
+            r.setDroppedAttributesCount(3).addEntityRefs(EntityRef.newBuilder().setSchemaUrl("https://e")
+                    .setType("service").addIdKeys("service.name").addDescriptionKeys("nested"));
         }
         return r.build();
     }

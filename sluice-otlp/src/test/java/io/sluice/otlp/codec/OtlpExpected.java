@@ -38,7 +38,7 @@ public final class OtlpExpected {
         return out;
     }
 
-    /** The metadata every message of a resource and scope starts with. */
+    /** The metadata every message of a resource and scope starts with (a resource's entity_refs are not kept). */
     public static Map<String, String> prefix(String signal, Resource r, String resourceSchema, InstrumentationScope s,
                                              String scopeSchema) {
         Map<String, String> f = new LinkedHashMap<>();
