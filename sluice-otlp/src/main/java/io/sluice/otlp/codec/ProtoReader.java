@@ -200,7 +200,10 @@ public final class ProtoReader {
         switch (tag & 7) {
             case VARINT -> readVarint();
             case I64 -> skipFixed(8);
-            case LEN -> pos += readLength();
+            case LEN -> {
+                int n = readLength(); // not "pos += readLength()": that adds to pos as it was before the length
+                pos += n;
+            }
             case I32 -> skipFixed(4);
             default -> throw new OtlpFormatException("invalid wire type " + (tag & 7) + " before byte " + (pos - base));
         }
