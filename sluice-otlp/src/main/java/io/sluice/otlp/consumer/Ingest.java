@@ -325,10 +325,7 @@ final class Ingest {
             pending.addAndGet(-records);
             Outcome o = delivered ? success : Outcome.refuse(Outcome.Code.BUSY,
                     "the pipeline did not deliver the request's " + records + " records; send them again");
-            if (!delivered) {
-                log.limited(Log.WARNING, id + ": not delivered", id + ": " + records
-                        + " records were not delivered; answered busy");
-            }
+            // a failure is logged and counted (busy) where the answer is written
             try {
                 loop.execute(() -> {
                     try {
