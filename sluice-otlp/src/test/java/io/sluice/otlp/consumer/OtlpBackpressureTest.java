@@ -77,6 +77,34 @@ class OtlpBackpressureTest {
     }
 
     @Test
+    void theSdkExportersTakeBusyAsRetryableAndTheirRecordsArriveOnce() throws Exception {
+        h = new Harness("bp-sdk", Map.of("MaxPendingRecords", 1));
+        Capture.close(h.capture);
+        CompletableFuture<Harness.Reply> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(1), "-H", PROTO);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Harness.await(() -> h.stats().in() == 1, 20_000, "the first request's record to be published");
+        CompletableFuture<Boolean> grpc = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
+                io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter.builder()
+                        .setEndpoint("http://127.0.0.1:" + h.grpcPort).build(), "retried over gRPC"));
+        CompletableFuture<Boolean> http = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
+                io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter.builder()
+                        .setEndpoint(h.httpUrl("/v1/logs")).build(), "retried over HTTP"));
+        Harness.await(() -> h.rejected(Rejection.BUSY) >= 2, 20_000, "both exporters to be answered busy");
+        Capture.open(h.capture);
+        assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThat(grpc.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(http.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(h.received()).extracting(Capture.Event::payload)
+                .containsExactlyInAnyOrder("line 0", "retried over gRPC", "retried over HTTP");
+        h.awaitBudgetEmpty();
+    }
+
+    @Test
     void aFailedDeliveryIsAnsweredBusyNeverSuccess() throws Exception {
         h = new Harness("bp-fail", Map.of());
         Capture.failDeliveries(h.capture);
