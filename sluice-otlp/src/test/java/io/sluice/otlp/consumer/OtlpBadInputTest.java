@@ -151,6 +151,20 @@ class OtlpBadInputTest {
     }
 
     @Test
+    void otlpJsonMetrics() throws Exception {
+        start(Map.of());
+        byte[] body = ("{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"name\":\"queue.depth\",\"gauge\":"
+                + "{\"dataPoints\":[{\"asDouble\":1.5,\"timeUnixNano\":\"7\"},{\"asInt\":\"3\",\"timeUnixNano\":\"8\"}]}}]}]}]}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Harness.Reply r = Harness.curl(h.httpUrl("/v1/metrics"), body, "-H", JSON);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).isEqualTo("{}");
+        assertThat(h.received()).extracting(e -> e.fields().get("metric_name:queue.depth")).containsExactly("1.5", "3");
+        assertThat(h.received()).extracting(Capture.Event::timestamp).containsExactly(7L, 8L);
+        h.awaitBudgetEmpty();
+    }
+
+    @Test
     void bearerTokens() throws Exception {
         start(Map.of("BearerTokens", java.util.List.of("s3cret", "other")));
         byte[] body = Requests.logsBytes(1);
