@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * HTTP/2 lets a peer send up to its flow-control window (64 KiB a stream) before the server reads it: that much per
  * stream, at most {@value #MAX_STREAMS} streams a connection, is held by Netty before any reservation.
  */
-public final class OtlpServer {
+final class OtlpServer {
     /** Settings of one receiver. */
     static final class Settings {
         String grpcHost = "127.0.0.1";

@@ -107,5 +107,6 @@ class OtlpTlsTest {
                 .setEndpoint("https://127.0.0.1:" + h.httpPort + "/v1/logs").setTrustedCertificates(server.certBytes())
                 .setRetryPolicy(null).build(), "without one")).isFalse();
         assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("with a client certificate");
+        Harness.await(() -> h.rejected(Rejection.AUTH) >= 1, 10_000, "the failed handshake to be counted (auth)");
     }
 }
