@@ -1,0 +1,126 @@
+package io.sluice.otlp.codec;
+
+import io.sluice.core.message.Message;
+import io.sluice.core.message.Metadata;
+import io.sluice.core.message.OtlpFields;
+
+/**
+ * The resource and instrumentation scope of a message, shared by the log and metric encoders: their identity (for
+ * grouping) and how they are written. A message that is not OTLP's has the empty resource and the empty scope
+ * (all its fields are record attributes).
+ */
+final class Scopes {
+    static final int LEVEL_RESOURCE = 0;
+    static final int LEVEL_SCOPE = 1;
+
+    private static final Metadata.Key K_RESOURCE_DROPPED = new Metadata.Key(OtlpFields.RESOURCE_DROPPED);
+    private static final Metadata.Key K_RESOURCE_SCHEMA = new Metadata.Key(OtlpFields.RESOURCE_SCHEMA_URL);
+    private static final Metadata.Key K_SCOPE_NAME = new Metadata.Key(OtlpFields.SCOPE_NAME);
+    private static final Metadata.Key K_SCOPE_VERSION = new Metadata.Key(OtlpFields.SCOPE_VERSION);
+    private static final Metadata.Key K_SCOPE_DROPPED = new Metadata.Key(OtlpFields.SCOPE_DROPPED);
+    private static final Metadata.Key K_SCOPE_SCHEMA = new Metadata.Key(OtlpFields.SCOPE_SCHEMA_URL);
+
+    private final Values values;
+
+    Scopes(Values values) {
+        this.values = values;
+    }
+
+    /** Whether the message's resource and scope fields are its own (it comes from OTLP). */
+    static boolean isOtlp(Message m) {
+        int s = Keys.signal(m);
+        return s == Keys.OTLP_LOG || s == Keys.OTLP_METRIC;
+    }
+
+    /** The identity hash of {@code m}'s resource (level 0) or scope (level 1). */
+    int hash(int level, Message m) {
+        if (!isOtlp(m)) {
+            return 0;
+        }
+        return Keys.hash(m, level == LEVEL_RESOURCE ? Keys.RESOURCE : Keys.SCOPE);
+    }
+
+    /**
+     * Whether {@code a} and {@code b} have the same resource (level 0) or scope (level 1). A message that is not
+     * OTLP's has the empty one, the same as an OTLP message's without any field at that level.
+     */
+    boolean same(int level, Message a, Message b) {
+        int mask = level == LEVEL_RESOURCE ? Keys.RESOURCE : Keys.SCOPE;
+        boolean oa = isOtlp(a);
+        boolean ob = isOtlp(b);
+        if (oa && ob) {
+            return Keys.same(a, b, mask);
+        }
+        return oa == ob || !hasAny(oa ? a : b, mask);
+    }
+
+    private static boolean hasAny(Message m, int mask) {
+        if (!m.hasMetadata()) {
+            return false;
+        }
+        Metadata md = m.metadata();
+        for (int i = 0; i < md.size(); i++) {
+            if ((Keys.category(md, i) & mask) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes the {@code Resource} of {@code m} as field {@code field} (always: the Collector always sends one). */
+    void resource(ProtoWriter out, int field, Message m) {
+        out.begin(field);
+        if (isOtlp(m)) {
+            Metadata md = m.metadata();
+            int p = Keys.RESOURCE_PREFIX.length;
+            for (int i = 0; i < md.size(); i++) {
+                if (Keys.category(md, i) == Keys.RESOURCE_ATTRIBUTE) {
+                    values.keyValue(out, 1, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
+                }
+            }
+            long dropped = Keys.number(md, md.indexOf(K_RESOURCE_DROPPED), 0);
+            if (dropped != 0) {
+                out.varintField(2, dropped);
+            }
+        }
+        out.end();
+    }
+
+    /** Writes the {@code InstrumentationScope} of {@code m} as field {@code field}. */
+    void scope(ProtoWriter out, int field, Message m) {
+        out.begin(field);
+        if (isOtlp(m)) {
+            Metadata md = m.metadata();
+            string(out, 1, md, md.indexOf(K_SCOPE_NAME));
+            string(out, 2, md, md.indexOf(K_SCOPE_VERSION));
+            int p = Keys.SCOPE_ATTRIBUTE_PREFIX.length;
+            for (int i = 0; i < md.size(); i++) {
+                if (Keys.category(md, i) == Keys.SCOPE_ATTRIBUTE) {
+                    values.keyValue(out, 3, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
+                }
+            }
+            long dropped = Keys.number(md, md.indexOf(K_SCOPE_DROPPED), 0);
+            if (dropped != 0) {
+                out.varintField(4, dropped);
+            }
+        }
+        out.end();
+    }
+
+    /** Writes the resource's ({@link Keys#RESOURCE}) or scope's schema URL of {@code m} as field {@code field}. */
+    void schemaUrl(ProtoWriter out, int field, Message m, int which) {
+        if (isOtlp(m)) {
+            Metadata md = m.metadata();
+            string(out, field, md, md.indexOf(which == Keys.RESOURCE ? K_RESOURCE_SCHEMA : K_SCOPE_SCHEMA));
+        }
+    }
+
+    static void string(ProtoWriter out, int field, Metadata md, int i) {
+        if (i >= 0) {
+            int len = md.valueLength(i);
+            if (len > 0) {
+                out.bytesField(field, md.arena(), md.valueOffset(i), len);
+            }
+        }
+    }
+}
