@@ -45,12 +45,12 @@ public final class LogsEncoder {
     private static final Metadata.Key K_OBSERVED = new Metadata.Key(OtlpFields.OBSERVED_TIME);
     private static final Metadata.Key K_DROPPED = new Metadata.Key(OtlpFields.DROPPED_ATTRIBUTES);
     private static final Metadata.Key K_BODY_TYPE = new Metadata.Key(OtlpFields.BODY_TYPE);
-    private static final byte[] FLUENT_TAG = Keys.bytes("fluent.tag");
-    private static final byte[] T_EMPTY = Keys.bytes("empty");
-    private static final byte[] T_INT = Keys.bytes("int");
-    private static final byte[] T_DOUBLE = Keys.bytes("double");
-    private static final byte[] T_BOOL = Keys.bytes("bool");
-    private static final byte[] T_BYTES = Keys.bytes("bytes");
+    private static final byte[] FLUENT_TAG = MessageKeys.bytes("fluent.tag");
+    private static final byte[] T_EMPTY = MessageKeys.bytes("empty");
+    private static final byte[] T_INT = MessageKeys.bytes("int");
+    private static final byte[] T_DOUBLE = MessageKeys.bytes("double");
+    private static final byte[] T_BOOL = MessageKeys.bytes("bool");
+    private static final byte[] T_BYTES = MessageKeys.bytes("bytes");
 
     private final ProtoWriter out = new ProtoWriter(64 * 1024);
     private final Values values = new Values();
@@ -127,15 +127,15 @@ public final class LogsEncoder {
                 record(message(e));
                 out.end();
             }
-            scopes.schemaUrl(out, SCHEMA_URL, message(groups.representative(s)), Keys.SCOPE);
+            scopes.schemaUrl(out, SCHEMA_URL, message(groups.representative(s)), MessageKeys.SCOPE);
             out.end();
         }
-        scopes.schemaUrl(out, SCHEMA_URL, rep, Keys.RESOURCE);
+        scopes.schemaUrl(out, SCHEMA_URL, rep, MessageKeys.RESOURCE);
         out.end();
     }
 
     private void record(Message m) {
-        if (Keys.signal(m) == Keys.OTLP_LOG) {
+        if (MessageKeys.signal(m) == MessageKeys.OTLP_LOG) {
             otlpRecord(m);
         } else {
             otherRecord(m);
@@ -147,26 +147,26 @@ public final class LogsEncoder {
         if (m.timestamp() != 0) {
             out.fixed64Field(TIME, m.timestamp());
         }
-        long observed = Keys.number(md, md.indexOf(K_OBSERVED), 0);
+        long observed = MessageKeys.number(md, md.indexOf(K_OBSERVED), 0);
         if (observed != 0) {
             out.fixed64Field(OBSERVED_TIME, observed);
         }
-        long severity = Keys.number(md, md.indexOf(K_SEVERITY_NUMBER), 0);
+        long severity = MessageKeys.number(md, md.indexOf(K_SEVERITY_NUMBER), 0);
         if (severity != 0) {
             out.varintField(SEVERITY_NUMBER, severity);
         }
         string(md, md.indexOf(K_SEVERITY_TEXT), SEVERITY_TEXT);
         body(m, md);
         for (int i = 0; i < md.size(); i++) {
-            if (Keys.category(md, i) == Keys.ATTRIBUTE) {
+            if (MessageKeys.category(md, i) == MessageKeys.ATTRIBUTE) {
                 values.keyValue(out, ATTRIBUTES, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
             }
         }
-        long dropped = Keys.number(md, md.indexOf(K_DROPPED), 0);
+        long dropped = MessageKeys.number(md, md.indexOf(K_DROPPED), 0);
         if (dropped != 0) {
             out.varintField(DROPPED, dropped);
         }
-        long flags = Keys.number(md, md.indexOf(K_FLAGS), 0);
+        long flags = MessageKeys.number(md, md.indexOf(K_FLAGS), 0);
         if (flags != 0) {
             out.fixed32Field(FLAGS, (int) flags);
         }

@@ -43,33 +43,33 @@ public final class MetricsEncoder {
     private static final Metadata.Key K_HISTOGRAM = new Metadata.Key(OtlpFields.HISTOGRAM);
     private static final Metadata.Key K_EXPONENTIAL = new Metadata.Key(OtlpFields.EXPONENTIAL_HISTOGRAM);
     private static final Metadata.Key K_SUMMARY = new Metadata.Key(OtlpFields.SUMMARY);
-    private static final byte[] T_SUM = Keys.bytes(OtlpFields.TYPE_SUM);
-    private static final byte[] T_HISTOGRAM = Keys.bytes(OtlpFields.TYPE_HISTOGRAM);
-    private static final byte[] T_EXPONENTIAL = Keys.bytes(OtlpFields.TYPE_EXPONENTIAL_HISTOGRAM);
-    private static final byte[] T_SUMMARY = Keys.bytes(OtlpFields.TYPE_SUMMARY);
-    private static final byte[] TRUE = Keys.bytes("true");
+    private static final byte[] T_SUM = MessageKeys.bytes(OtlpFields.TYPE_SUM);
+    private static final byte[] T_HISTOGRAM = MessageKeys.bytes(OtlpFields.TYPE_HISTOGRAM);
+    private static final byte[] T_EXPONENTIAL = MessageKeys.bytes(OtlpFields.TYPE_EXPONENTIAL_HISTOGRAM);
+    private static final byte[] T_SUMMARY = MessageKeys.bytes(OtlpFields.TYPE_SUMMARY);
+    private static final byte[] TRUE = MessageKeys.bytes("true");
     // Member names of the JSON the contract keeps histograms, summaries and exemplars in (OTLP JSON's).
-    private static final byte[] J_COUNT = Keys.bytes("count");
-    private static final byte[] J_SUM = Keys.bytes("sum");
-    private static final byte[] J_MIN = Keys.bytes("min");
-    private static final byte[] J_MAX = Keys.bytes("max");
-    private static final byte[] J_BUCKET_COUNTS = Keys.bytes("bucketCounts");
-    private static final byte[] J_EXPLICIT_BOUNDS = Keys.bytes("explicitBounds");
-    private static final byte[] J_SCALE = Keys.bytes("scale");
-    private static final byte[] J_ZERO_COUNT = Keys.bytes("zeroCount");
-    private static final byte[] J_ZERO_THRESHOLD = Keys.bytes("zeroThreshold");
-    private static final byte[] J_POSITIVE = Keys.bytes("positive");
-    private static final byte[] J_NEGATIVE = Keys.bytes("negative");
-    private static final byte[] J_OFFSET = Keys.bytes("offset");
-    private static final byte[] J_QUANTILE_VALUES = Keys.bytes("quantileValues");
-    private static final byte[] J_QUANTILE = Keys.bytes("quantile");
-    private static final byte[] J_VALUE = Keys.bytes("value");
-    private static final byte[] J_TIME = Keys.bytes("timeUnixNano");
-    private static final byte[] J_AS_DOUBLE = Keys.bytes("asDouble");
-    private static final byte[] J_AS_INT = Keys.bytes("asInt");
-    private static final byte[] J_SPAN_ID = Keys.bytes("spanId");
-    private static final byte[] J_TRACE_ID = Keys.bytes("traceId");
-    private static final byte[] J_FILTERED = Keys.bytes("filteredAttributes");
+    private static final byte[] J_COUNT = MessageKeys.bytes("count");
+    private static final byte[] J_SUM = MessageKeys.bytes("sum");
+    private static final byte[] J_MIN = MessageKeys.bytes("min");
+    private static final byte[] J_MAX = MessageKeys.bytes("max");
+    private static final byte[] J_BUCKET_COUNTS = MessageKeys.bytes("bucketCounts");
+    private static final byte[] J_EXPLICIT_BOUNDS = MessageKeys.bytes("explicitBounds");
+    private static final byte[] J_SCALE = MessageKeys.bytes("scale");
+    private static final byte[] J_ZERO_COUNT = MessageKeys.bytes("zeroCount");
+    private static final byte[] J_ZERO_THRESHOLD = MessageKeys.bytes("zeroThreshold");
+    private static final byte[] J_POSITIVE = MessageKeys.bytes("positive");
+    private static final byte[] J_NEGATIVE = MessageKeys.bytes("negative");
+    private static final byte[] J_OFFSET = MessageKeys.bytes("offset");
+    private static final byte[] J_QUANTILE_VALUES = MessageKeys.bytes("quantileValues");
+    private static final byte[] J_QUANTILE = MessageKeys.bytes("quantile");
+    private static final byte[] J_VALUE = MessageKeys.bytes("value");
+    private static final byte[] J_TIME = MessageKeys.bytes("timeUnixNano");
+    private static final byte[] J_AS_DOUBLE = MessageKeys.bytes("asDouble");
+    private static final byte[] J_AS_INT = MessageKeys.bytes("asInt");
+    private static final byte[] J_SPAN_ID = MessageKeys.bytes("spanId");
+    private static final byte[] J_TRACE_ID = MessageKeys.bytes("traceId");
+    private static final byte[] J_FILTERED = MessageKeys.bytes("filteredAttributes");
 
     private final ProtoWriter out = new ProtoWriter(64 * 1024);
     private final Values values = new Values();
@@ -105,8 +105,8 @@ public final class MetricsEncoder {
      * one {@code metric_name:<x>} field (a HEC metric).
      */
     public static boolean isMetric(Message m) {
-        int s = Keys.signal(m);
-        return s == Keys.OTLP_METRIC || s == Keys.HEC_METRIC;
+        int s = MessageKeys.signal(m);
+        return s == MessageKeys.OTLP_METRIC || s == MessageKeys.HEC_METRIC;
     }
 
     /**
@@ -139,10 +139,10 @@ public final class MetricsEncoder {
     }
 
     private void addPoints(int i, Message m) {
-        int signal = Keys.signal(m);
-        if (signal == Keys.OTLP_METRIC) {
+        int signal = MessageKeys.signal(m);
+        if (signal == MessageKeys.OTLP_METRIC) {
             groups.add(i, measurement(m.metadata(), 0));
-        } else if (signal == Keys.HEC_METRIC) {
+        } else if (signal == MessageKeys.HEC_METRIC) {
             Metadata md = m.metadata();
             for (int f = measurement(md, 0); f >= 0; f = measurement(md, f + 1)) {
                 groups.add(i, f);
@@ -153,7 +153,7 @@ public final class MetricsEncoder {
     /** The first {@code metric_name:<x>} field from {@code from} on, or -1. */
     private static int measurement(Metadata md, int from) {
         for (int f = from; f < md.size(); f++) {
-            if (Keys.startsWith(md.arena(), md.keyOffset(f), md.keyLength(f), Keys.MEASUREMENT_PREFIX)) {
+            if (MessageKeys.startsWith(md.arena(), md.keyOffset(f), md.keyLength(f), MessageKeys.MEASUREMENT_PREFIX)) {
                 return f;
             }
         }
@@ -165,7 +165,7 @@ public final class MetricsEncoder {
     }
 
     private boolean isHec(int e) {
-        return Keys.signal(message(e)) == Keys.HEC_METRIC;
+        return MessageKeys.signal(message(e)) == MessageKeys.HEC_METRIC;
     }
 
     // The metric's name: an OTLP point's payload, a HEC measurement's key after "metric_name:".
@@ -176,17 +176,17 @@ public final class MetricsEncoder {
 
     private int nameOffset(int e) {
         Message m = message(e);
-        return isHec(e) ? m.metadata().keyOffset(groups.field(e)) + Keys.MEASUREMENT_PREFIX.length : 0;
+        return isHec(e) ? m.metadata().keyOffset(groups.field(e)) + MessageKeys.MEASUREMENT_PREFIX.length : 0;
     }
 
     private int nameLength(int e) {
         Message m = message(e);
-        return isHec(e) ? m.metadata().keyLength(groups.field(e)) - Keys.MEASUREMENT_PREFIX.length : m.length();
+        return isHec(e) ? m.metadata().keyLength(groups.field(e)) - MessageKeys.MEASUREMENT_PREFIX.length : m.length();
     }
 
     private int metricHash(int e) {
         int h = Metadata.hash(nameArray(e), nameOffset(e), nameLength(e));
-        return 31 * h + (isHec(e) ? 1 : Keys.hash(message(e), Keys.METRIC_OWN));
+        return 31 * h + (isHec(e) ? 1 : MessageKeys.hash(message(e), MessageKeys.METRIC_OWN));
     }
 
     private boolean sameMetric(int a, int b) {
@@ -197,7 +197,7 @@ public final class MetricsEncoder {
         int ao = nameOffset(a);
         int bo = nameOffset(b);
         return java.util.Arrays.equals(nameArray(a), ao, ao + nameLength(a), nameArray(b), bo, bo + nameLength(b))
-                && (hec || Keys.same(message(a), message(b), Keys.METRIC_OWN));
+                && (hec || MessageKeys.same(message(a), message(b), MessageKeys.METRIC_OWN));
     }
 
     private void resourceMetrics(int r) {
@@ -211,10 +211,10 @@ public final class MetricsEncoder {
             for (int g = groups.firstChild(s); g >= 0; g = groups.next(g)) {
                 metric(g);
             }
-            scopes.schemaUrl(out, SCHEMA_URL, scope, Keys.SCOPE);
+            scopes.schemaUrl(out, SCHEMA_URL, scope, MessageKeys.SCOPE);
             out.end();
         }
-        scopes.schemaUrl(out, SCHEMA_URL, rep, Keys.RESOURCE);
+        scopes.schemaUrl(out, SCHEMA_URL, rep, MessageKeys.RESOURCE);
         out.end();
     }
 
@@ -239,7 +239,7 @@ public final class MetricsEncoder {
         }
         if (!hec) {
             Metadata md = rep.metadata();
-            long temporality = Keys.number(md, md.indexOf(K_TEMPORALITY), 0);
+            long temporality = MessageKeys.number(md, md.indexOf(K_TEMPORALITY), 0);
             if (temporality != 0 && type != GAUGE && type != SUMMARY) {
                 out.varintField(2, temporality);
             }
@@ -313,18 +313,18 @@ public final class MetricsEncoder {
     private void common(Message m, int attributesField, int exemplarsField, int flagsField) {
         Metadata md = m.metadata();
         for (int i = 0; i < md.size(); i++) {
-            if (Keys.category(md, i) == Keys.ATTRIBUTE) {
+            if (MessageKeys.category(md, i) == MessageKeys.ATTRIBUTE) {
                 values.keyValue(out, attributesField, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
             }
         }
-        long startTime = Keys.number(md, md.indexOf(K_START), 0);
+        long startTime = MessageKeys.number(md, md.indexOf(K_START), 0);
         if (startTime != 0) {
             out.fixed64Field(2, startTime);
         }
         if (m.timestamp() != 0) {
             out.fixed64Field(3, m.timestamp());
         }
-        long flags = Keys.number(md, md.indexOf(K_FLAGS), 0);
+        long flags = MessageKeys.number(md, md.indexOf(K_FLAGS), 0);
         if (flags != 0) {
             out.varintField(flagsField, flags);
         }
@@ -336,7 +336,7 @@ public final class MetricsEncoder {
 
     private void hecAttributes(Metadata md) {
         for (int i = 0; i < md.size(); i++) {
-            if (Keys.category(md, i) != Keys.MEASUREMENT) {
+            if (MessageKeys.category(md, i) != MessageKeys.MEASUREMENT) {
                 values.keyValue(out, 7, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
             }
         }

@@ -28,8 +28,8 @@ final class Scopes {
 
     /** Whether the message's resource and scope fields are its own (it comes from OTLP). */
     static boolean isOtlp(Message m) {
-        int s = Keys.signal(m);
-        return s == Keys.OTLP_LOG || s == Keys.OTLP_METRIC;
+        int s = MessageKeys.signal(m);
+        return s == MessageKeys.OTLP_LOG || s == MessageKeys.OTLP_METRIC;
     }
 
     /** The identity hash of {@code m}'s resource (level 0) or scope (level 1). */
@@ -37,7 +37,7 @@ final class Scopes {
         if (!isOtlp(m)) {
             return 0;
         }
-        return Keys.hash(m, level == LEVEL_RESOURCE ? Keys.RESOURCE : Keys.SCOPE);
+        return MessageKeys.hash(m, level == LEVEL_RESOURCE ? MessageKeys.RESOURCE : MessageKeys.SCOPE);
     }
 
     /**
@@ -45,11 +45,11 @@ final class Scopes {
      * OTLP's has the empty one, the same as an OTLP message's without any field at that level.
      */
     boolean same(int level, Message a, Message b) {
-        int mask = level == LEVEL_RESOURCE ? Keys.RESOURCE : Keys.SCOPE;
+        int mask = level == LEVEL_RESOURCE ? MessageKeys.RESOURCE : MessageKeys.SCOPE;
         boolean oa = isOtlp(a);
         boolean ob = isOtlp(b);
         if (oa && ob) {
-            return Keys.same(a, b, mask);
+            return MessageKeys.same(a, b, mask);
         }
         return oa == ob || !hasAny(oa ? a : b, mask);
     }
@@ -60,7 +60,7 @@ final class Scopes {
         }
         Metadata md = m.metadata();
         for (int i = 0; i < md.size(); i++) {
-            if ((Keys.category(md, i) & mask) != 0) {
+            if ((MessageKeys.category(md, i) & mask) != 0) {
                 return true;
             }
         }
@@ -72,13 +72,13 @@ final class Scopes {
         out.begin(field);
         if (isOtlp(m)) {
             Metadata md = m.metadata();
-            int p = Keys.RESOURCE_PREFIX.length;
+            int p = MessageKeys.RESOURCE_PREFIX.length;
             for (int i = 0; i < md.size(); i++) {
-                if (Keys.category(md, i) == Keys.RESOURCE_ATTRIBUTE) {
+                if (MessageKeys.category(md, i) == MessageKeys.RESOURCE_ATTRIBUTE) {
                     values.keyValue(out, 1, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
                 }
             }
-            long dropped = Keys.number(md, md.indexOf(K_RESOURCE_DROPPED), 0);
+            long dropped = MessageKeys.number(md, md.indexOf(K_RESOURCE_DROPPED), 0);
             if (dropped != 0) {
                 out.varintField(2, dropped);
             }
@@ -93,13 +93,13 @@ final class Scopes {
             Metadata md = m.metadata();
             string(out, 1, md, md.indexOf(K_SCOPE_NAME));
             string(out, 2, md, md.indexOf(K_SCOPE_VERSION));
-            int p = Keys.SCOPE_ATTRIBUTE_PREFIX.length;
+            int p = MessageKeys.SCOPE_ATTRIBUTE_PREFIX.length;
             for (int i = 0; i < md.size(); i++) {
-                if (Keys.category(md, i) == Keys.SCOPE_ATTRIBUTE) {
+                if (MessageKeys.category(md, i) == MessageKeys.SCOPE_ATTRIBUTE) {
                     values.keyValue(out, 3, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
                 }
             }
-            long dropped = Keys.number(md, md.indexOf(K_SCOPE_DROPPED), 0);
+            long dropped = MessageKeys.number(md, md.indexOf(K_SCOPE_DROPPED), 0);
             if (dropped != 0) {
                 out.varintField(4, dropped);
             }
@@ -107,11 +107,11 @@ final class Scopes {
         out.end();
     }
 
-    /** Writes the resource's ({@link Keys#RESOURCE}) or scope's schema URL of {@code m} as field {@code field}. */
+    /** Writes the resource's ({@link MessageKeys#RESOURCE}) or scope's schema URL of {@code m} as field {@code field}. */
     void schemaUrl(ProtoWriter out, int field, Message m, int which) {
         if (isOtlp(m)) {
             Metadata md = m.metadata();
-            string(out, field, md, md.indexOf(which == Keys.RESOURCE ? K_RESOURCE_SCHEMA : K_SCOPE_SCHEMA));
+            string(out, field, md, md.indexOf(which == MessageKeys.RESOURCE ? K_RESOURCE_SCHEMA : K_SCOPE_SCHEMA));
         }
     }
 

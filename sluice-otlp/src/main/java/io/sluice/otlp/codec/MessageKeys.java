@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * field of the record or metric, a measurement or a record attribute; and which signal a message carries.
  * Keys are compared as bytes: nothing is allocated per message.
  */
-final class Keys {
+final class MessageKeys {
     /** A record (or data point) attribute: any key the contract does not claim. */
     static final int ATTRIBUTE = 1;
     /** {@code resource.<key>}. */
@@ -51,7 +51,7 @@ final class Keys {
     private static final byte[] LOG = bytes(OtlpFields.SIGNAL_LOG);
     private static final byte[] METRIC = bytes(OtlpFields.SIGNAL_METRIC);
 
-    private Keys() {
+    private MessageKeys() {
     }
 
     static byte[] bytes(String s) {
