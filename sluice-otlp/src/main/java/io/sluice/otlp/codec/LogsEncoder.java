@@ -47,6 +47,7 @@ public final class LogsEncoder {
     private static final Metadata.Key K_BODY_TYPE = new Metadata.Key(OtlpFields.BODY_TYPE);
     private static final byte[] FLUENT_TAG = MessageKeys.bytes("fluent.tag");
     private static final byte[] T_EMPTY = MessageKeys.bytes("empty");
+    private static final byte[] T_STRING = MessageKeys.bytes("string");
     private static final byte[] T_INT = MessageKeys.bytes("int");
     private static final byte[] T_DOUBLE = MessageKeys.bytes("double");
     private static final byte[] T_BOOL = MessageKeys.bytes("bool");
@@ -180,13 +181,13 @@ public final class LogsEncoder {
         int t = md.indexOf(K_BODY_TYPE);
         byte[] p = m.payload();
         int len = m.length();
-        if (t < 0) {
+        byte[] a = md.arena();
+        int off = t < 0 ? 0 : md.valueOffset(t);
+        int tl = t < 0 ? 0 : md.valueLength(t);
+        if (t < 0 || Values.equals(a, off, tl, T_STRING)) {
             Values.stringValue(out, BODY, p, 0, len);
             return;
         }
-        byte[] a = md.arena();
-        int off = md.valueOffset(t);
-        int tl = md.valueLength(t);
         if (Values.equals(a, off, tl, T_EMPTY)) {
             return;
         }

@@ -1,5 +1,7 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.json.JsonFields;
+import io.sluice.core.json.JsonScanner;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
@@ -15,12 +17,20 @@ final class Scopes {
 
     private static final Metadata.Key K_RESOURCE_DROPPED = new Metadata.Key(OtlpFields.RESOURCE_DROPPED);
     private static final Metadata.Key K_RESOURCE_SCHEMA = new Metadata.Key(OtlpFields.RESOURCE_SCHEMA_URL);
+    private static final Metadata.Key K_ENTITY_REFS = new Metadata.Key(OtlpFields.RESOURCE_ENTITY_REFS);
+    private static final byte[] J_SCHEMA_URL = MessageKeys.bytes("schemaUrl");
+    private static final byte[] J_TYPE = MessageKeys.bytes("type");
+    private static final byte[] J_ID_KEYS = MessageKeys.bytes("idKeys");
+    private static final byte[] J_DESCRIPTION_KEYS = MessageKeys.bytes("descriptionKeys");
     private static final Metadata.Key K_SCOPE_NAME = new Metadata.Key(OtlpFields.SCOPE_NAME);
     private static final Metadata.Key K_SCOPE_VERSION = new Metadata.Key(OtlpFields.SCOPE_VERSION);
     private static final Metadata.Key K_SCOPE_DROPPED = new Metadata.Key(OtlpFields.SCOPE_DROPPED);
     private static final Metadata.Key K_SCOPE_SCHEMA = new Metadata.Key(OtlpFields.SCOPE_SCHEMA_URL);
 
     private final Values values;
+    private final JsonFields refs = new JsonFields();
+    private final JsonFields ref = new JsonFields();
+    private final JsonFields strings = new JsonFields();
 
     Scopes(Values values) {
         this.values = values;
@@ -82,8 +92,53 @@ final class Scopes {
             if (dropped != 0) {
                 out.varintField(2, dropped);
             }
+            entityRefs(out, md, md.indexOf(K_ENTITY_REFS));
         }
         out.end();
+    }
+
+    /** Resource.entity_refs from {@code otlp.resource.entity_refs}: EntityRef {schema_url, type, id_keys, description_keys}. */
+    private void entityRefs(ProtoWriter out, Metadata md, int i) {
+        if (i < 0) {
+            return;
+        }
+        byte[] a = md.arena();
+        JsonScanner scanner = values.scanner();
+        if (!scanner.scanArray(a, md.valueOffset(i), md.valueOffset(i) + md.valueLength(i), refs)) {
+            return;
+        }
+        for (int k = 0; k < refs.size(); k++) {
+            int off = refs.valueOffset(k);
+            if (refs.kind(k) != JsonFields.OBJECT || !scanner.scanObject(a, off, off + refs.valueLength(k), ref)) {
+                continue;
+            }
+            out.begin(3);
+            jsonString(out, 1, a, J_SCHEMA_URL);
+            jsonString(out, 2, a, J_TYPE);
+            jsonStrings(out, 3, a, J_ID_KEYS);
+            jsonStrings(out, 4, a, J_DESCRIPTION_KEYS);
+            out.end();
+        }
+    }
+
+    private void jsonString(ProtoWriter out, int field, byte[] a, byte[] key) {
+        int m = ref.lastIndexOf(a, key, 0, key.length);
+        if (m >= 0 && ref.kind(m) == JsonFields.STRING) {
+            values.rawString(out, field, a, ref.valueOffset(m), ref.valueLength(m), ref.valueEscaped(m));
+        }
+    }
+
+    private void jsonStrings(ProtoWriter out, int field, byte[] a, byte[] key) {
+        int m = ref.lastIndexOf(a, key, 0, key.length);
+        if (m < 0 || ref.kind(m) != JsonFields.ARRAY) {
+            return;
+        }
+        int off = ref.valueOffset(m);
+        if (values.scanner().scanArray(a, off, off + ref.valueLength(m), strings)) {
+            for (int k = 0; k < strings.size(); k++) {
+                values.rawString(out, field, a, strings.valueOffset(k), strings.valueLength(k), strings.valueEscaped(k));
+            }
+        }
     }
 
     /** Writes the {@code InstrumentationScope} of {@code m} as field {@code field}. */

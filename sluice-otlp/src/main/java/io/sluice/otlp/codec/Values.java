@@ -143,6 +143,16 @@ final class Values {
         }
     }
 
+    /** A string field from raw JSON string contents, unescaped first when they hold escapes. */
+    void rawString(ProtoWriter w, int field, byte[] b, int off, int len, boolean escaped) {
+        if (escaped) {
+            int n = unescape(b, off, len);
+            w.bytesField(field, scratch, 0, n);
+        } else {
+            w.bytesField(field, b, off, len);
+        }
+    }
+
     /** Scans the JSON object {@code b[off, off+len)} and writes its members as repeated {@code KeyValue}s. */
     void objectMembers(ProtoWriter w, int field, byte[] b, int off, int len) {
         JsonFields f = level(0);

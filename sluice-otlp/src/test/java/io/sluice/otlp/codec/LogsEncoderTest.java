@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.EntityRef;
 import io.opentelemetry.proto.common.v1.ArrayValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -97,6 +98,8 @@ class LogsEncoderTest {
                 .str("resource.host.name", "h1").num("resource.pid", "42")
                 .str("otlp.resource.schema_url", "https://opentelemetry.io/schemas/1.21.0")
                 .num("otlp.resource.dropped_attributes_count", "3")
+                .json("otlp.resource.entity_refs", "[{\"schemaUrl\":\"https://e\",\"type\":\"service\","
+                        + "\"idKeys\":[\"service.name\",\"pid\"],\"descriptionKeys\":[\"d\\u00e9\"]},{\"type\":\"host\"}]")
                 .str("scope.name", "lib").str("scope.version", "1.2").bool("scope.attributes.sc", true)
                 .str("otlp.scope.schema_url", "https://scope").num("otlp.scope.dropped_attributes_count", "4")
                 .num("otlp.severity_number", "17").str("otlp.severity_text", "ERROR")
@@ -131,7 +134,10 @@ class LogsEncoderTest {
         ResourceLogs rl = r.getResourceLogs(0);
         assertThat(r.getResourceLogsCount()).isEqualTo(1);
         assertThat(rl.getResource()).isEqualTo(Resource.newBuilder().addAttributes(kv("host.name", s("h1")))
-                .addAttributes(kv("pid", i(42))).setDroppedAttributesCount(3).build());
+                .addAttributes(kv("pid", i(42))).setDroppedAttributesCount(3)
+                .addEntityRefs(EntityRef.newBuilder().setSchemaUrl("https://e").setType("service")
+                        .addIdKeys("service.name").addIdKeys("pid").addDescriptionKeys("dé"))
+                .addEntityRefs(EntityRef.newBuilder().setType("host")).build());
         assertThat(rl.getSchemaUrl()).isEqualTo("https://opentelemetry.io/schemas/1.21.0");
         assertThat(rl.getScopeLogs(0).getScope()).isEqualTo(InstrumentationScope.newBuilder().setName("lib")
                 .setVersion("1.2").addAttributes(kv("sc", b(true))).setDroppedAttributesCount(4).build());
@@ -141,7 +147,7 @@ class LogsEncoderTest {
 
     @Test
     void bodiesOfEveryType() throws Exception {
-        TestMessages t = new TestMessages(10);
+        TestMessages t = new TestMessages(11);
         t.add("42", 1).log().str("otlp.body_type", "int");
         t.add("-1.5", 2).log().str("otlp.body_type", "double");
         t.add("3.0", 3).log().str("otlp.body_type", "double");
@@ -152,9 +158,10 @@ class LogsEncoderTest {
         t.add("", 8).log().str("otlp.body_type", "empty");
         t.add("", 9).log();
         t.add("NaN", 10).log().str("otlp.body_type", "double");
+        t.add("[\"not an array\"]", 11).log().str("otlp.body_type", "string");
         ExportLogsServiceRequest r = encode(t, 0);
         var recs = r.getResourceLogs(0).getScopeLogs(0).getLogRecordsList();
-        assertThat(recs).hasSize(10);
+        assertThat(recs).hasSize(11);
         assertThat(recs.get(0).getBody()).isEqualTo(i(42));
         assertThat(recs.get(1).getBody()).isEqualTo(d(-1.5));
         assertThat(recs.get(2).getBody()).isEqualTo(d(3.0));
@@ -166,6 +173,7 @@ class LogsEncoderTest {
         assertThat(recs.get(7).hasBody()).isFalse();
         assertThat(recs.get(8).getBody()).isEqualTo(s(""));
         assertThat(recs.get(9).getBody().getDoubleValue()).isNaN();
+        assertThat(recs.get(10).getBody()).isEqualTo(s("[\"not an array\"]"));
     }
 
     @Test
