@@ -13,6 +13,8 @@ import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
@@ -104,7 +106,35 @@ final class GrpcTransport implements Transport {
     @Override
     public Reply export(Signal signal, byte[] body, int off, int len, boolean gzip)
             throws IOException, InterruptedException {
+        boolean reused = connector.isOpen();
+        try {
+            return exportOnce(signal, body, off, len, gzip);
+        } catch (NoStream e) {
+            if (!reused) {
+                throw e;
+            }
+            // The server is closing the connection (GOAWAY after its idle or age limit): not a failure of the
+            // request, which goes at once on a new connection rather than through the pipeline's backoff.
+            return exportOnce(signal, body, off, len, gzip);
+        }
+    }
+
+    /** No stream could be opened on the connection: nothing of the request was sent. */
+    private static final class NoStream extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NoStream(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
+            throws IOException, InterruptedException {
         Channel connection = connector.channel();
+        if (connection.pipeline().get(Http2FrameCodec.class).connection().goAwayReceived()) {
+            connector.drop(); // the server is closing it: no new stream may start there
+            connection = connector.channel();
+        }
         if (tls && !"h2".equals(connector.applicationProtocol(connection))) {
             connector.drop();
             throw new IOException(connector.address() + " did not agree to HTTP/2 by ALPN, which gRPC needs");
@@ -113,11 +143,11 @@ final class GrpcTransport implements Transport {
         Future<Http2StreamChannel> opened = new Http2StreamChannelBootstrap(connection).handler(call).open();
         if (!opened.await(timeoutMillis, TimeUnit.MILLISECONDS) || !opened.isSuccess()) {
             connector.drop(); // a connection that cannot open streams (GOAWAY) is replaced by the next attempt
-            throw new IOException("cannot open a gRPC stream to " + connector.address() + ": " + opened.cause(),
+            throw new NoStream("cannot open a gRPC stream to " + connector.address() + ": " + opened.cause(),
                     opened.cause());
         }
         Http2StreamChannel stream = opened.getNow();
-        stream.write(new DefaultHttp2HeadersFrame(requestHeaders(signal, gzip), false));
+        ChannelFuture started = stream.write(new DefaultHttp2HeadersFrame(requestHeaders(signal, gzip), false));
         byte[] prefix = {(byte) (gzip ? 1 : 0), (byte) (len >>> 24), (byte) (len >>> 16), (byte) (len >>> 8), (byte) len};
         ByteBuf message = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(prefix), Unpooled.wrappedBuffer(body, off, len));
         ChannelFuture written = stream.writeAndFlush(new DefaultHttp2DataFrame(message, true));
@@ -126,6 +156,11 @@ final class GrpcTransport implements Transport {
         } catch (TimeoutException e) {
             throw new IOException("no answer from " + connector.address() + " within " + timeoutMillis + " ms");
         } catch (ExecutionException e) {
+            if (started.isDone() && !started.isSuccess() || refused(e.getCause())) {
+                // The stream never started (a GOAWAY came first) or the server refused it unread: nothing was taken.
+                connector.drop();
+                throw new NoStream("gRPC stream to " + connector.address() + " not started: " + e.getCause(), e.getCause());
+            }
             throw new IOException("gRPC call to " + connector.address() + " failed: " + e.getCause(), e.getCause());
         } finally {
             // The body wraps the caller's buffer, which it reuses once we return: the stream must be done with it.
@@ -135,12 +170,26 @@ final class GrpcTransport implements Transport {
         }
     }
 
+    private static boolean refused(Throwable t) {
+        return t instanceof Refused;
+    }
+
+    /** RST_STREAM REFUSED_STREAM: the server did not process the stream (HTTP/2 8.1.4), so it is safe to send again. */
+    private static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused() {
+            super("stream refused by the server");
+        }
+    }
+
     private Http2Headers requestHeaders(Signal signal, boolean gzip) {
         Http2Headers h = new DefaultHttp2Headers().method("POST").scheme(tls ? "https" : "http")
                 .path(signal.grpcPath).authority(authority);
         h.add("content-type", "application/grpc");
         h.add("te", "trailers");
-        h.add("grpc-timeout", timeoutMillis + "m");
+        // At most eight digits: milliseconds up to a day or so, seconds beyond.
+        h.add("grpc-timeout", timeoutMillis <= 99_999_999L ? timeoutMillis + "m" : timeoutMillis / 1000 + "S");
         h.add("user-agent", "sluice-otlp");
         if (gzip) {
             h.add("grpc-encoding", "gzip");
@@ -181,8 +230,9 @@ final class GrpcTransport implements Transport {
                     finish(head, null);
                 }
             } else if (frame instanceof Http2ResetFrame) {
-                result.completeExceptionally(new IOException("stream reset by the server, HTTP/2 error "
-                        + ((Http2ResetFrame) frame).errorCode()));
+                long code = ((Http2ResetFrame) frame).errorCode();
+                result.completeExceptionally(code == Http2Error.REFUSED_STREAM.code() ? new Refused()
+                        : new IOException("stream reset by the server, HTTP/2 error " + code));
             }
         }
 

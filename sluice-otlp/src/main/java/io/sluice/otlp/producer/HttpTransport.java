@@ -64,6 +64,30 @@ final class HttpTransport implements Transport {
     @Override
     public Reply export(Signal signal, byte[] body, int off, int len, boolean gzip)
             throws IOException, InterruptedException {
+        boolean reused = connector.isOpen();
+        try {
+            return exportOnce(signal, body, off, len, gzip);
+        } catch (ClosedBeforeAnswer e) {
+            if (!reused) {
+                throw e;
+            }
+            // A keep-alive connection the server closed while idle: that race is no failure of the server, so the
+            // request goes once more on a new connection rather than through the pipeline's backoff.
+            return exportOnce(signal, body, off, len, gzip);
+        }
+    }
+
+    /** The connection closed before any answer came. */
+    private static final class ClosedBeforeAnswer extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ClosedBeforeAnswer(String message) {
+            super(message);
+        }
+    }
+
+    private Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
+            throws IOException, InterruptedException {
         Channel c = connector.channel();
         CompletableFuture<FullHttpResponse> answer = new CompletableFuture<>();
         pending = answer;
@@ -87,6 +111,9 @@ final class HttpTransport implements Transport {
             throw new IOException("no answer from " + connector.address() + " within " + timeoutMillis + " ms");
         } catch (ExecutionException e) {
             connector.drop();
+            if (e.getCause() instanceof ClosedBeforeAnswer) {
+                throw new ClosedBeforeAnswer("connection to " + connector.address() + " closed before the answer");
+            }
             throw new IOException("request to " + connector.address() + " failed: " + e.getCause(), e.getCause());
         } finally {
             // The body wraps the caller's buffer, which it reuses once we return: the write must be over.
@@ -167,7 +194,7 @@ final class HttpTransport implements Transport {
         public void channelInactive(ChannelHandlerContext ctx) {
             CompletableFuture<FullHttpResponse> p = pending;
             if (p != null) {
-                p.completeExceptionally(new IOException("connection closed before the answer"));
+                p.completeExceptionally(new ClosedBeforeAnswer("connection closed before the answer"));
             }
         }
 

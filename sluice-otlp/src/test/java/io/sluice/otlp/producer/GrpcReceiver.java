@@ -73,7 +73,16 @@ final class GrpcReceiver implements AutoCloseable {
     }
 
     GrpcReceiver(SslContext tls) throws Exception {
+        this(tls, 0);
+    }
+
+    /** With {@code maxConnectionAgeMillis} above 0 the server sends GOAWAY to connections older than that. */
+    GrpcReceiver(SslContext tls, long maxConnectionAgeMillis) throws Exception {
         NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        if (maxConnectionAgeMillis > 0) {
+            b.maxConnectionAge(maxConnectionAgeMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .maxConnectionAgeGrace(maxConnectionAgeMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
         if (tls != null) {
             b.sslContext(tls);
         }
