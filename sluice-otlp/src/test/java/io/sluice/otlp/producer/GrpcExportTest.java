@@ -166,6 +166,21 @@ class GrpcExportTest {
     }
 
     @Test
+    void requestsAreCutByBatchMaxBytes() throws Exception {
+        OTLP p = producer(Map.of("BatchMaxBytes", 3000));
+        TestMessages t = new TestMessages(10);
+        for (int i = 0; i < 10; i++) {
+            t.add(("m" + i).repeat(500), i + 1).log().str("resource.r", "x");
+        }
+        p.deliver(t.batch());
+        assertThat(receiver.logRecords()).isEqualTo(10);
+        assertThat(receiver.logs).hasSizeGreaterThanOrEqualTo(4);
+        for (ExportLogsServiceRequest r : receiver.logs) {
+            assertThat(r.getSerializedSize()).isLessThanOrEqualTo(3000);
+        }
+    }
+
+    @Test
     void resourceExhaustedWithoutRetryInfoIsPermanentAndWithItRetryableAfterTheDelay() throws Exception {
         OTLP p = producer(Map.of());
         receiver.script.add(GrpcReceiver.Answer.fail(Status.Code.RESOURCE_EXHAUSTED, "too much"));
