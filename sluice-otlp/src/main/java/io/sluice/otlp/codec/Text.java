@@ -25,6 +25,48 @@ final class Text {
     private Text() {
     }
 
+    /** Whether {@code b[off, off+len)} is a JSON number (RFC 8259's grammar) or NaN, Infinity, -Infinity. */
+    static boolean isNumber(byte[] b, int off, int len) {
+        if (isNamedDouble(b, off, len)) {
+            return true;
+        }
+        int end = off + len;
+        int i = off;
+        if (i < end && b[i] == '-') {
+            i++;
+        }
+        int digits = i;
+        while (i < end && b[i] >= '0' && b[i] <= '9') {
+            i++;
+        }
+        if (i == digits || b[digits] == '0' && i - digits > 1) {
+            return false;
+        }
+        if (i < end && b[i] == '.') {
+            int f = ++i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == f) {
+                return false;
+            }
+        }
+        if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+            i++;
+            if (i < end && (b[i] == '+' || b[i] == '-')) {
+                i++;
+            }
+            int e = i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == e) {
+                return false;
+            }
+        }
+        return i == end;
+    }
+
     /** Whether the JSON number text {@code b[off, off+len)} has a fraction or exponent (a double, by the contract). */
     static boolean isFraction(byte[] b, int off, int len) {
         for (int i = off; i < off + len; i++) {
@@ -133,7 +175,11 @@ final class Text {
             double d = exp < 0 ? m / POW10[-exp] : m * POW10[exp];
             return neg ? -d : d;
         }
-        return Double.parseDouble(new String(b, off, len, StandardCharsets.ISO_8859_1));
+        try {
+            return Double.parseDouble(new String(b, off, len, StandardCharsets.ISO_8859_1));
+        } catch (NumberFormatException e) {
+            return Double.NaN; // callers check with isNumber where text may be anything; this keeps the rest safe
+        }
     }
 
     private static double named(byte[] b, int off, int len) {
@@ -146,7 +192,7 @@ final class Text {
             case "-Infinity":
                 return Double.NEGATIVE_INFINITY;
             default:
-                throw new NumberFormatException("not a number: " + s);
+                return Double.NaN; // not a number at all (see parseDouble)
         }
     }
 

@@ -214,6 +214,10 @@ final class Values {
 
     /** A JSON number: int when it is an integer that fits 64 bits, else double. */
     static void numberValue(ProtoWriter w, int field, byte[] b, int off, int len) {
+        if (!Text.isNumber(b, off, len)) {
+            stringValue(w, field, b, off, len); // a NUMBER field whose text is none (set by hand): kept as text
+            return;
+        }
         w.begin(field);
         if (!Text.isFraction(b, off, len) && Text.isInteger(b, off, len, false)) {
             w.varintField(INT_VALUE, Text.parseLong(b, off, len));

@@ -236,8 +236,19 @@ public final class OTLP extends Producer {
     private void send(Batch batch, int from, int to, Transport.Signal signal, Failure failure)
             throws InterruptedException {
         boolean isMetrics = signal == Transport.Signal.METRICS;
-        int count = isMetrics ? metrics.encode(batch, from, to, 0) : logs.encode(batch, from, to, 0);
-        if (count == 0 || failure.retryable) {
+        if (failure.retryable) {
+            return;
+        }
+        int count;
+        try {
+            count = isMetrics ? metrics.encode(batch, from, to, 0) : logs.encode(batch, from, to, 0);
+        } catch (RuntimeException e) {
+            // A message the encoder cannot take would fail every retry alike: permanent, to the fallback stream.
+            failure.add(Reply.failed(false, -1, "cannot encode the " + signal.name().toLowerCase(Locale.ROOT)
+                    + " request: " + e));
+            return;
+        }
+        if (count == 0) {
             return;
         }
         byte[] body = isMetrics ? metrics.buffer() : logs.buffer();

@@ -216,6 +216,15 @@ class LogsEncoderTest {
     }
 
     @Test
+    void numberFieldsWhoseTextIsNoNumberStayText() throws Exception {
+        TestMessages t = new TestMessages(2);
+        t.add("x", 1).log().num("bad", "12abc").num("otlp.severity_number", "x").json("j", "{\"a\":1");
+        LogRecord r = encode(t, 0).getResourceLogs(0).getScopeLogs(0).getLogRecords(0);
+        assertThat(r.getAttributesList()).containsExactly(kv("bad", s("12abc")), kv("j", s("{\"a\":1")));
+        assertThat(r.getSeverityNumberValue()).isZero();
+    }
+
+    @Test
     void metricMessagesAreLeftOut() throws Exception {
         TestMessages t = new TestMessages(4);
         t.add("cpu", 1).metric().num("metric_name:cpu", "1");
