@@ -216,6 +216,10 @@ class GrpcExportTest {
         p.deliver(mixedLogs(5));
         assertThat(receiver.calls.get()).isEqualTo(1);
         assertThat(p.rejected()).isEqualTo(3);
+        assertThat(Support.lastStats.counters()).anySatisfy(c -> {
+            assertThat(c.name()).isEqualTo("sluice_otlp_rejected_total"); // exported on /metrics
+            assertThat(c.value().get()).isEqualTo(3);
+        });
         assertThat(log.text()).contains("rejected 3 of 5 log records").contains("3 records too old");
     }
 

@@ -61,10 +61,14 @@ final class Support {
         return new PluginRegistry(all);
     }
 
+    /** The counters of the last producer made by {@link #producer}. */
+    static volatile PluginStats lastStats;
+
     /** producer.OTLP with these settings, started with a real PluginStats and the given log. */
     static OTLP producer(Map<String, Object> settings, Log log) throws Exception {
         OTLP p = new OTLP(PluginConfig.of("otlp", "producer.OTLP", new HashMap<>(settings)));
         PluginStats stats = new PluginStats("otlp", "producer.OTLP");
+        lastStats = stats;
         p.start(new ProducerContext() {
             @Override
             public long firstGeneratedNanos() {
