@@ -201,7 +201,7 @@ public final class LogsEncoder {
             if (n >= 0) {
                 out.bytesField(Values.BYTES_VALUE, values.scratch(), 0, n);
             } else {
-                out.bytesField(Values.STRING_VALUE, p, 0, len); // not base64 after all: keep the text
+                out.stringField(Values.STRING_VALUE, p, 0, len); // not base64 after all: keep the text
             }
             out.end();
         } else {
@@ -271,7 +271,7 @@ public final class LogsEncoder {
 
     private void string(Metadata md, int i, int field) {
         if (i >= 0 && md.valueLength(i) > 0) {
-            out.bytesField(field, md.arena(), md.valueOffset(i), md.valueLength(i));
+            out.stringField(field, md.arena(), md.valueOffset(i), md.valueLength(i));
         }
     }
 

@@ -223,7 +223,7 @@ public final class MetricsEncoder {
         Message rep = message(repEntry);
         boolean hec = isHec(repEntry);
         out.begin(METRICS);
-        out.bytesField(1, nameArray(repEntry), nameOffset(repEntry), nameLength(repEntry));
+        out.stringField(1, nameArray(repEntry), nameOffset(repEntry), nameLength(repEntry));
         int type = GAUGE;
         if (!hec) {
             Metadata md = rep.metadata();

@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.json.Utf8;
 import java.util.Arrays;
 
 /**
@@ -125,6 +126,44 @@ public final class ProtoWriter {
         tag(field, LEN);
         varint32(len);
         raw(src, off, len);
+    }
+
+    /**
+     * A string field from {@code src[off, off+len)}. Protobuf strings must be valid UTF-8 (parsers, the Collector's
+     * included, refuse the whole request otherwise), so each invalid sequence is replaced by U+FFFD, as core's
+     * writers do; valid text, the usual case, is checked eight bytes per step and copied as it is.
+     */
+    public void stringField(int field, byte[] src, int off, int len) {
+        if (Utf8.isValid(src, off, len)) {
+            bytesField(field, src, off, len);
+            return;
+        }
+        tag(field, LEN);
+        varint32(sanitize(src, off, len, false));
+        sanitize(src, off, len, true);
+    }
+
+    /** Counts (or, with {@code write}, writes) {@code src[off, off+len)} with U+FFFD for each invalid sequence. */
+    private int sanitize(byte[] src, int off, int len, boolean write) {
+        int n = 0;
+        int end = off + len;
+        for (int i = off; i < end; ) {
+            int k = src[i] >= 0 ? 1 : Utf8.sequence(src, i, end);
+            if (k > 0) {
+                if (write) {
+                    raw(src, i, k);
+                }
+                n += k;
+                i += k;
+            } else {
+                if (write) {
+                    raw(Utf8.REPLACEMENT, 0, 3);
+                }
+                n += 3;
+                i += -k;
+            }
+        }
+        return n;
     }
 
     /** Copies bytes as they are. */

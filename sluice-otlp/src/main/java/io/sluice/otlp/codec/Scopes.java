@@ -174,7 +174,7 @@ final class Scopes {
         if (i >= 0) {
             int len = md.valueLength(i);
             if (len > 0) {
-                out.bytesField(field, md.arena(), md.valueOffset(i), len);
+                out.stringField(field, md.arena(), md.valueOffset(i), len);
             }
         }
     }

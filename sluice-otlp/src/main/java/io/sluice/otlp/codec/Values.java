@@ -3,6 +3,7 @@ package io.sluice.otlp.codec;
 import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonScanner;
 import io.sluice.core.json.JsonStrings;
+import io.sluice.core.json.Utf8;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -39,7 +40,7 @@ final class Values {
     /** Writes metadata field {@code i} as a {@code KeyValue} (field {@code field}) whose key is {@code key[ko, ko+kl)}. */
     void keyValue(ProtoWriter w, int field, byte[] key, int ko, int kl, Metadata md, int i) {
         w.begin(field);
-        w.bytesField(1, key, ko, kl);
+        w.stringField(1, key, ko, kl);
         metadataValue(w, 2, md, i);
         w.end();
     }
@@ -134,9 +135,9 @@ final class Values {
             w.begin(field);
             if (f.keyEscaped(k)) {
                 int n = unescape(b, f.keyOffset(k), f.keyLength(k));
-                w.bytesField(1, scratch, 0, n);
+                w.stringField(1, scratch, 0, n);
             } else {
-                w.bytesField(1, b, f.keyOffset(k), f.keyLength(k));
+                w.stringField(1, b, f.keyOffset(k), f.keyLength(k));
             }
             jsonValue(w, 2, b, f.valueOffset(k), f.valueLength(k), f.kind(k), f.valueEscaped(k), depth);
             w.end();
@@ -147,9 +148,9 @@ final class Values {
     void rawString(ProtoWriter w, int field, byte[] b, int off, int len, boolean escaped) {
         if (escaped) {
             int n = unescape(b, off, len);
-            w.bytesField(field, scratch, 0, n);
+            w.stringField(field, scratch, 0, n);
         } else {
-            w.bytesField(field, b, off, len);
+            w.stringField(field, b, off, len);
         }
     }
 
@@ -195,9 +196,13 @@ final class Values {
         return scratch;
     }
 
+    /**
+     * A string value; text that is not valid UTF-8 (a binary payload, bytes a msgpack peer sent as a string) goes as
+     * a bytes value instead: a protobuf string may not hold it, and bytes keep every byte.
+     */
     static void stringValue(ProtoWriter w, int field, byte[] b, int off, int len) {
         w.begin(field);
-        w.bytesField(STRING_VALUE, b, off, len);
+        w.bytesField(Utf8.isValid(b, off, len) ? STRING_VALUE : BYTES_VALUE, b, off, len);
         w.end();
     }
 

@@ -225,6 +225,22 @@ class LogsEncoderTest {
     }
 
     @Test
+    void textThatIsNotUtf8GoesAsBytesOrWithReplacementCharacters() throws Exception {
+        TestMessages t = new TestMessages(2);
+        io.sluice.core.message.Message m = t.add("", 1).message();
+        byte[] binary = {(byte) 0x93, 0x01, (byte) 0xff, 'a'};
+        m.setPayload(binary);
+        m.metadata().set(new byte[] {'k', (byte) 0xc3}, new byte[] {'v'}, io.sluice.core.message.Metadata.STRING);
+        m.metadata().set(new byte[] {'b'}, new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, io.sluice.core.message.Metadata.STRING);
+        LogRecord r = encode(t, 0).getResourceLogs(0).getScopeLogs(0).getLogRecords(0); // parses: strings are valid
+        assertThat(r.getBody().getBytesValue().toByteArray()).isEqualTo(binary);
+        assertThat(r.getAttributes(0).getKey()).isEqualTo("k\uFFFD");
+        assertThat(r.getAttributes(0).getValue()).isEqualTo(s("v"));
+        assertThat(r.getAttributes(1).getValue().getBytesValue().toByteArray())
+                .containsExactly((byte) 0xed, (byte) 0xa0, (byte) 0x80);
+    }
+
+    @Test
     void metricMessagesAreLeftOut() throws Exception {
         TestMessages t = new TestMessages(4);
         t.add("cpu", 1).metric().num("metric_name:cpu", "1");
