@@ -154,6 +154,7 @@ final class GrpcTransport implements Transport {
         try {
             return call.result.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
+            stream.close(); // cancels the call (RST_STREAM): the server need not finish work nobody waits for
             throw new IOException("no answer from " + connector.address() + " within " + timeoutMillis + " ms");
         } catch (ExecutionException e) {
             if (started.isDone() && !started.isSuccess() || refused(e.getCause())) {

@@ -255,6 +255,20 @@ class GrpcExportTest {
     }
 
     @Test
+    void aCallWithoutAnswerTimesOutRetryablyAndTheConnectionServesTheNext() throws Exception {
+        OTLP p = producer(Map.of("TimeoutMs", 300));
+        receiver.script.add(GrpcReceiver.Answer.hang());
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> p.deliver(oneLog())).isInstanceOf(IOException.class)
+                .isNotInstanceOf(PermanentDeliveryException.class).hasMessageContaining("no answer");
+        assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(300_000_000L);
+        assertThat(receiver.headers.get(0).get(io.grpc.Metadata.Key.of("grpc-timeout", io.grpc.Metadata.ASCII_STRING_MARSHALLER)))
+                .isNotNull();
+        p.deliver(oneLog());
+        assertThat(receiver.logRecords()).isEqualTo(1);
+    }
+
+    @Test
     void noServerIsRetryable() throws Exception {
         int port = receiver.port();
         receiver.close();

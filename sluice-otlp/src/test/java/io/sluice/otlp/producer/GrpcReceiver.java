@@ -51,6 +51,11 @@ final class GrpcReceiver implements AutoCloseable {
             return new Answer(0, message, -1, rejected);
         }
 
+        /** No answer at all: the call is left open. */
+        static Answer hang() {
+            return new Answer(-1, "", -1, 0);
+        }
+
         io.grpc.StatusRuntimeException exception() {
             com.google.rpc.Status.Builder s = com.google.rpc.Status.newBuilder().setCode(code).setMessage(message);
             if (retryDelayMillis >= 0) {
@@ -116,6 +121,9 @@ final class GrpcReceiver implements AutoCloseable {
         public void export(ExportLogsServiceRequest req, StreamObserver<ExportLogsServiceResponse> out) {
             calls.incrementAndGet();
             Answer a = script.poll();
+            if (a != null && a.code() < 0) {
+                return;
+            }
             if (a != null && a.code() != 0) {
                 out.onError(a.exception());
                 return;
@@ -136,6 +144,9 @@ final class GrpcReceiver implements AutoCloseable {
         public void export(ExportMetricsServiceRequest req, StreamObserver<ExportMetricsServiceResponse> out) {
             calls.incrementAndGet();
             Answer a = script.poll();
+            if (a != null && a.code() < 0) {
+                return;
+            }
             if (a != null && a.code() != 0) {
                 out.onError(a.exception());
                 return;

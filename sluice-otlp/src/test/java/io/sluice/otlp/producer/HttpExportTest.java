@@ -98,6 +98,16 @@ class HttpExportTest {
     }
 
     @Test
+    void aRequestWithoutAnswerTimesOutRetryablyAndANewConnectionServesTheNext() throws Exception {
+        OTLP p = producer(Map.of("TimeoutMs", 300));
+        receiver.script.add(HttpReceiver.Answer.hang());
+        assertThatThrownBy(() -> p.deliver(GrpcExportTest.oneLog())).isInstanceOf(IOException.class)
+                .isNotInstanceOf(PermanentDeliveryException.class).hasMessageContaining("no answer");
+        p.deliver(GrpcExportTest.oneLog());
+        assertThat(receiver.logs).hasSize(1);
+    }
+
+    @Test
     void partialSuccessIsCountedNotRetried() throws Exception {
         OTLP p = producer(Map.of());
         receiver.script.add(HttpReceiver.Answer.partial(2, "two dropped"));

@@ -37,6 +37,11 @@ final class HttpReceiver implements AutoCloseable {
         static Answer partial(long rejected, String message) {
             return new Answer(200, Map.of(), rejected, message);
         }
+
+        /** No answer at all: the exchange is left open. */
+        static Answer hang() {
+            return new Answer(-1, Map.of(), 0, "");
+        }
     }
 
     final List<ExportLogsServiceRequest> logs = new CopyOnWriteArrayList<>();
@@ -50,6 +55,7 @@ final class HttpReceiver implements AutoCloseable {
     HttpReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", this::handle);
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool()); // a hanging answer holds one thread only
         server.start();
     }
 
@@ -73,6 +79,9 @@ final class HttpReceiver implements AutoCloseable {
         }
         byte[] body = in.readAllBytes();
         Answer a = script.poll();
+        if (a != null && a.status() < 0) {
+            return; // never answered; the client gives up and closes the connection
+        }
         if (a != null && a.status() != 200) {
             a.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
             byte[] status = com.google.rpc.Status.newBuilder().setCode(3).setMessage(a.message()).build().toByteArray();
