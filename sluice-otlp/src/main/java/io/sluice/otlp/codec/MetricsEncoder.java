@@ -110,6 +110,26 @@ public final class MetricsEncoder {
     }
 
     /**
+     * How many data points a message makes: one for an OTLP point, one per measurement for a HEC metric (each
+     * repeating the message's other fields as its attributes), none for a log record.
+     */
+    public static int points(Message m) {
+        int s = MessageKeys.signal(m);
+        if (s == MessageKeys.OTLP_METRIC) {
+            return 1;
+        }
+        if (s != MessageKeys.HEC_METRIC) {
+            return 0;
+        }
+        int n = 0;
+        Metadata md = m.metadata();
+        for (int f = measurement(md, 0); f >= 0; f = measurement(md, f + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
      * Encodes the metric messages among {@code batch[from, to)} as one request, written from offset {@code start}
      * of {@link #buffer()}. Returns the number of data points, 0 when there is none.
      */

@@ -220,7 +220,10 @@ public final class OTLP extends Producer {
         return to;
     }
 
-    /** About the bytes a message takes in a request, erring high: resource and scope fields are counted each time. */
+    /**
+     * About the bytes a message takes in a request, erring high: resource and scope fields are counted each time, and
+     * a HEC metric's fields once per measurement (each of its points repeats them).
+     */
     private static long estimate(Message m) {
         long n = m.length() + MESSAGE_OVERHEAD;
         if (m.hasMetadata()) {
@@ -229,7 +232,7 @@ public final class OTLP extends Producer {
                 n += md.keyLength(i) + md.rawValueLength(i) + FIELD_OVERHEAD;
             }
         }
-        return n;
+        return n * Math.max(1, MetricsEncoder.points(m));
     }
 
     /** Encodes and sends one request of the range's messages of one signal, if it has any; records the outcome. */
