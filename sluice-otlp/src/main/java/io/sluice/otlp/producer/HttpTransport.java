@@ -135,7 +135,10 @@ final class HttpTransport implements Transport {
         int status = r.status().code();
         byte[] body = ByteBufUtil.getBytes(r.content());
         if (status >= 200 && status < 300) {
-            return Reply.ok(body);
+            // The response is an Export*ServiceResponse in the request's encoding; one in another (JSON, from a
+            // server that answers so anyway) carries no partial success we could read, so it counts as plain success.
+            String type = r.headers().get(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf");
+            return Reply.ok(type.contains("protobuf") ? body : new byte[0]);
         }
         long retryAfter = retryAfterMillis(r.headers().get(HttpHeaderNames.RETRY_AFTER));
         return Reply.failed(retryable(status), retryAfter, "HTTP " + status + errorText(r, body));
