@@ -35,6 +35,7 @@ class TlsExportTest {
     static Path dir;
     private static KeyManagerFactory keys;
     private static Path ca;
+    private static Path key;
 
     @BeforeAll
     static void makeCertificate() throws Exception {
@@ -48,6 +49,10 @@ class TlsExportTest {
         }
         keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         keys.init(store, PASS);
+        key = dir.resolve("key.pem");
+        Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(store.getKey("server", PASS).getEncoded())
+                + "\n-----END PRIVATE KEY-----\n");
         ca = dir.resolve("ca.pem");
         Files.writeString(ca, "-----BEGIN CERTIFICATE-----\n"
                 + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(store.getCertificate("server").getEncoded())
@@ -108,6 +113,25 @@ class TlsExportTest {
                 wrongName.close();
                 unknownCa.close();
                 insecure.close();
+            }
+        }
+    }
+
+    @Test
+    void mutualTlsWithTheClientCertificateAndKey() throws Exception {
+        var server = GrpcSslContexts.configure(SslContextBuilder.forServer(keys).trustManager(ca.toFile())
+                .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE)).build();
+        try (GrpcReceiver r = new GrpcReceiver(server)) {
+            OTLP without = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString()));
+            OTLP with = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString(),
+                    "TLS/CertFile", ca.toString(), "TLS/KeyFile", key.toString()));
+            try {
+                assertThatThrownBy(() -> without.deliver(GrpcExportTest.oneLog())).isInstanceOf(IOException.class);
+                with.deliver(GrpcExportTest.oneLog());
+                assertThat(r.logRecords()).isEqualTo(1);
+            } finally {
+                without.close();
+                with.close();
             }
         }
     }
