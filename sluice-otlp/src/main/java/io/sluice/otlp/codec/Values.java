@@ -31,6 +31,8 @@ final class Values {
     private final JsonScanner scanner = new JsonScanner();
     private JsonFields[] levels = new JsonFields[0];
     private byte[] scratch = new byte[256];
+    private byte[] text = new byte[64];
+    private int unescapedLength;
 
     /** The scanner, shared with the encoders (each scan's results live in its own {@link JsonFields}). */
     JsonScanner scanner() {
@@ -113,7 +115,12 @@ final class Values {
             return;
         }
         if (!array && isBytes(b, f)) {
-            bytesValue(w, field, b, f.valueOffset(0), f.valueLength(0));
+            if (f.valueEscaped(0)) { // a JSON writer may escape the base64 '/' as "\/"
+                byte[] text = unescaped(b, f.valueOffset(0), f.valueLength(0));
+                bytesValue(w, field, text, 0, unescapedLength);
+            } else {
+                bytesValue(w, field, b, f.valueOffset(0), f.valueLength(0));
+            }
             return;
         }
         w.begin(field);
@@ -230,6 +237,15 @@ final class Values {
             w.doubleField(DOUBLE_VALUE, Text.parseDouble(b, off, len));
         }
         w.end();
+    }
+
+    /** Unescapes into a buffer of its own (base64 text on its way into {@link #scratch}); see {@link #unescapedLength}. */
+    private byte[] unescaped(byte[] b, int off, int len) {
+        if (text.length < len) {
+            text = new byte[Math.max(len, text.length * 2)];
+        }
+        unescapedLength = JsonStrings.unescape(b, off, len, text, 0);
+        return text;
     }
 
     private int unescape(byte[] b, int off, int len) {

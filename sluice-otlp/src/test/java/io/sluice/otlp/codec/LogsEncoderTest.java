@@ -110,7 +110,7 @@ class LogsEncoderTest {
                 .num("d", "1.0").num("e", "2.5e-3").num("huge", "18446744073709551616").nul("n")
                 .json("a", "[1,\"two\",true,null,1.5,[\"x\"],{\"k\":\"v\"}]")
                 .json("o", "{\"x\":{\"y\":[]},\"esc\":\"a\\\"b\\u00e9\",\"\\u006bey\":1}")
-                .json("bytes", "{\"bytesValue\":\"AAEC/w==\"}").json("emptyo", "{}").json("emptya", "[]")
+                .json("bytes", "{\"bytesValue\":\"AAEC\\/w==\"}").json("emptyo", "{}").json("emptya", "[]")
                 .str("nan", "NaN");
         ExportLogsServiceRequest r = encode(t, 5);
 
