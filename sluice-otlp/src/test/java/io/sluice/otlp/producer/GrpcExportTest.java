@@ -166,6 +166,21 @@ class GrpcExportTest {
     }
 
     @Test
+    void aThreeMegabyteRequestCrossesHttp2FlowControl() throws Exception {
+        OTLP p = producer(Map.of("Compression", "none"));
+        TestMessages t = new TestMessages(300);
+        for (int i = 0; i < 300; i++) {
+            t.add(Integer.toString(i).repeat(10_000 / Integer.toString(i).length()), i + 1).log();
+        }
+        p.deliver(t.batch());
+        assertThat(receiver.logs).hasSize(1);
+        assertThat(receiver.logs.get(0).getSerializedSize()).isGreaterThan(2_900_000);
+        assertThat(receiver.logRecords()).isEqualTo(300);
+        assertThat(receiver.logs.get(0).getResourceLogs(0).getScopeLogs(0).getLogRecords(299).getBody().getStringValue())
+                .startsWith("299299");
+    }
+
+    @Test
     void requestsAreCutByBatchMaxBytes() throws Exception {
         OTLP p = producer(Map.of("BatchMaxBytes", 3000));
         TestMessages t = new TestMessages(10);
