@@ -38,8 +38,8 @@ import java.util.zip.Deflater;
  * OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS, RESOURCE_EXHAUSTED with RetryInfo; HTTP 429, 502, 503, 504; I/O errors and
  * timeouts) throws a retryable exception carrying the server's delay (Retry-After, RetryInfo), after the messages
  * already accepted were removed from the batch, so a retry never sends them twice. Any other answer is permanent:
- * the messages go to the fallback stream. A partial success is not retried: the rejected count is logged (rate
- * limited) and counted as {@code sluice_otlp_rejected_total}.
+ * the messages go to the fallback stream, each with the server's reason as {@code otlp_error}. A partial success
+ * is not retried: the rejected count is logged (rate limited) and counted as {@code sluice_otlp_rejected_total}.
  */
 public final class OTLP extends Producer {
     public static final Param<String> PROTOCOL = Param.string("Protocol", "grpc",
@@ -79,6 +79,9 @@ public final class OTLP extends Producer {
                     TLS_CA_FILE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_SERVER_NAME, TLS_INSECURE_SKIP_VERIFY)
             .factory(OTLP::new);
 
+    /** The metadata key telling why a message went to the fallback stream. */
+    public static final String ERROR_FIELD = "otlp_error";
+    private static final byte[] K_ERROR = ERROR_FIELD.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     /** Estimated protobuf overhead of one message and of one field (tags, lengths, a varint's worst case). */
     private static final int MESSAGE_OVERHEAD = 48;
     private static final int FIELD_OVERHEAD = 16;
@@ -202,6 +205,9 @@ public final class OTLP extends Producer {
         ready = !failure.retryable;
         if (failure.reason != null) {
             keepUndelivered(batch, n);
+            if (!failure.retryable) {
+                markFailed(batch, failure.reason);
+            }
             throw failure.exception(batch.size());
         }
     }
@@ -304,6 +310,18 @@ public final class OTLP extends Producer {
             }
         }
         batch.truncate(kept);
+    }
+
+    /**
+     * Tells, on each message bound for the fallback stream, why the server would not take it ({@code otlp_error}),
+     * as producer.SplunkHEC does with {@code hec_error_text}. Only for permanent failures: a message to be retried
+     * must go again as it came.
+     */
+    private static void markFailed(Batch batch, String reason) {
+        byte[] why = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).metadata().set(K_ERROR, why, Metadata.STRING);
+        }
     }
 
     /** The failures of one delivery: retryable when any was (the rest of the batch waits untried then). */

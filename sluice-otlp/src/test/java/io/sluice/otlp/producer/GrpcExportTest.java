@@ -214,13 +214,17 @@ class GrpcExportTest {
         for (Status.Code c : List.of(Status.Code.CANCELLED, Status.Code.DEADLINE_EXCEEDED, Status.Code.ABORTED,
                 Status.Code.OUT_OF_RANGE, Status.Code.UNAVAILABLE, Status.Code.DATA_LOSS)) {
             receiver.script.add(GrpcReceiver.Answer.fail(c, "x"));
-            assertThatThrownBy(() -> p.deliver(oneLog())).as(c.name()).isInstanceOf(IOException.class)
+            Batch b = oneLog();
+            assertThatThrownBy(() -> p.deliver(b)).as(c.name()).isInstanceOf(IOException.class)
                     .hasMessageContaining(c.name());
+            assertThat(b.get(0).metadata().indexOf(OTLP.ERROR_FIELD)).isNegative(); // retried as it came
         }
         for (Status.Code c : List.of(Status.Code.INVALID_ARGUMENT, Status.Code.UNAUTHENTICATED, Status.Code.INTERNAL,
                 Status.Code.PERMISSION_DENIED, Status.Code.UNIMPLEMENTED)) {
             receiver.script.add(GrpcReceiver.Answer.fail(c, "x"));
-            assertThatThrownBy(() -> p.deliver(oneLog())).as(c.name()).isInstanceOf(PermanentDeliveryException.class);
+            Batch b = oneLog();
+            assertThatThrownBy(() -> p.deliver(b)).as(c.name()).isInstanceOf(PermanentDeliveryException.class);
+            assertThat(b.get(0).metadata().getString(OTLP.ERROR_FIELD)).isEqualTo("gRPC " + c.name() + ": x");
         }
     }
 
