@@ -36,15 +36,21 @@ public final class LogsEncoder {
     private static final int OBSERVED_TIME = 11;
     private static final int EVENT_NAME = 12;
 
-    private static final Metadata.Key K_SEVERITY_NUMBER = new Metadata.Key(OtlpFields.SEVERITY_NUMBER);
-    private static final Metadata.Key K_SEVERITY_TEXT = new Metadata.Key(OtlpFields.SEVERITY_TEXT);
-    private static final Metadata.Key K_TRACE_ID = new Metadata.Key(OtlpFields.TRACE_ID);
-    private static final Metadata.Key K_SPAN_ID = new Metadata.Key(OtlpFields.SPAN_ID);
-    private static final Metadata.Key K_FLAGS = new Metadata.Key(OtlpFields.FLAGS);
-    private static final Metadata.Key K_EVENT_NAME = new Metadata.Key(OtlpFields.EVENT_NAME);
-    private static final Metadata.Key K_OBSERVED = new Metadata.Key(OtlpFields.OBSERVED_TIME);
-    private static final Metadata.Key K_DROPPED = new Metadata.Key(OtlpFields.DROPPED_ATTRIBUTES);
-    private static final Metadata.Key K_BODY_TYPE = new Metadata.Key(OtlpFields.BODY_TYPE);
+    // The record's own fields, found in one pass over the metadata (one lookup each would scan it nine times).
+    private static final int O_SEVERITY_NUMBER = 0;
+    private static final int O_SEVERITY_TEXT = 1;
+    private static final int O_TRACE_ID = 2;
+    private static final int O_SPAN_ID = 3;
+    private static final int O_FLAGS = 4;
+    private static final int O_EVENT_NAME = 5;
+    private static final int O_OBSERVED = 6;
+    private static final int O_DROPPED = 7;
+    private static final int O_BODY_TYPE = 8;
+    private static final byte[][] OWN_KEYS = {MessageKeys.bytes(OtlpFields.SEVERITY_NUMBER),
+        MessageKeys.bytes(OtlpFields.SEVERITY_TEXT), MessageKeys.bytes(OtlpFields.TRACE_ID),
+        MessageKeys.bytes(OtlpFields.SPAN_ID), MessageKeys.bytes(OtlpFields.FLAGS), MessageKeys.bytes(OtlpFields.EVENT_NAME),
+        MessageKeys.bytes(OtlpFields.OBSERVED_TIME), MessageKeys.bytes(OtlpFields.DROPPED_ATTRIBUTES),
+        MessageKeys.bytes(OtlpFields.BODY_TYPE)};
     private static final byte[] FLUENT_TAG = MessageKeys.bytes("fluent.tag");
     private static final byte[] T_EMPTY = MessageKeys.bytes("empty");
     private static final byte[] T_STRING = MessageKeys.bytes("string");
@@ -55,29 +61,42 @@ public final class LogsEncoder {
 
     private final ProtoWriter out = new ProtoWriter(64 * 1024);
     private final Values values = new Values();
-    private final Scopes scopes = new Scopes(values);
+    private final Categories cats = new Categories();
+    private final Scopes scopes = new Scopes(values, cats);
     private final Groups groups;
     private Batch batch;
     private int start;
     private byte[] tagBytes = new byte[64];
+    private int[] signals = new int[64];
+    private final int[] own = new int[OWN_KEYS.length];
 
     /** An encoder with empty buffers. */
     public LogsEncoder() {
         groups = new Groups(2, new Groups.Identity() {
             @Override
             public int hash(int level, int e) {
-                return scopes.hash(level, message(e));
+                return scopes.hash(level, message(e), signal(e), base(e));
             }
 
             @Override
             public boolean same(int level, int a, int b) {
-                return scopes.same(level, message(a), message(b));
+                return scopes.same(level, message(a), signal(a), base(a), message(b), signal(b), base(b));
             }
         });
     }
 
     private Message message(int e) {
         return batch.get(groups.message(e));
+    }
+
+    /** The signal of entry {@code e}'s message, found once per message per batch. */
+    private int signal(int e) {
+        return signals[groups.message(e)];
+    }
+
+    /** Where the field categories of entry {@code e}'s message start in {@link #cats}. */
+    private int base(int e) {
+        return cats.base(groups.message(e));
     }
 
     /** Whether the message is a log record (anything that is not a metric point: see {@link MetricsEncoder#isMetric}). */
@@ -93,8 +112,16 @@ public final class LogsEncoder {
         this.batch = batch;
         this.start = start;
         groups.clear();
+        cats.reset(to);
+        if (signals.length < to) {
+            signals = new int[Math.max(to, signals.length * 2)];
+        }
         for (int i = from; i < to; i++) {
-            if (isLog(batch.get(i))) {
+            Message m = batch.get(i);
+            int s = MessageKeys.signal(m);
+            signals[i] = s;
+            if (s == MessageKeys.OTLP_LOG || s == MessageKeys.OTHER_LOG) {
+                cats.add(i, m);
                 groups.add(i, -1);
             }
         }
@@ -117,68 +144,81 @@ public final class LogsEncoder {
     }
 
     private void resourceLogs(int r) {
-        Message rep = message(groups.representative(r));
+        int rep = groups.representative(r);
         out.begin(RESOURCE_LOGS);
-        scopes.resource(out, RESOURCE, rep);
+        scopes.resource(out, RESOURCE, message(rep), signal(rep), base(rep));
         for (int s = groups.firstChild(r); s >= 0; s = groups.next(s)) {
+            int scope = groups.representative(s);
             out.begin(SCOPE_LOGS);
-            scopes.scope(out, SCOPE, message(groups.representative(s)));
+            scopes.scope(out, SCOPE, message(scope), signal(scope), base(scope));
             for (int e = groups.firstChild(s); e >= 0; e = groups.nextEntry(e)) {
                 out.begin(LOG_RECORDS);
-                record(message(e));
+                if (signal(e) == MessageKeys.OTLP_LOG) {
+                    otlpRecord(message(e), base(e));
+                } else {
+                    otherRecord(message(e));
+                }
                 out.end();
             }
-            scopes.schemaUrl(out, SCHEMA_URL, message(groups.representative(s)), MessageKeys.SCOPE);
+            scopes.schemaUrl(out, SCHEMA_URL, message(scope), signal(scope), MessageKeys.SCOPE);
             out.end();
         }
-        scopes.schemaUrl(out, SCHEMA_URL, rep, MessageKeys.RESOURCE);
+        scopes.schemaUrl(out, SCHEMA_URL, message(rep), signal(rep), MessageKeys.RESOURCE);
         out.end();
     }
 
-    private void record(Message m) {
-        if (MessageKeys.signal(m) == MessageKeys.OTLP_LOG) {
-            otlpRecord(m);
-        } else {
-            otherRecord(m);
-        }
-    }
-
-    private void otlpRecord(Message m) {
+    private void otlpRecord(Message m, int base) {
         Metadata md = m.metadata();
+        java.util.Arrays.fill(own, -1);
+        for (int i = 0; i < md.size(); i++) {
+            int c = cats.at(base + i);
+            if (c == MessageKeys.ATTRIBUTE) {
+                values.keyValue(out, ATTRIBUTES, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
+            } else if (c == MessageKeys.OWN) {
+                ownField(md, i);
+            }
+        }
         if (m.timestamp() != 0) {
             out.fixed64Field(TIME, m.timestamp());
         }
-        long observed = MessageKeys.number(md, md.indexOf(K_OBSERVED), 0);
+        long observed = MessageKeys.number(md, own[O_OBSERVED], 0);
         if (observed != 0) {
             out.fixed64Field(OBSERVED_TIME, observed);
         }
-        long severity = MessageKeys.number(md, md.indexOf(K_SEVERITY_NUMBER), 0);
+        long severity = MessageKeys.number(md, own[O_SEVERITY_NUMBER], 0);
         if (severity != 0) {
             out.varintField(SEVERITY_NUMBER, severity);
         }
-        string(md, md.indexOf(K_SEVERITY_TEXT), SEVERITY_TEXT);
-        body(m, md);
-        for (int i = 0; i < md.size(); i++) {
-            if (MessageKeys.category(md, i) == MessageKeys.ATTRIBUTE) {
-                values.keyValue(out, ATTRIBUTES, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
-            }
-        }
-        long dropped = MessageKeys.number(md, md.indexOf(K_DROPPED), 0);
+        string(md, own[O_SEVERITY_TEXT], SEVERITY_TEXT);
+        body(m, md, own[O_BODY_TYPE]);
+        long dropped = MessageKeys.number(md, own[O_DROPPED], 0);
         if (dropped != 0) {
             out.varintField(DROPPED, dropped);
         }
-        long flags = MessageKeys.number(md, md.indexOf(K_FLAGS), 0);
+        long flags = MessageKeys.number(md, own[O_FLAGS], 0);
         if (flags != 0) {
             out.fixed32Field(FLAGS, (int) flags);
         }
-        hexBytes(md, md.indexOf(K_TRACE_ID), TRACE_ID);
-        hexBytes(md, md.indexOf(K_SPAN_ID), SPAN_ID);
-        string(md, md.indexOf(K_EVENT_NAME), EVENT_NAME);
+        hexBytes(md, own[O_TRACE_ID], TRACE_ID);
+        hexBytes(md, own[O_SPAN_ID], SPAN_ID);
+        string(md, own[O_EVENT_NAME], EVENT_NAME);
+    }
+
+    /** Notes which of the record's own fields field {@code i} is, if any. */
+    private void ownField(Metadata md, int i) {
+        byte[] a = md.arena();
+        int off = md.keyOffset(i);
+        int len = md.keyLength(i);
+        for (int k = 0; k < OWN_KEYS.length; k++) {
+            if (OWN_KEYS[k].length == len && MessageKeys.startsWith(a, off, len, OWN_KEYS[k])) {
+                own[k] = i;
+                return;
+            }
+        }
     }
 
     /** The body from the payload, typed by {@code otlp.body_type} (a string body when absent). */
-    private void body(Message m, Metadata md) {
-        int t = md.indexOf(K_BODY_TYPE);
+    private void body(Message m, Metadata md, int t) {
         byte[] p = m.payload();
         int len = m.length();
         byte[] a = md.arena();

@@ -84,27 +84,45 @@ final class MessageKeys {
         return OTHER_LOG;
     }
 
-    /** The category of key {@code a[off, off+len)} in an OTLP message. */
+    /**
+     * The category of key {@code a[off, off+len)} in an OTLP message. Called for every field several times per
+     * message, so it branches on the first byte (which rules out every prefix for most attribute keys) and then
+     * compares one candidate prefix at a time.
+     */
     static int category(byte[] a, int off, int len) {
-        if (startsWith(a, off, len, RESOURCE_PREFIX)) {
-            return RESOURCE_ATTRIBUTE;
+        if (len == 0) {
+            return ATTRIBUTE;
         }
-        if (startsWith(a, off, len, SCOPE_ATTRIBUTE_PREFIX)) {
-            return SCOPE_ATTRIBUTE;
+        switch (a[off]) {
+            case 'r':
+                return startsWith(a, off, len, RESOURCE_PREFIX) ? RESOURCE_ATTRIBUTE : ATTRIBUTE;
+            case 's':
+                if (startsWith(a, off, len, SCOPE_ATTRIBUTE_PREFIX)) {
+                    return SCOPE_ATTRIBUTE;
+                }
+                return same(a, off, len, SCOPE_NAME) || same(a, off, len, SCOPE_VERSION) ? SCOPE_OWN : ATTRIBUTE;
+            case 'o':
+                return startsWith(a, off, len, OTLP_PREFIX) ? otlpCategory(a, off, len) : ATTRIBUTE;
+            case 'm':
+                return startsWith(a, off, len, MEASUREMENT_PREFIX) ? MEASUREMENT : ATTRIBUTE;
+            default:
+                return ATTRIBUTE;
         }
-        if (Values.equals(a, off, len, SCOPE_NAME) || Values.equals(a, off, len, SCOPE_VERSION)) {
+    }
+
+    /** The category of a key that starts with {@code otlp.}, by what follows. */
+    private static int otlpCategory(byte[] a, int off, int len) {
+        if (startsWith(a, off, len, OTLP_RESOURCE_PREFIX)) {
+            return RESOURCE_OWN;
+        }
+        if (startsWith(a, off, len, OTLP_SCOPE_PREFIX)) {
             return SCOPE_OWN;
         }
-        if (startsWith(a, off, len, OTLP_PREFIX)) {
-            if (startsWith(a, off, len, OTLP_RESOURCE_PREFIX)) {
-                return RESOURCE_OWN;
-            }
-            if (startsWith(a, off, len, OTLP_SCOPE_PREFIX)) {
-                return SCOPE_OWN;
-            }
-            return startsWith(a, off, len, OTLP_METRIC_PREFIX) ? METRIC_OWN : OWN;
-        }
-        return startsWith(a, off, len, MEASUREMENT_PREFIX) ? MEASUREMENT : ATTRIBUTE;
+        return startsWith(a, off, len, OTLP_METRIC_PREFIX) ? METRIC_OWN : OWN;
+    }
+
+    private static boolean same(byte[] a, int off, int len, byte[] word) {
+        return len == word.length && startsWith(a, off, len, word);
     }
 
     /** The category of field {@code i}. */
@@ -112,19 +130,31 @@ final class MessageKeys {
         return category(md.arena(), md.keyOffset(i), md.keyLength(i));
     }
 
+    /** A plain loop: the prefixes are short, and {@code Arrays.equals}' intrinsic costs more to set up than it saves. */
     static boolean startsWith(byte[] a, int off, int len, byte[] prefix) {
-        return len >= prefix.length && java.util.Arrays.equals(a, off, off + prefix.length, prefix, 0, prefix.length);
+        if (len < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (a[off + i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
-    /** A hash of the fields of {@code m} in the categories {@code mask}: keys, kinds and values, in order. */
-    static int hash(Message m, int mask) {
+    /**
+     * A hash of the fields of {@code m} in the categories {@code mask}: keys, kinds and values, in order. The fields'
+     * categories are {@code cats.at(base + i)}.
+     */
+    static int hash(Message m, Categories cats, int base, int mask) {
         if (!m.hasMetadata()) {
             return 0;
         }
         Metadata md = m.metadata();
         int h = 0;
         for (int i = 0; i < md.size(); i++) {
-            if ((category(md, i) & mask) != 0) {
+            if ((cats.at(base + i) & mask) != 0) {
                 h = 31 * h + Metadata.hash(md.arena(), md.keyOffset(i), md.keyLength(i));
                 int off = md.valueOffset(i);
                 h = 31 * (31 * h + md.kind(i)) + Metadata.hash(md.arena(), off, md.valueLength(i));
@@ -133,28 +163,31 @@ final class MessageKeys {
         return h;
     }
 
-    /** Whether {@code a} and {@code b} hold the same fields (key, kind, value, in order) in the categories {@code mask}. */
-    static boolean same(Message a, Message b, int mask) {
+    /**
+     * Whether {@code a} and {@code b} hold the same fields (key, kind, value, in order) in the categories
+     * {@code mask}; their categories start at {@code baseA} and {@code baseB} in {@code cats}.
+     */
+    static boolean same(Message a, int baseA, Message b, int baseB, Categories cats, int mask) {
         Metadata x = a.hasMetadata() ? a.metadata() : null;
         Metadata y = b.hasMetadata() ? b.metadata() : null;
-        int i = next(x, 0, mask);
-        int j = next(y, 0, mask);
+        int i = next(x, cats, baseA, 0, mask);
+        int j = next(y, cats, baseB, 0, mask);
         while (i >= 0 && j >= 0) {
             if (!sameField(x, i, y, j)) {
                 return false;
             }
-            i = next(x, i + 1, mask);
-            j = next(y, j + 1, mask);
+            i = next(x, cats, baseA, i + 1, mask);
+            j = next(y, cats, baseB, j + 1, mask);
         }
         return i < 0 && j < 0;
     }
 
-    private static int next(Metadata md, int from, int mask) {
+    private static int next(Metadata md, Categories cats, int base, int from, int mask) {
         if (md == null) {
             return -1;
         }
         for (int i = from; i < md.size(); i++) {
-            if ((category(md, i) & mask) != 0) {
+            if ((cats.at(base + i) & mask) != 0) {
                 return i;
             }
         }

@@ -73,7 +73,8 @@ public final class MetricsEncoder {
 
     private final ProtoWriter out = new ProtoWriter(64 * 1024);
     private final Values values = new Values();
-    private final Scopes scopes = new Scopes(values);
+    private final Categories cats = new Categories();
+    private final Scopes scopes = new Scopes(values, cats);
     private final JsonScanner scanner = new JsonScanner();
     private final JsonFields point = new JsonFields();
     private final JsonFields array = new JsonFields();
@@ -84,18 +85,20 @@ public final class MetricsEncoder {
     private final Groups groups;
     private Batch batch;
     private int start;
+    private int[] signals = new int[64];
 
     /** An encoder with empty buffers. */
     public MetricsEncoder() {
         groups = new Groups(3, new Groups.Identity() {
             @Override
             public int hash(int level, int e) {
-                return level == LEVEL_METRIC ? metricHash(e) : scopes.hash(level, message(e));
+                return level == LEVEL_METRIC ? metricHash(e) : scopes.hash(level, message(e), signal(e), base(e));
             }
 
             @Override
             public boolean same(int level, int a, int b) {
-                return level == LEVEL_METRIC ? sameMetric(a, b) : scopes.same(level, message(a), message(b));
+                return level == LEVEL_METRIC ? sameMetric(a, b)
+                        : scopes.same(level, message(a), signal(a), base(a), message(b), signal(b), base(b));
             }
         });
     }
@@ -137,6 +140,10 @@ public final class MetricsEncoder {
         this.batch = batch;
         this.start = start;
         groups.clear();
+        cats.reset(to);
+        if (signals.length < to) {
+            signals = new int[Math.max(to, signals.length * 2)];
+        }
         for (int i = from; i < to; i++) {
             addPoints(i, batch.get(i));
         }
@@ -160,6 +167,10 @@ public final class MetricsEncoder {
 
     private void addPoints(int i, Message m) {
         int signal = MessageKeys.signal(m);
+        signals[i] = signal;
+        if (signal == MessageKeys.OTLP_METRIC || signal == MessageKeys.HEC_METRIC) {
+            cats.add(i, m);
+        }
         if (signal == MessageKeys.OTLP_METRIC) {
             groups.add(i, measurement(m.metadata(), 0));
         } else if (signal == MessageKeys.HEC_METRIC) {
@@ -184,8 +195,18 @@ public final class MetricsEncoder {
         return batch.get(groups.message(e));
     }
 
+    /** The signal of entry {@code e}'s message, found once per message per batch. */
+    private int signal(int e) {
+        return signals[groups.message(e)];
+    }
+
+    /** Where the field categories of entry {@code e}'s message start in {@link #cats}. */
+    private int base(int e) {
+        return cats.base(groups.message(e));
+    }
+
     private boolean isHec(int e) {
-        return MessageKeys.signal(message(e)) == MessageKeys.HEC_METRIC;
+        return signal(e) == MessageKeys.HEC_METRIC;
     }
 
     // The metric's name: an OTLP point's payload, a HEC measurement's key after "metric_name:".
@@ -206,7 +227,7 @@ public final class MetricsEncoder {
 
     private int metricHash(int e) {
         int h = Metadata.hash(nameArray(e), nameOffset(e), nameLength(e));
-        return 31 * h + (isHec(e) ? 1 : MessageKeys.hash(message(e), MessageKeys.METRIC_OWN));
+        return 31 * h + (isHec(e) ? 1 : MessageKeys.hash(message(e), cats, base(e), MessageKeys.METRIC_OWN));
     }
 
     private boolean sameMetric(int a, int b) {
@@ -217,24 +238,24 @@ public final class MetricsEncoder {
         int ao = nameOffset(a);
         int bo = nameOffset(b);
         return java.util.Arrays.equals(nameArray(a), ao, ao + nameLength(a), nameArray(b), bo, bo + nameLength(b))
-                && (hec || MessageKeys.same(message(a), message(b), MessageKeys.METRIC_OWN));
+                && (hec || MessageKeys.same(message(a), base(a), message(b), base(b), cats, MessageKeys.METRIC_OWN));
     }
 
     private void resourceMetrics(int r) {
-        Message rep = message(groups.representative(r));
+        int rep = groups.representative(r);
         out.begin(RESOURCE_METRICS);
-        scopes.resource(out, 1, rep);
+        scopes.resource(out, 1, message(rep), signal(rep), base(rep));
         for (int s = groups.firstChild(r); s >= 0; s = groups.next(s)) {
-            Message scope = message(groups.representative(s));
+            int scope = groups.representative(s);
             out.begin(SCOPE_METRICS);
-            scopes.scope(out, 1, scope);
+            scopes.scope(out, 1, message(scope), signal(scope), base(scope));
             for (int g = groups.firstChild(s); g >= 0; g = groups.next(g)) {
                 metric(g);
             }
-            scopes.schemaUrl(out, SCHEMA_URL, scope, MessageKeys.SCOPE);
+            scopes.schemaUrl(out, SCHEMA_URL, message(scope), signal(scope), MessageKeys.SCOPE);
             out.end();
         }
-        scopes.schemaUrl(out, SCHEMA_URL, rep, MessageKeys.RESOURCE);
+        scopes.schemaUrl(out, SCHEMA_URL, message(rep), signal(rep), MessageKeys.RESOURCE);
         out.end();
     }
 
@@ -305,35 +326,35 @@ public final class MetricsEncoder {
         Metadata md = m.metadata();
         switch (type) {
             case HISTOGRAM:
-                common(m, 9, 8, 10);
+                common(m, base(e), 9, 8, 10);
                 histogram(md, md.indexOf(K_HISTOGRAM));
                 break;
             case EXPONENTIAL_HISTOGRAM:
-                common(m, 1, 11, 10);
+                common(m, base(e), 1, 11, 10);
                 exponential(md, md.indexOf(K_EXPONENTIAL));
                 break;
             case SUMMARY:
-                common(m, 7, -1, 8);
+                common(m, base(e), 7, -1, 8);
                 summary(md, md.indexOf(K_SUMMARY));
                 break;
             default:
                 if (hec) {
-                    hecAttributes(md);
+                    hecAttributes(md, base(e));
                     if (m.timestamp() != 0) {
                         out.fixed64Field(3, m.timestamp());
                     }
                 } else {
-                    common(m, 7, 5, 8);
+                    common(m, base(e), 7, 5, 8);
                 }
                 numberValue(md, groups.field(e));
         }
     }
 
     /** Attributes, start and time, exemplars and flags: the fields every kind of OTLP point has (numbers differ). */
-    private void common(Message m, int attributesField, int exemplarsField, int flagsField) {
+    private void common(Message m, int base, int attributesField, int exemplarsField, int flagsField) {
         Metadata md = m.metadata();
         for (int i = 0; i < md.size(); i++) {
-            if (MessageKeys.category(md, i) == MessageKeys.ATTRIBUTE) {
+            if (cats.at(base + i) == MessageKeys.ATTRIBUTE) {
                 values.keyValue(out, attributesField, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
             }
         }
@@ -354,9 +375,9 @@ public final class MetricsEncoder {
         }
     }
 
-    private void hecAttributes(Metadata md) {
+    private void hecAttributes(Metadata md, int base) {
         for (int i = 0; i < md.size(); i++) {
-            if (MessageKeys.category(md, i) != MessageKeys.MEASUREMENT) {
+            if (cats.at(base + i) != MessageKeys.MEASUREMENT) {
                 values.keyValue(out, 7, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
             }
         }

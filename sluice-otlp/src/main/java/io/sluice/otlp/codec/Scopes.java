@@ -28,49 +28,50 @@ final class Scopes {
     private static final Metadata.Key K_SCOPE_SCHEMA = new Metadata.Key(OtlpFields.SCOPE_SCHEMA_URL);
 
     private final Values values;
+    private final Categories cats;
     private final JsonFields refs = new JsonFields();
     private final JsonFields ref = new JsonFields();
     private final JsonFields strings = new JsonFields();
 
-    Scopes(Values values) {
+    Scopes(Values values, Categories cats) {
         this.values = values;
+        this.cats = cats;
     }
 
-    /** Whether the message's resource and scope fields are its own (it comes from OTLP). */
-    static boolean isOtlp(Message m) {
-        int s = MessageKeys.signal(m);
-        return s == MessageKeys.OTLP_LOG || s == MessageKeys.OTLP_METRIC;
+    /** Whether a message of this signal ({@link MessageKeys#signal}) has resource and scope fields (it is OTLP's). */
+    static boolean isOtlp(int signal) {
+        return signal == MessageKeys.OTLP_LOG || signal == MessageKeys.OTLP_METRIC;
     }
 
-    /** The identity hash of {@code m}'s resource (level 0) or scope (level 1). */
-    int hash(int level, Message m) {
-        if (!isOtlp(m)) {
+    /** The identity hash of {@code m}'s resource (level 0) or scope (level 1); {@code signal} is {@code m}'s. */
+    int hash(int level, Message m, int signal, int base) {
+        if (!isOtlp(signal)) {
             return 0;
         }
-        return MessageKeys.hash(m, level == LEVEL_RESOURCE ? MessageKeys.RESOURCE : MessageKeys.SCOPE);
+        return MessageKeys.hash(m, cats, base, level == LEVEL_RESOURCE ? MessageKeys.RESOURCE : MessageKeys.SCOPE);
     }
 
     /**
      * Whether {@code a} and {@code b} have the same resource (level 0) or scope (level 1). A message that is not
      * OTLP's has the empty one, the same as an OTLP message's without any field at that level.
      */
-    boolean same(int level, Message a, Message b) {
+    boolean same(int level, Message a, int signalA, int baseA, Message b, int signalB, int baseB) {
         int mask = level == LEVEL_RESOURCE ? MessageKeys.RESOURCE : MessageKeys.SCOPE;
-        boolean oa = isOtlp(a);
-        boolean ob = isOtlp(b);
+        boolean oa = isOtlp(signalA);
+        boolean ob = isOtlp(signalB);
         if (oa && ob) {
-            return MessageKeys.same(a, b, mask);
+            return MessageKeys.same(a, baseA, b, baseB, cats, mask);
         }
-        return oa == ob || !hasAny(oa ? a : b, mask);
+        return oa == ob || (oa ? !hasAny(a, baseA, mask) : !hasAny(b, baseB, mask));
     }
 
-    private static boolean hasAny(Message m, int mask) {
+    private boolean hasAny(Message m, int base, int mask) {
         if (!m.hasMetadata()) {
             return false;
         }
         Metadata md = m.metadata();
         for (int i = 0; i < md.size(); i++) {
-            if ((MessageKeys.category(md, i) & mask) != 0) {
+            if ((cats.at(base + i) & mask) != 0) {
                 return true;
             }
         }
@@ -78,13 +79,13 @@ final class Scopes {
     }
 
     /** Writes the {@code Resource} of {@code m} as field {@code field} (always: the Collector always sends one). */
-    void resource(ProtoWriter out, int field, Message m) {
+    void resource(ProtoWriter out, int field, Message m, int signal, int base) {
         out.begin(field);
-        if (isOtlp(m)) {
+        if (isOtlp(signal)) {
             Metadata md = m.metadata();
             int p = MessageKeys.RESOURCE_PREFIX.length;
             for (int i = 0; i < md.size(); i++) {
-                if (MessageKeys.category(md, i) == MessageKeys.RESOURCE_ATTRIBUTE) {
+                if (cats.at(base + i) == MessageKeys.RESOURCE_ATTRIBUTE) {
                     values.keyValue(out, 1, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
                 }
             }
@@ -142,15 +143,15 @@ final class Scopes {
     }
 
     /** Writes the {@code InstrumentationScope} of {@code m} as field {@code field}. */
-    void scope(ProtoWriter out, int field, Message m) {
+    void scope(ProtoWriter out, int field, Message m, int signal, int base) {
         out.begin(field);
-        if (isOtlp(m)) {
+        if (isOtlp(signal)) {
             Metadata md = m.metadata();
             string(out, 1, md, md.indexOf(K_SCOPE_NAME));
             string(out, 2, md, md.indexOf(K_SCOPE_VERSION));
             int p = MessageKeys.SCOPE_ATTRIBUTE_PREFIX.length;
             for (int i = 0; i < md.size(); i++) {
-                if (MessageKeys.category(md, i) == MessageKeys.SCOPE_ATTRIBUTE) {
+                if (cats.at(base + i) == MessageKeys.SCOPE_ATTRIBUTE) {
                     values.keyValue(out, 3, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
                 }
             }
@@ -163,8 +164,8 @@ final class Scopes {
     }
 
     /** Writes the resource's ({@link MessageKeys#RESOURCE}) or scope's schema URL of {@code m} as field {@code field}. */
-    void schemaUrl(ProtoWriter out, int field, Message m, int which) {
-        if (isOtlp(m)) {
+    void schemaUrl(ProtoWriter out, int field, Message m, int signal, int which) {
+        if (isOtlp(signal)) {
             Metadata md = m.metadata();
             string(out, field, md, md.indexOf(which == MessageKeys.RESOURCE ? K_RESOURCE_SCHEMA : K_SCOPE_SCHEMA));
         }
