@@ -11,8 +11,17 @@ final class Text {
     private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
         1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     private static final byte[] B64 = new byte[256];
+    private static final byte[] HEX = new byte[256];
 
     static {
+        java.util.Arrays.fill(HEX, (byte) -1);
+        for (int i = 0; i < 10; i++) {
+            HEX['0' + i] = (byte) i;
+        }
+        for (int i = 0; i < 6; i++) {
+            HEX['a' + i] = (byte) (10 + i);
+            HEX['A' + i] = (byte) (10 + i);
+        }
         java.util.Arrays.fill(B64, (byte) -1);
         String a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         for (int i = 0; i < 64; i++) {
@@ -219,9 +228,9 @@ final class Text {
             return -1;
         }
         for (int i = 0; i < len / 2; i++) {
-            int hi = Character.digit(src[off + 2 * i], 16);
-            int lo = Character.digit(src[off + 2 * i + 1], 16);
-            if (hi < 0 || lo < 0) {
+            int hi = HEX[src[off + 2 * i] & 0xFF];
+            int lo = HEX[src[off + 2 * i + 1] & 0xFF];
+            if ((hi | lo) < 0) {
                 return -1;
             }
             dst[i] = (byte) (hi << 4 | lo);

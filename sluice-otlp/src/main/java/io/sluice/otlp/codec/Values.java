@@ -3,7 +3,6 @@ package io.sluice.otlp.codec;
 import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonScanner;
 import io.sluice.core.json.JsonStrings;
-import io.sluice.core.json.Utf8;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -209,7 +208,7 @@ final class Values {
      */
     static void stringValue(ProtoWriter w, int field, byte[] b, int off, int len) {
         w.begin(field);
-        w.bytesField(Utf8.isValid(b, off, len) ? STRING_VALUE : BYTES_VALUE, b, off, len);
+        w.bytesField(ProtoWriter.isValidUtf8(b, off, len) ? STRING_VALUE : BYTES_VALUE, b, off, len);
         w.end();
     }
 
