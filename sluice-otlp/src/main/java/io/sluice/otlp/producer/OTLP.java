@@ -20,7 +20,6 @@ import io.sluice.otlp.codec.MetricsEncoder;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
