@@ -106,6 +106,7 @@ public final class OTLP extends Producer {
     record Endpoint(String host, int port, String basePath, boolean tls) {
     }
 
+    /** Checks the settings; nothing connects before {@link #start}, and then only when the first batch is sent. */
     public OTLP(PluginConfig config) {
         super(config);
         String protocol = config.get(PROTOCOL).toLowerCase(Locale.ROOT);
