@@ -11,6 +11,7 @@ public class RetryLaterException extends IOException {
     private static final long serialVersionUID = 1L;
     private final long retryAfterMillis;
 
+    /** A retryable failure described by {@code message}; the next attempt waits at least {@code retryAfterMillis}. */
     public RetryLaterException(String message, long retryAfterMillis) {
         super(message);
         this.retryAfterMillis = Math.max(0, retryAfterMillis);
