@@ -310,7 +310,22 @@ public final class ConfigLoader {
             }
             case STRING_MAP: {
                 Map<String, String> out = new LinkedHashMap<>();
-                if (v.raw != null) {
+                if (v.raw instanceof List) {
+                    // A list of "Name: value" strings (or of one-entry mappings, which is what YAML makes of an
+                    // unquoted "- Name: value"), as headers are often written.
+                    for (Val item : v.asList()) {
+                        if (item.raw instanceof Map) {
+                            item.asMap(this, id, key).forEach((k, val) -> out.put(k, val.asString(this, id, key + "." + k)));
+                            continue;
+                        }
+                        String s = item.asString(this, id, key);
+                        int colon = s.indexOf(':');
+                        if (colon <= 0) {
+                            throw ConfigException.at(file, item.line, id, key, "expected 'Name: value', found '" + s + "'");
+                        }
+                        out.put(s.substring(0, colon).trim(), s.substring(colon + 1).trim());
+                    }
+                } else if (v.raw != null) {
                     v.asMap(this, id, key).forEach((k, val) -> out.put(k, val.asString(this, id, key + "." + k)));
                 }
                 return out;

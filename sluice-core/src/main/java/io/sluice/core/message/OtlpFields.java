@@ -17,7 +17,9 @@ package io.sluice.core.message;
  *   <li>Record attributes (a log record's, a data point's): their own key, unprefixed, so that filters and
  *       formatters see them as they see any other field, and Forward/HEC fields map back to attributes.</li>
  *   <li>Resource attributes: {@code resource.<key>}; {@code otlp.resource.schema_url},
- *       {@code otlp.resource.dropped_attributes_count}.</li>
+ *       {@code otlp.resource.dropped_attributes_count}; {@code otlp.resource.entity_refs} when there are any (JSON
+ *       array of objects with {@code schemaUrl}, {@code type}, {@code idKeys} and {@code descriptionKeys}, as OTLP
+ *       JSON names them).</li>
  *   <li>Instrumentation scope: {@code scope.name}, {@code scope.version}, attributes as
  *       {@code scope.attributes.<key>}; {@code otlp.scope.schema_url},
  *       {@code otlp.scope.dropped_attributes_count}.</li>
@@ -71,6 +73,7 @@ public final class OtlpFields {
     public static final String RESOURCE_PREFIX = "resource.";
     public static final String RESOURCE_SCHEMA_URL = "otlp.resource.schema_url";
     public static final String RESOURCE_DROPPED = "otlp.resource.dropped_attributes_count";
+    public static final String RESOURCE_ENTITY_REFS = "otlp.resource.entity_refs";
 
     public static final String SCOPE_NAME = "scope.name";
     public static final String SCOPE_VERSION = "scope.version";

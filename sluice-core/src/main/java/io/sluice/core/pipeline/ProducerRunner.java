@@ -21,7 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Runs one producer: its buffer (the bounded queue, or a disk buffer), and {@code max(1, ModulatorRoutines)}
  * worker threads that take batches, apply the producer's modulators (each worker its own instances) and deliver,
- * retrying retryable failures with backoff ({@code Retry/*}) before the batch goes to the fallback stream.
+ * retrying retryable failures with backoff ({@code Retry/*}, and at least the delay a {@link RetryLaterException}
+ * names) before the batch goes to the fallback stream.
  */
 public final class ProducerRunner {
     private final Producer producer;
@@ -227,7 +228,9 @@ public final class ProducerRunner {
                 stats.addRetried(n);
                 log.limited(Log.WARNING, config.id() + ": retrying", config.id() + ": delivery of " + n
                         + " messages failed (attempt " + (attempt + 1) + "), retrying: " + e);
-                Thread.sleep(backoff(attempt));
+                // The server's own word on when to come back is the least we wait (Retry-After, RetryInfo).
+                long serverMin = e instanceof RetryLaterException ? ((RetryLaterException) e).retryAfterMillis() : 0;
+                Thread.sleep(Math.max(backoff(attempt), serverMin));
             }
         }
     }
