@@ -235,6 +235,7 @@ public final class SplunkHEC extends Producer {
         HecEncoder enc = takeEncoder();
         try {
             enc.encode(batch);
+            countSkipped(enc);
             sendAll(enc);
             Exception failed = moveFailed(batch, enc, 0);
             if (failed != null) {
@@ -284,6 +285,7 @@ public final class SplunkHEC extends Producer {
                 base[k] = enc.add(g.batch(k));
             }
             enc.encode();
+            countSkipped(enc);
             sendAll(enc);
             for (int k = 0; k < g.size(); k++) {
                 g.setOutcome(k, moveFailed(g.batch(k), enc, base[k]));
@@ -302,6 +304,27 @@ public final class SplunkHEC extends Producer {
             accumulator.done(g);
         }
     }
+
+    /**
+     * OTLP records the OTel exporter does not send (a log without a body, which Splunk rejects; an exponential
+     * histogram, which it does not map) are not sent here either: counted as discarded, and said in the log the
+     * first time (the exporter logs the histograms and drops the empty logs silently).
+     */
+    private void countSkipped(HecEncoder enc) {
+        int n = enc.skippedMessages();
+        if (n > 0) {
+            if (stats != null) {
+                stats.addDiscarded(n);
+            }
+            if (!skippedLogged) {
+                skippedLogged = true;
+                log.warn(config.id() + ": " + n + " OTLP records not sent, as the OTel splunkhec exporter does not "
+                        + "send them (log records without a body, exponential histograms); counted as discarded");
+            }
+        }
+    }
+
+    private volatile boolean skippedLogged;
 
     /** About the bytes the batch's events take encoded, to close a group once it fills a request. */
     private static long estimatedBytes(Batch b) {
