@@ -305,6 +305,14 @@ final class OtlpEvents {
         }
     }
 
+    /** {@code float64(uint64)}: the unsigned value rounded to the nearest double, as Go converts it. */
+    static double unsignedToDouble(long v) {
+        if (v >= 0) {
+            return v;
+        }
+        return (double) ((v >>> 1) | (v & 1)) * 2.0; // halve keeping a sticky bit, so the rounding stays exact
+    }
+
     /** Go's {@code time.Duration(ts).Round(time.Millisecond)} in milliseconds: halves away from zero. */
     static long roundToMillis(long nanos) {
         long r = nanos % 1_000_000L;
@@ -680,7 +688,8 @@ final class OtlpEvents {
         sortEntries(dims);
 
         hdr.clear();
-        putHeader(hdr, md, Math.round((double) m.timestamp() / 1e6));
+        // math.Round(float64(ts)/1e6): ts is a uint64 (one past 2^63 is a negative long here).
+        putHeader(hdr, md, Math.round(unsignedToDouble(m.timestamp()) / 1e6));
         hdr.write(H_METRIC);
 
         events = 0;
@@ -764,7 +773,8 @@ final class OtlpEvents {
         byte[] a = md.arena();
         int vo = md.valueOffset(iValue);
         int vl = md.valueLength(iValue);
-        if (md.kind(iValue) == Metadata.NUMBER) {
+        boolean special = equal(a, vo, vl, NAN) || equal(a, vo, vl, INFINITY) || equal(a, vo, vl, MINUS_INFINITY);
+        if (md.kind(iValue) == Metadata.NUMBER && !special) {
             json.writeNumber(a, vo, vl, ents, GoNumbers.JSON);
         } else {
             sanitized(a, vo, vl, true);
