@@ -4,6 +4,9 @@ import io.sluice.core.json.JsonFields;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -122,17 +125,45 @@ final class OtlpEvents {
     private int[] order = new int[32];
     private int unique;
 
-    // The current message's resource and record (or point) attributes: metadata indices.
+    // The current message's resource and record (or point) attributes: metadata indices, and what the exporter
+    // makes of each key (FIELD, or one of HOST..TOKEN_CODE: not a field).
     private int[] res = new int[16];
+    private int[] resCode = new int[16];
     private int resCount;
     private int[] rec = new int[16];
+    private int[] recCode = new int[16];
     private int recCount;
     private int iValue;
+    private static final int FIELD = 0;
+    private static final int HOST = 1;
+    private static final int SOURCE = 2;
+    private static final int SOURCETYPE = 3;
+    private static final int INDEX = 4;
+    private static final int TOKEN_CODE = 5;
+    /** The fields giving host, source, sourcetype, index: from the resource [1..4] and from the record [6..9]. */
+    private final int[] meta = new int[11];
     // Fields giving host, source, sourcetype, index (-1: the default).
     private int iHost;
     private int iSource;
     private int iSourcetype;
     private int iIndex;
+
+    // The last host/source/sourcetype/index written and their encoding: consecutive records mostly share them.
+    private final byte[][] lastValue = {new byte[64], new byte[64], new byte[64], new byte[64]};
+    private final int[] lastLength = new int[4];
+    private final ByteOut lastMeta = new ByteOut(256);
+    private boolean lastValid;
+    private final byte[][] valueArray = new byte[4][];
+    private final int[] valueOffset = new int[4];
+    private final int[] valueLength = new int[4];
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int W_OTLP = (int) INTS.get(OTLP_PREFIX, 0);
+    private static final long W_RESOURCE = (long) LONGS.get(RESOURCE_PREFIX, 0);
+    private static final int W_SCOP = (int) INTS.get(SCOPE_PREFIX, 0);
+    private static final long W_METRIC_N = (long) LONGS.get(METRIC_PREFIX, 0);
+    private static final int W_AME = (int) INTS.get(METRIC_PREFIX, 8);
 
     // A metric message's events: their extra dimension (le, qt) and measurement entries (-1: none).
     private int events;
@@ -149,7 +180,9 @@ final class OtlpEvents {
 
     /** {@link #LOG}, {@link #METRIC} or {@link #NONE}, from the message's {@code otlp.signal}. */
     static int signal(Metadata md) {
-        int i = md.indexOf(SIGNAL);
+        // consumer.OTLP writes it first: look there before searching (a search scans from the last field).
+        byte[] k = SIGNAL.bytes();
+        int i = md.size() > 0 && md.keyLength(0) == k.length && eq(md.arena(), md.keyOffset(0), k) ? 0 : md.indexOf(SIGNAL);
         if (i < 0) {
             return NONE;
         }
@@ -164,79 +197,108 @@ final class OtlpEvents {
         return md.valueLength(i) == v.length && Arrays.equals(md.arena(), off, off + v.length, v, 0, v.length);
     }
 
-    private static boolean startsWith(byte[] a, int off, int len, byte[] p) {
-        return len >= p.length && Arrays.equals(a, off, off + p.length, p, 0, p.length);
+    private static boolean equal(byte[] a, int off, int len, byte[] k) {
+        return len == k.length && eq(a, off, k);
     }
 
-    private static boolean equal(byte[] a, int off, int len, byte[] k) {
-        return len == k.length && Arrays.equals(a, off, off + len, k, 0, len);
+    /**
+     * Whether {@code a[off, off+k.length)} equals {@code k}, a word at a time: keys are short, and the library's
+     * range compare costs more in its setup than in comparing them.
+     */
+    private static boolean eq(byte[] a, int off, byte[] k) {
+        int n = k.length;
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if ((long) LONGS.get(a, off + i) != (long) LONGS.get(k, i)) {
+                return false;
+            }
+        }
+        for (; i < n; i++) {
+            if (a[off + i] != k[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------ classify
 
-    /** Sorts the message's fields into otlp.* values, resource attributes and record attributes. */
+    /**
+     * Sorts the message's fields into otlp.* values, resource attributes and record attributes, and finds which
+     * give host, source, sourcetype and index. Prefixes are compared as words: this runs for every record.
+     */
     private void classify(Metadata md, boolean metric) {
         Arrays.fill(at, -1);
+        Arrays.fill(meta, -1);
         resCount = 0;
         recCount = 0;
         iValue = -1;
         byte[] a = md.arena();
-        for (int i = 0; i < md.size(); i++) {
+        int n = md.size();
+        for (int i = 0; i < n; i++) {
             int off = md.keyOffset(i);
             int len = md.keyLength(i);
-            if (startsWith(a, off, len, OTLP_PREFIX)) {
+            if (len >= 5 && (int) INTS.get(a, off) == W_OTLP && a[off + 4] == '.') {
                 for (int k = 0; k < OTLP_KEYS.length; k++) {
                     if (equal(a, off, len, OTLP_KEYS[k])) {
                         at[k] = i;
                         break;
                     }
                 }
-            } else if (startsWith(a, off, len, RESOURCE_PREFIX)) {
+            } else if (len >= 9 && (long) LONGS.get(a, off) == W_RESOURCE && a[off + 8] == '.') {
                 if (resCount == res.length) {
                     res = Arrays.copyOf(res, resCount * 2);
+                    resCode = Arrays.copyOf(resCode, resCount * 2);
                 }
-                res[resCount++] = i;
-            } else if (startsWith(a, off, len, SCOPE_PREFIX)) {
+                int code = metaCode(a, off + 9, len - 9);
+                meta[code] = i;
+                res[resCount] = i;
+                resCode[resCount++] = code;
+            } else if (len >= 6 && (int) INTS.get(a, off) == W_SCOP && a[off + 4] == 'e' && a[off + 5] == '.') {
                 continue; // the exporter sends nothing of the scope
-            } else if (metric && startsWith(a, off, len, METRIC_PREFIX)) {
+            } else if (metric && len > 12 && (long) LONGS.get(a, off) == W_METRIC_N && (int) INTS.get(a, off + 8) == W_AME) {
                 iValue = i;
             } else {
                 if (recCount == rec.length) {
                     rec = Arrays.copyOf(rec, recCount * 2);
+                    recCode = Arrays.copyOf(recCode, recCount * 2);
                 }
-                rec[recCount++] = i;
+                int code = metaCode(a, off, len);
+                meta[5 + code] = i;
+                rec[recCount] = i;
+                recCode[recCount++] = code;
             }
         }
+    }
+
+    /** What the exporter makes of attribute key {@code a[off, off+len)}: FIELD, HOST, ..., TOKEN_CODE. */
+    private int metaCode(byte[] a, int off, int len) {
+        HecFormat f = format;
+        if (equal(a, off, len, f.otelHostKey)) {
+            return HOST;
+        }
+        if (equal(a, off, len, f.otelSourceKey)) {
+            return SOURCE;
+        }
+        if (equal(a, off, len, f.otelSourcetypeKey)) {
+            return SOURCETYPE;
+        }
+        if (equal(a, off, len, f.otelIndexKey)) {
+            return INDEX;
+        }
+        return equal(a, off, len, TOKEN) ? TOKEN_CODE : FIELD;
     }
 
     /**
-     * Which field of attribute list {@code idx} (keys skipping {@code skip} bytes) is host, source, sourcetype or
-     * index; a later one overrides an earlier one, as the exporter's loop over the resource and then the record
-     * does. Returns nothing: sets {@link #iHost} and the others.
+     * Sets {@link #iHost} and the others: a record attribute overrides a resource one (the exporter ranges the
+     * resource's attributes and then the record's); a metric point's own attributes are never looked at
+     * ({@code record} false).
      */
-    private void pickMeta(Metadata md, int[] idx, int count, int skip) {
-        byte[] a = md.arena();
-        for (int j = 0; j < count; j++) {
-            int i = idx[j];
-            int off = md.keyOffset(i) + skip;
-            int len = md.keyLength(i) - skip;
-            if (equal(a, off, len, format.otelHostKey)) {
-                iHost = i;
-            } else if (equal(a, off, len, format.otelSourceKey)) {
-                iSource = i;
-            } else if (equal(a, off, len, format.otelSourcetypeKey)) {
-                iSourcetype = i;
-            } else if (equal(a, off, len, format.otelIndexKey)) {
-                iIndex = i;
-            }
-        }
-    }
-
-    /** Whether attribute key {@code a[off, off+len)} is one the exporter does not send as a field. */
-    private boolean isMetaKey(byte[] a, int off, int len) {
-        return equal(a, off, len, format.otelHostKey) || equal(a, off, len, format.otelSourceKey)
-                || equal(a, off, len, format.otelSourcetypeKey) || equal(a, off, len, format.otelIndexKey)
-                || equal(a, off, len, TOKEN);
+    private void pickMeta(boolean record) {
+        iHost = record && meta[5 + HOST] >= 0 ? meta[5 + HOST] : meta[HOST];
+        iSource = record && meta[5 + SOURCE] >= 0 ? meta[5 + SOURCE] : meta[SOURCE];
+        iSourcetype = record && meta[5 + SOURCETYPE] >= 0 ? meta[5 + SOURCETYPE] : meta[SOURCETYPE];
+        iIndex = record && meta[5 + INDEX] >= 0 ? meta[5 + INDEX] : meta[INDEX];
     }
 
     // ------------------------------------------------------------------------------------------ header
@@ -250,38 +312,65 @@ final class OtlpEvents {
         } else {
             o.write('{');
         }
+        value(0, md, iHost, format.hostValue != null ? format.hostValue : UNKNOWN, true);
+        value(1, md, iSource, format.sourceValue, false);
+        value(2, md, iSourcetype, format.sourcetypeValue, false);
+        value(3, md, iIndex, format.indexValue, false);
+        if (lastValid && sameAsLast(0) && sameAsLast(1) && sameAsLast(2) && sameAsLast(3)) {
+            o.write(lastMeta.array(), 0, lastMeta.length());
+            return;
+        }
+        int start = o.length();
         o.write(H_HOST);
-        if (iHost >= 0) {
-            putStr(o, md, iHost);
-        } else {
-            byte[] h = format.hostValue != null ? format.hostValue : UNKNOWN;
-            o.writeQuoted(h, 0, h.length);
-        }
-        putOptional(o, H_SOURCE, md, iSource, format.sourceValue);
-        putOptional(o, H_SOURCETYPE, md, iSourcetype, format.sourcetypeValue);
-        putOptional(o, H_INDEX, md, iIndex, format.indexValue);
-    }
-
-    /** The attribute's {@code Str()}: its text when it is a string, else empty (as pdata answers). */
-    private static void putStr(ByteOut o, Metadata md, int i) {
-        if (md.kind(i) == Metadata.STRING) {
-            o.writeQuoted(md.arena(), md.valueOffset(i), md.valueLength(i));
-        } else {
-            o.write('"');
-            o.write('"');
-        }
-    }
-
-    /** source, sourcetype, index: {@code omitempty} in the exporter's Event. */
-    private static void putOptional(ByteOut o, byte[] key, Metadata md, int i, byte[] dflt) {
-        if (i >= 0) {
-            if (md.kind(i) == Metadata.STRING && md.valueLength(i) > 0) {
-                o.write(key);
-                o.writeQuoted(md.arena(), md.valueOffset(i), md.valueLength(i));
+        o.writeQuoted(valueArray[0], valueOffset[0], valueLength[0]);
+        putOptional(o, H_SOURCE, 1);
+        putOptional(o, H_SOURCETYPE, 2);
+        putOptional(o, H_INDEX, 3);
+        lastMeta.clear();
+        lastMeta.write(o.array(), start, o.length() - start);
+        for (int s = 0; s < 4; s++) {
+            int n = valueLength[s];
+            lastLength[s] = n;
+            if (n > 0) {
+                if (lastValue[s].length < n) {
+                    lastValue[s] = new byte[Math.max(n, lastValue[s].length * 2)];
+                }
+                System.arraycopy(valueArray[s], valueOffset[s], lastValue[s], 0, n);
             }
-        } else if (dflt != null) {
+        }
+        lastValid = true;
+    }
+
+    /**
+     * The value written for slot {@code s} (host, source, sourcetype, index): the attribute's {@code Str()} (its
+     * text when it is a string, else empty, as pdata answers), else the default; length -1 when it is not
+     * written (an empty source, sourcetype or index is {@code omitempty} in the exporter's Event; host is not).
+     */
+    private void value(int s, Metadata md, int i, byte[] dflt, boolean always) {
+        if (i >= 0) {
+            valueArray[s] = md.arena();
+            valueOffset[s] = md.valueOffset(i);
+            valueLength[s] = md.kind(i) == Metadata.STRING ? md.valueLength(i) : 0;
+        } else {
+            valueArray[s] = dflt;
+            valueOffset[s] = 0;
+            valueLength[s] = dflt == null ? 0 : dflt.length;
+        }
+        if (valueLength[s] == 0 && !always) {
+            valueLength[s] = -1;
+        }
+    }
+
+    /** Whether slot {@code s}'s value is the one written last (compared as bytes: a copy was kept). */
+    private boolean sameAsLast(int s) {
+        int n = valueLength[s];
+        return n == lastLength[s] && (n <= 0 || compareBytes(valueArray[s], valueOffset[s], n, lastValue[s], 0, n) == 0);
+    }
+
+    private void putOptional(ByteOut o, byte[] key, int s) {
+        if (valueLength[s] > 0) {
             o.write(key);
-            o.writeQuoted(dflt, 0, dflt.length);
+            o.writeQuoted(valueArray[s], valueOffset[s], valueLength[s]);
         }
     }
 
@@ -367,9 +456,7 @@ final class OtlpEvents {
 
     private int compare(int x, int y) {
         byte[] b = ents.array();
-        int xo = eOff[x] + 1;
-        int yo = eOff[y] + 1;
-        return Arrays.compareUnsigned(b, xo, xo + eKey[x], b, yo, yo + eKey[y]);
+        return compareBytes(b, eOff[x] + 1, eKey[x], b, eOff[y] + 1, eKey[y]);
     }
 
     /** Orders entries [0, count) by key into {@link #order}, keeping only the last of equal keys. */
@@ -451,63 +538,218 @@ final class OtlpEvents {
         if (bt >= 0 ? is(md, bt, EMPTY) : m.length() == 0) {
             return false; // "events with no body are rejected by Splunk"
         }
-        iHost = iSource = iSourcetype = iIndex = -1;
-        pickMeta(md, res, resCount, RESOURCE_PREFIX.length);
-        pickMeta(md, rec, recCount, 0);
+        pickMeta(true);
         long ts = m.timestamp();
         if (ts == 0 && at[OBSERVED] >= 0) {
             ts = parseLong(md.arena(), md.valueOffset(at[OBSERVED]), md.valueLength(at[OBSERVED]));
         }
 
+        // The fields as references (key bytes, what the value is), sorted by key and then written once, straight
+        // into the event: no intermediate copy for the usual scalar attributes. Maps and arrays, which become
+        // several fields or JSON text, are encoded into ents first and referenced from there.
+        refs = 0;
         entries = 0;
         ents.clear();
         byte[] a = md.arena();
-        stringEntry(md, at[SPAN], SPAN_ID);
-        stringEntry(md, at[TRACE], TRACE_ID);
-        stringEntry(md, at[SEV_TEXT], format.severityTextKey);
-        if (at[SEV_NUMBER] >= 0) {
-            int i = at[SEV_NUMBER];
-            int e = entry(format.severityNumberKey, 0, format.severityNumberKey.length);
-            ents.write(a, md.valueOffset(i), md.valueLength(i));
-            endEntry(e);
-        }
+        mdRef(SPAN_ID, 0, SPAN_ID.length, R_STRING, at[SPAN]);
+        mdRef(TRACE_ID, 0, TRACE_ID.length, R_STRING, at[TRACE]);
+        mdRef(format.severityTextKey, 0, format.severityTextKey.length, R_STRING, at[SEV_TEXT]);
+        mdRef(format.severityNumberKey, 0, format.severityNumberKey.length, R_RAW, at[SEV_NUMBER]);
         for (int j = 0; j < resCount; j++) {
-            int i = res[j];
-            int off = md.keyOffset(i) + RESOURCE_PREFIX.length;
-            int len = md.keyLength(i) - RESOURCE_PREFIX.length;
-            if (!isMetaKey(a, off, len)) {
-                mergeValue(md, i, off, len);
+            if (resCode[j] == FIELD) {
+                int i = res[j];
+                attributeRef(md, a, i, md.keyOffset(i) + RESOURCE_PREFIX.length, md.keyLength(i) - RESOURCE_PREFIX.length);
             }
         }
         for (int j = 0; j < recCount; j++) {
-            int i = rec[j];
-            int off = md.keyOffset(i);
-            int len = md.keyLength(i);
-            if (!isMetaKey(a, off, len)) {
-                mergeValue(md, i, off, len);
+            if (recCode[j] == FIELD) {
+                int i = rec[j];
+                attributeRef(md, a, i, md.keyOffset(i), md.keyLength(i));
             }
         }
-        sortEntries(entries);
+        sortRefs();
 
         putHeader(o, md, roundToMillis(ts));
         o.write(H_EVENT);
         putBody(o, m, md, bt);
-        if (unique > 0) {
-            o.write(H_FIELDS);
-            writeEntries(o, -1, -1);
-            o.write('}');
-        }
-        o.write('}');
-        o.write('\n');
+        writeRefs(o, md);
         return true;
     }
 
-    private void stringEntry(Metadata md, int i, byte[] key) {
-        if (i >= 0) {
-            int e = entry(key, 0, key.length);
-            ents.writeQuoted(md.arena(), md.valueOffset(i), md.valueLength(i));
-            endEntry(e);
+    // Field references of a log event: key (array, offset, length), value kind, and the metadata field or the
+    // ents entry holding it.
+    private static final byte R_STRING = 0;
+    private static final byte R_RAW = 1;
+    private static final byte R_DOUBLE = 2;
+    private static final byte R_NULL = 3;
+    private static final byte R_ENTRY = 4;
+    private int refs;
+    private byte[][] rKey = new byte[16][];
+    private int[] rKeyOff = new int[16];
+    private int[] rKeyLen = new int[16];
+    private byte[] rType = new byte[16];
+    private int[] rIdx = new int[16];
+    private int[] rOrder = new int[16];
+
+    private void ref(byte[] key, int off, int len, byte type, int idx) {
+        if (refs == rIdx.length) {
+            int cap = refs * 2;
+            rKey = Arrays.copyOf(rKey, cap);
+            rKeyOff = Arrays.copyOf(rKeyOff, cap);
+            rKeyLen = Arrays.copyOf(rKeyLen, cap);
+            rType = Arrays.copyOf(rType, cap);
+            rIdx = Arrays.copyOf(rIdx, cap);
+            rOrder = Arrays.copyOf(rOrder, cap);
         }
+        rKey[refs] = key;
+        rKeyOff[refs] = off;
+        rKeyLen[refs] = len;
+        rType[refs] = type;
+        rIdx[refs] = idx;
+        refs++;
+    }
+
+    private void mdRef(byte[] key, int off, int len, byte type, int i) {
+        if (i >= 0) {
+            ref(key, off, len, type, i);
+        }
+    }
+
+    /** The exporter's {@code mergeValue} of one attribute: a scalar by reference, a map or array via ents. */
+    private void attributeRef(Metadata md, byte[] a, int i, int keyOff, int keyLen) {
+        switch (md.kind(i)) {
+            case Metadata.STRING -> ref(a, keyOff, keyLen, R_STRING, i);
+            case Metadata.NUMBER -> {
+                int vo = md.valueOffset(i);
+                int vl = md.valueLength(i);
+                ref(a, keyOff, keyLen, vl > 0 && GoNumbers.isFloat(a, vo, vl) ? R_DOUBLE : R_RAW, i);
+            }
+            case Metadata.NULL -> ref(a, keyOff, keyLen, R_NULL, i);
+            case Metadata.JSON -> {
+                int first = entries;
+                mergeValue(md, i, keyOff, keyLen);
+                for (int e = first; e < entries; e++) {
+                    // The key as escaped (the same bytes unless it needed escapes); null: in ents, which may grow.
+                    ref(null, eOff[e] + 1, eKey[e], R_ENTRY, e);
+                }
+            }
+            default -> ref(a, keyOff, keyLen, R_RAW, i);
+        }
+    }
+
+    /** Orders the references by key bytes (Go's map order), stable, keeping the last of equal keys. */
+    private void sortRefs() {
+        int n = refs;
+        int[] order = rOrder;
+        for (int i = 0; i < n; i++) {
+            int j = i;
+            while (j > 0 && compareRefs(order[j - 1], i) > 0) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = i;
+        }
+        int u = 0;
+        for (int s = 0; s < n; s++) {
+            if (s + 1 < n && compareRefs(order[s], order[s + 1]) == 0) {
+                continue;
+            }
+            order[u++] = order[s];
+        }
+        refs = u;
+    }
+
+    private int compareRefs(int x, int y) {
+        byte[] kx = rKey[x] != null ? rKey[x] : ents.array();
+        byte[] ky = rKey[y] != null ? rKey[y] : ents.array();
+        return compareBytes(kx, rKeyOff[x], rKeyLen[x], ky, rKeyOff[y], rKeyLen[y]);
+    }
+
+    /** Unsigned byte order of two ranges, a word at a time. */
+    static int compareBytes(byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+        int n = Math.min(al, bl);
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long x = (long) LONGS.get(a, ao + i);
+            long y = (long) LONGS.get(b, bo + i);
+            if (x != y) {
+                return Long.compareUnsigned(Long.reverseBytes(x), Long.reverseBytes(y));
+            }
+        }
+        for (; i < n; i++) {
+            int c = (a[ao + i] & 0xFF) - (b[bo + i] & 0xFF);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return al - bl;
+    }
+
+    /** {@code ,"fields":{...}}} and the newline (no fields: {@code }} and the newline), into room reserved once. */
+    private void writeRefs(ByteOut o, Metadata md) {
+        int n = refs;
+        int[] order = rOrder;
+        int room = 24;
+        for (int s = 0; s < n; s++) {
+            int r = order[s];
+            room += ByteOut.quotedBound(rKeyLen[r]) + 2;
+            int i = rIdx[r];
+            room += switch (rType[r]) {
+                case R_STRING -> ByteOut.quotedRoom(md.arena(), md.valueOffset(i), md.valueLength(i));
+                case R_ENTRY -> eEnd[i] - eOff[i];
+                default -> md.valueLength(i) + 48; // a number as Go prints it: its digits and some zeros
+            };
+        }
+        byte[] b = o.ensure(room);
+        int at = o.length();
+        if (n > 0) {
+            System.arraycopy(H_FIELDS, 0, b, at, H_FIELDS.length);
+            at += H_FIELDS.length;
+            byte[] a = md.arena();
+            for (int s = 0; s < n; s++) {
+                int r = order[s];
+                if (s > 0) {
+                    b[at++] = ',';
+                }
+                int i = rIdx[r];
+                byte t = rType[r];
+                if (t == R_ENTRY) {
+                    int len = eEnd[i] - eOff[i];
+                    System.arraycopy(ents.array(), eOff[i], b, at, len);
+                    at += len;
+                    continue;
+                }
+                at = ByteOut.putQuoted(b, at, rKey[r], rKeyOff[r], rKeyLen[r]);
+                b[at++] = ':';
+                int vo = md.valueOffset(i);
+                int vl = md.valueLength(i);
+                switch (t) {
+                    case R_STRING -> at = ByteOut.putQuoted(b, at, a, vo, vl);
+                    case R_NULL -> {
+                        System.arraycopy(NULL_TEXT, 0, b, at, 4);
+                        at += 4;
+                    }
+                    case R_DOUBLE -> {
+                        tmp.clear();
+                        json.writeNumber(a, vo, vl, tmp, GoNumbers.JSON);
+                        System.arraycopy(tmp.array(), 0, b, at, tmp.length());
+                        at += tmp.length();
+                    }
+                    default -> {
+                        if (vl == 0) { // a number without text: what the encoder writes for one elsewhere
+                            b[at++] = '0';
+                        } else {
+                            System.arraycopy(a, vo, b, at, vl);
+                            at += vl;
+                        }
+                    }
+                }
+            }
+            b[at++] = '}';
+        }
+        b[at++] = '}';
+        b[at++] = '\n';
+        o.setLength(at);
     }
 
     /** {@code event}: the body's {@code AsRaw()} as Go marshals it. */
@@ -659,18 +901,15 @@ final class OtlpEvents {
         if (type < 0) {
             return -1;
         }
-        iHost = iSource = iSourcetype = iIndex = -1;
-        pickMeta(md, res, resCount, RESOURCE_PREFIX.length); // the point's own attributes are only dimensions
+        pickMeta(false); // the point's own attributes are only dimensions
 
         entries = 0;
         ents.clear();
         byte[] a = md.arena();
         for (int j = 0; j < resCount; j++) {
-            int i = res[j];
-            int off = md.keyOffset(i) + RESOURCE_PREFIX.length;
-            int len = md.keyLength(i) - RESOURCE_PREFIX.length;
-            if (!isMetaKey(a, off, len)) {
-                int e = entry(a, off, len);
+            if (resCode[j] == FIELD) {
+                int i = res[j];
+                int e = entry(a, md.keyOffset(i) + RESOURCE_PREFIX.length, md.keyLength(i) - RESOURCE_PREFIX.length);
                 asString(md, i);
                 endEntry(e);
             }
