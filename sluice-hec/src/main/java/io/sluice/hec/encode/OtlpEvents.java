@@ -207,13 +207,18 @@ final class OtlpEvents {
      */
     private static boolean eq(byte[] a, int off, byte[] k) {
         int n = k.length;
-        int i = 0;
-        for (; i + 8 <= n; i += 8) {
-            if ((long) LONGS.get(a, off + i) != (long) LONGS.get(k, i)) {
-                return false;
+        if (n >= 8) {
+            for (int i = 0; i < n - 8; i += 8) {
+                if ((long) LONGS.get(a, off + i) != (long) LONGS.get(k, i)) {
+                    return false;
+                }
             }
+            return (long) LONGS.get(a, off + n - 8) == (long) LONGS.get(k, n - 8); // the last word overlaps
         }
-        for (; i < n; i++) {
+        if (n >= 4) {
+            return (int) INTS.get(a, off) == (int) INTS.get(k, 0) && (int) INTS.get(a, off + n - 4) == (int) INTS.get(k, n - 4);
+        }
+        for (int i = 0; i < n; i++) {
             if (a[off + i] != k[i]) {
                 return false;
             }
@@ -665,18 +670,34 @@ final class OtlpEvents {
         return compareBytes(kx, rKeyOff[x], rKeyLen[x], ky, rKeyOff[y], rKeyLen[y]);
     }
 
-    /** Unsigned byte order of two ranges, a word at a time. */
+    /**
+     * Unsigned byte order of two ranges, a word at a time; the last word overlaps the one before it (its first
+     * bytes are known equal then, so its first difference is the first difference).
+     */
     static int compareBytes(byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int n = Math.min(al, bl);
-        int i = 0;
-        for (; i + 8 <= n; i += 8) {
-            long x = (long) LONGS.get(a, ao + i);
-            long y = (long) LONGS.get(b, bo + i);
-            if (x != y) {
-                return Long.compareUnsigned(Long.reverseBytes(x), Long.reverseBytes(y));
+        if (n >= 8) {
+            for (int i = 0; i < n - 8; i += 8) {
+                long x = (long) LONGS.get(a, ao + i);
+                long y = (long) LONGS.get(b, bo + i);
+                if (x != y) {
+                    return Long.compareUnsigned(Long.reverseBytes(x), Long.reverseBytes(y));
+                }
             }
+            long x = (long) LONGS.get(a, ao + n - 8);
+            long y = (long) LONGS.get(b, bo + n - 8);
+            return x != y ? Long.compareUnsigned(Long.reverseBytes(x), Long.reverseBytes(y)) : al - bl;
         }
-        for (; i < n; i++) {
+        if (n >= 4) {
+            int x = (int) INTS.get(a, ao);
+            int y = (int) INTS.get(b, bo);
+            if (x == y) {
+                x = (int) INTS.get(a, ao + n - 4);
+                y = (int) INTS.get(b, bo + n - 4);
+            }
+            return x != y ? Integer.compareUnsigned(Integer.reverseBytes(x), Integer.reverseBytes(y)) : al - bl;
+        }
+        for (int i = 0; i < n; i++) {
             int c = (a[ao + i] & 0xFF) - (b[bo + i] & 0xFF);
             if (c != 0) {
                 return c;
