@@ -1285,8 +1285,4 @@ final class OtlpEvents {
         return evMeasure[k] >= 0;
     }
 
-    /** The Go-JSON writer (tests). */
-    GoJson json() {
-        return json;
-    }
 }
