@@ -1,8 +1,5 @@
 package io.sluice.otlp.codec;
 
-import io.sluice.core.message.Message;
-import io.sluice.core.message.Metadata;
-
 /**
  * Decodes a protobuf {@code ExportLogsServiceRequest} (opentelemetry-proto collector/logs/v1) into one message
  * per log record, as {@link io.sluice.core.message.OtlpFields} describes: the body as payload, the record's time
@@ -51,7 +48,7 @@ public final class LogsDecoder {
 
     /** The envelope walker with the LogRecord as its item. */
     private static final class Envelope extends ProtoEnvelope {
-        private final FieldBlock record = new FieldBlock();
+        private final LogRecordFields record = new LogRecordFields();
 
         Envelope(int maxDepth) {
             super(maxDepth, Keys.LOG);
@@ -60,34 +57,25 @@ public final class LogsDecoder {
         @Override
         int item(RecordSink sink) throws OtlpFormatException {
             ProtoReader in = this.in;
-            FieldBlock record = this.record;
-            record.clear();
-            long time = 0;
-            long observed = 0;
-            long severity = 0;
-            long dropped = 0;
-            long flags = 0;
-            int textOff = 0;
-            int textLen = 0;
+            LogRecordFields r = this.record;
+            r.reset();
+            byte[] b = in.buffer();
+            r.severityText = b;
+            r.eventName = b;
+            r.ids = b;
             int bodyOff = 0;
             int bodyLen = -1;
-            int traceOff = 0;
-            int traceLen = 0;
-            int spanOff = 0;
-            int spanLen = 0;
-            int eventOff = 0;
-            int eventLen = 0;
             while (in.hasMore()) {
                 int t = in.readTag();
                 switch (ProtoReader.field(t)) {
-                    case 1 -> time = fixed64(t);
+                    case 1 -> r.time = fixed64(t);
                     case 2 -> {
                         in.expect(t, ProtoReader.VARINT);
-                        severity = (int) in.readVarint(); // an enum is an int32
+                        r.severity = (int) in.readVarint(); // an enum is an int32
                     }
                     case 3 -> {
-                        textOff = values.readString(t);
-                        textLen = values.lastLength;
+                        r.severityTextOff = values.readString(t);
+                        r.severityTextLen = values.lastLength;
                     }
                     case 5 -> {
                         in.expect(t, ProtoReader.LEN);
@@ -95,70 +83,49 @@ public final class LogsDecoder {
                         bodyOff = in.position();
                         in.skipBytes(bodyLen);
                     }
-                    case 6 -> values.attribute(t, record, Keys.EMPTY);
-                    case 7 -> dropped = uint32(t);
+                    case 6 -> values.attribute(t, r.fields, Keys.EMPTY);
+                    case 7 -> r.dropped = uint32(t);
                     case 8 -> {
                         in.expect(t, ProtoReader.I32);
-                        flags = in.readFixed32() & 0xFFFFFFFFL;
+                        r.flags = in.readFixed32() & 0xFFFFFFFFL;
                     }
                     case 9 -> {
-                        traceOff = values.readBytes(t);
-                        traceLen = id(values.lastLength, 16, "trace_id");
+                        r.traceOff = values.readBytes(t);
+                        r.traceLen = id(values.lastLength, 16, "trace_id");
                     }
                     case 10 -> {
-                        spanOff = values.readBytes(t);
-                        spanLen = id(values.lastLength, 8, "span_id");
+                        r.spanOff = values.readBytes(t);
+                        r.spanLen = id(values.lastLength, 8, "span_id");
                     }
-                    case 11 -> observed = fixed64(t);
+                    case 11 -> r.observed = fixed64(t);
                     case 12 -> {
-                        eventOff = values.readString(t);
-                        eventLen = values.lastLength;
+                        r.eventNameOff = values.readString(t);
+                        r.eventNameLen = values.lastLength;
                     }
                     default -> in.skip(t);
                 }
             }
-            byte[] b = in.buffer();
-            if (severity != 0) {
-                record.key(Keys.SEVERITY_NUMBER).signed(severity);
+            int type = bodyLen < 0 ? 0 : values.body(bodyOff, bodyLen);
+            r.bodyType = type;
+            switch (type) {
+                case 0 -> { }
+                case ProtoValues.STRING -> {
+                    r.body = b;
+                    r.bodyOff = values.valueOff();
+                    r.bodyLen = values.valueLen();
+                }
+                case ProtoValues.BYTES -> { // the base64 text, without the quotes the JSON writer put around it
+                    r.body = values.json().buffer();
+                    r.bodyOff = 1;
+                    r.bodyLen = values.json().length() - 2;
+                }
+                default -> {
+                    r.body = values.json().buffer();
+                    r.bodyOff = 0;
+                    r.bodyLen = values.json().length();
+                }
             }
-            if (textLen > 0) {
-                record.key(Keys.SEVERITY_TEXT).string(b, textOff, textLen);
-            }
-            if (traceLen > 0 && !ValueText.allZero(b, traceOff, traceLen)) {
-                record.key(Keys.TRACE_ID).hex(b, traceOff, traceLen);
-            }
-            if (spanLen > 0 && !ValueText.allZero(b, spanOff, spanLen)) {
-                record.key(Keys.SPAN_ID).hex(b, spanOff, spanLen);
-            }
-            if (flags != 0) {
-                record.key(Keys.FLAGS).signed(flags);
-            }
-            if (eventLen > 0) {
-                record.key(Keys.EVENT_NAME).string(b, eventOff, eventLen);
-            }
-            if (observed != 0) {
-                record.key(Keys.OBSERVED_TIME).unsigned(observed);
-            }
-            if (dropped != 0) {
-                record.key(Keys.DROPPED_ATTRIBUTES).signed(dropped);
-            }
-            int bodyType = bodyLen < 0 ? 0 : values.body(bodyOff, bodyLen);
-            if (bodyType != ProtoValues.STRING) {
-                byte[] type = Keys.BODY_TYPES[bodyType];
-                record.key(Keys.BODY_TYPE).string(type, 0, type.length);
-            }
-
-            Message m = sink.next();
-            m.setTimestamp(time);
-            Metadata md = m.metadata();
-            prefix.copyTo(md);
-            record.copyTo(md);
-            switch (bodyType) {
-                case ProtoValues.STRING -> m.setPayload(b, values.valueOff(), values.valueLen());
-                case 0 -> m.setLength(0);
-                case ProtoValues.BYTES -> m.setPayload(values.json().buffer(), 1, values.json().length() - 2);
-                default -> m.setPayload(values.json().buffer(), 0, values.json().length());
-            }
+            r.emit(sink.next(), prefix);
             return 1;
         }
 

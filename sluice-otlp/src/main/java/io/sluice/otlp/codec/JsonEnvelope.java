@@ -1,0 +1,155 @@
+package io.sluice.otlp.codec;
+
+import io.sluice.core.json.JsonFields;
+
+/**
+ * The part of an OTLP/JSON export request that logs and metrics share, read as {@link ProtoEnvelope} reads the
+ * protobuf: {@code resourceLogs}/{@code resourceMetrics}, each with {@code resource}, {@code scopeLogs}/...,
+ * {@code schemaUrl}; each scope group with {@code scope}, its items and {@code schemaUrl}. The resource's and
+ * scope's fields go into {@link #prefix} in the same order the protobuf decoders write them, so both give the same
+ * messages. Nesting levels of the scanned document: request 0, groups 1, resource group 2, its members 3, scope
+ * group 4, its members 5, an item 6 and below.
+ */
+abstract class JsonEnvelope {
+    static final byte[] RESOURCE = JsonValues.b("resource");
+    static final byte[] SCOPE = JsonValues.b("scope");
+    static final byte[] ATTRIBUTES = JsonValues.b("attributes");
+    static final byte[] DROPPED = JsonValues.b("droppedAttributesCount");
+    static final byte[] DROPPED_SNAKE = JsonValues.b("dropped_attributes_count");
+    static final byte[] SCHEMA_URL = JsonValues.b("schemaUrl");
+    static final byte[] SCHEMA_URL_SNAKE = JsonValues.b("schema_url");
+    static final byte[] NAME = JsonValues.b("name");
+    static final byte[] VERSION = JsonValues.b("version");
+    /** The level at which items are scanned. */
+    static final int ITEM_LEVEL = 6;
+
+    final JsonDoc doc = new JsonDoc();
+    final JsonValues values;
+    private final FieldBlock resource = new FieldBlock();
+    /** The signal, the resource's and the scope's fields. */
+    final FieldBlock prefix = new FieldBlock();
+    private final byte[] signal;
+    private final byte[] groups;
+    private final byte[] groupsSnake;
+    private final byte[] scopes;
+    private final byte[] scopesSnake;
+    private final byte[] items;
+    private final byte[] itemsSnake;
+
+    /** Names: e.g. resourceLogs/resource_logs, scopeLogs/scope_logs, logRecords/log_records. */
+    JsonEnvelope(int maxDepth, byte[] signal, String groups, String scopes, String items) {
+        this.values = new JsonValues(doc, maxDepth);
+        this.signal = signal;
+        this.groups = JsonValues.b(groups);
+        this.groupsSnake = JsonValues.b(snake(groups));
+        this.scopes = JsonValues.b(scopes);
+        this.scopesSnake = JsonValues.b(snake(scopes));
+        this.items = JsonValues.b(items);
+        this.itemsSnake = JsonValues.b(snake(items));
+    }
+
+    /** The .proto name of a lowerCamelCase JSON name. */
+    static String snake(String camel) {
+        StringBuilder b = new StringBuilder();
+        for (char c : camel.toCharArray()) {
+            if (Character.isUpperCase(c)) {
+                b.append('_').append(Character.toLowerCase(c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /** Decodes the request in {@code buf[off, off+len)}; returns the number of messages made. */
+    final int decodeRequest(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
+        doc.reset(buf, off);
+        JsonFields req = doc.object(0, off, len);
+        JsonFields list = doc.arrayOrEmpty(req, groups, groupsSnake, 1);
+        int n = 0;
+        for (int i = 0; i < list.size(); i++) {
+            n += resourceGroup(doc.object(list, i, 2), sink);
+        }
+        return n;
+    }
+
+    /** Decodes element {@code i} of {@code items} (scanned at {@link #ITEM_LEVEL}); returns the messages made. */
+    abstract int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException;
+
+    private int resourceGroup(JsonFields group, RecordSink sink) throws OtlpFormatException {
+        resource.clear();
+        resource.key(Keys.SIGNAL).string(signal, 0, signal.length);
+        long dropped = 0;
+        int r = doc.find(group, RESOURCE, null);
+        if (r >= 0) {
+            JsonFields res = doc.object(group, r, 3);
+            JsonFields attrs = doc.arrayOrEmpty(res, ATTRIBUTES, null, 4);
+            for (int i = 0; i < attrs.size(); i++) {
+                values.attribute(attrs, i, 5, resource, Keys.RESOURCE_PREFIX);
+            }
+            int d = doc.find(res, DROPPED, DROPPED_SNAKE);
+            dropped = d < 0 ? 0 : doc.uint32(res, d);
+        }
+        stringField(group, SCHEMA_URL, SCHEMA_URL_SNAKE, resource, Keys.RESOURCE_SCHEMA_URL);
+        if (dropped != 0) {
+            resource.key(Keys.RESOURCE_DROPPED).unsigned(dropped);
+        }
+        JsonFields list = doc.arrayOrEmpty(group, scopes, scopesSnake, 3);
+        int n = 0;
+        for (int i = 0; i < list.size(); i++) {
+            n += scopeGroup(doc.object(list, i, 4), sink);
+        }
+        return n;
+    }
+
+    private int scopeGroup(JsonFields group, RecordSink sink) throws OtlpFormatException {
+        prefix.copyFrom(resource);
+        long dropped = 0;
+        int s = doc.find(group, SCOPE, null);
+        if (s >= 0) {
+            JsonFields scope = doc.object(group, s, 5);
+            stringField(scope, NAME, null, prefix, Keys.SCOPE_NAME);
+            stringField(scope, VERSION, null, prefix, Keys.SCOPE_VERSION);
+            JsonFields attrs = doc.arrayOrEmpty(scope, ATTRIBUTES, null, 6);
+            for (int i = 0; i < attrs.size(); i++) {
+                values.attribute(attrs, i, 7, prefix, Keys.SCOPE_ATTRIBUTE_PREFIX);
+            }
+            int d = doc.find(scope, DROPPED, DROPPED_SNAKE);
+            dropped = d < 0 ? 0 : doc.uint32(scope, d);
+        }
+        stringField(group, SCHEMA_URL, SCHEMA_URL_SNAKE, prefix, Keys.SCOPE_SCHEMA_URL);
+        if (dropped != 0) {
+            prefix.key(Keys.SCOPE_DROPPED).unsigned(dropped);
+        }
+        JsonFields list = doc.arrayOrEmpty(group, items, itemsSnake, 5);
+        int n = 0;
+        for (int i = 0; i < list.size(); i++) {
+            n += item(list, i, sink);
+        }
+        return n;
+    }
+
+    /** Adds the string member {@code camel}/{@code snake} of {@code f} to {@code block} as {@code key}, unless empty. */
+    final void stringField(JsonFields f, byte[] camel, byte[] snake, FieldBlock block, byte[] key)
+            throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        if (i >= 0) {
+            int n = doc.text(f, i);
+            if (n > 0) {
+                block.key(key).string(doc.text(), 0, n);
+            }
+        }
+    }
+
+    /** The unsigned 64-bit member {@code camel}/{@code snake} of {@code f}, 0 if absent. */
+    final long uint64(JsonFields f, byte[] camel, byte[] snake) throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        return i < 0 ? 0 : doc.uint64(f, i);
+    }
+
+    /** The unsigned 32-bit member {@code camel}/{@code snake} of {@code f}, 0 if absent. */
+    final long uint32(JsonFields f, byte[] camel, byte[] snake) throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        return i < 0 ? 0 : doc.uint32(f, i);
+    }
+}
