@@ -646,13 +646,22 @@ final class OtlpEvents {
     private void sortRefs() {
         int n = refs;
         int[] order = rOrder;
+        boolean equalKeys = false;
         for (int i = 0; i < n; i++) {
             int j = i;
-            while (j > 0 && compareRefs(order[j - 1], i) > 0) {
+            while (j > 0) {
+                int c = compareRefs(order[j - 1], i);
+                if (c <= 0) {
+                    equalKeys |= c == 0; // an equal key, if any, is where the insertion stops
+                    break;
+                }
                 order[j] = order[j - 1];
                 j--;
             }
             order[j] = i;
+        }
+        if (!equalKeys) {
+            return;
         }
         int u = 0;
         for (int s = 0; s < n; s++) {
