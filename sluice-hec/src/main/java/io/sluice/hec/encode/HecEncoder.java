@@ -20,6 +20,9 @@ import java.util.Arrays;
  *       plain requests are slices of the event buffer (no copy), gzip requests are compressed into a second
  *       reused buffer with sync flushes that keep the compressed size provably under the limit.</li>
  * </ol>
+ * A message from consumer.OTLP (marked by {@code otlp.signal}) is mapped as the OTel Collector's splunkhec exporter
+ * maps the same log record or data point ({@link OtlpEvents}); records that exporter would not send are skipped
+ * ({@link #skippedMessages()}).
  * Messages are numbered across the batches added, in order ({@link #add} returns a batch's first number).
  * Events that cannot be sent (larger than {@code MaxEventSize}, or alone larger than a request may be) are
  * marked failed with a reason; the producer routes their messages to the fallback stream. Not thread-safe:

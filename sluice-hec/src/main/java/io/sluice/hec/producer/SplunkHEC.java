@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Sends messages to a Splunk HTTP Event Collector as HEC events or metric events (see the module README for
- * how a message carries measurements), batched into requests of at most {@code MaxContentLength} bytes as
+ * how a message carries measurements; OTLP log records and metric points from consumer.OTLP are mapped as the OTel
+ * Collector's splunkhec exporter maps them), batched into requests of at most {@code MaxContentLength} bytes as
  * sent, gzip by default. With {@code FlushIntervalMs} the pipeline batches of several worker threads may share
  * requests (see {@link Accumulator}). A batch is delivered when every request carrying its events was accepted;
  * what cannot be delivered (permanent errors, oversized events, retries exhausted) goes to the fallback stream
