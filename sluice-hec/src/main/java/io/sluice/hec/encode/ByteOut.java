@@ -109,6 +109,15 @@ public final class ByteOut {
         write('"');
     }
 
+    /** Writes UTF-8 text escaped for the inside of a JSON string, without the quotes (keys built in parts). */
+    public void writeEscaped(byte[] src, int off, int n) {
+        for (int end = off + n; off < end; ) {
+            int slice = Math.min(SLICE, end - off);
+            len = putEscaped(ensure(escapedBound(slice)), len, src, off, slice);
+            off += slice;
+        }
+    }
+
     /** Writes a long in decimal. */
     public void writeLong(long v) {
         len = putLong(ensure(20), len, v);

@@ -20,6 +20,9 @@ import java.util.Arrays;
  *       plain requests are slices of the event buffer (no copy), gzip requests are compressed into a second
  *       reused buffer with sync flushes that keep the compressed size provably under the limit.</li>
  * </ol>
+ * A message from consumer.OTLP (marked by {@code otlp.signal}) is mapped as the OTel Collector's splunkhec exporter
+ * maps the same log record or data point ({@link OtlpEvents}); records that exporter would not send are skipped
+ * ({@link #skippedMessages()}).
  * Messages are numbered across the batches added, in order ({@link #add} returns a batch's first number).
  * Events that cannot be sent (larger than {@code MaxEventSize}, or alone larger than a request may be) are
  * marked failed with a reason; the producer routes their messages to the fallback stream. Not thread-safe:
@@ -83,16 +86,24 @@ public final class HecEncoder {
     private final ByteOut zipped;
     private final GzipWriter gzip;
     private final MetricGroups groups;
+    /** The OTLP mapping (messages with {@code otlp.signal}), as the OTel exporter's. */
+    private final OtlpEvents otlp;
+    /** Messages the OTel exporter would not send (a log without a body, an exponential histogram). */
+    private int skipped;
 
     // The messages of the batches added, numbered in order.
     private Message[] msgs = new Message[512];
     private int messages;
 
-    // Events: end offset in raw and first message; the other messages of an event follow msgNext.
+    // Events: end offset in raw and first member. Members are nodes (a message, the next node): a message
+    // belongs to one event mostly, but an OTLP histogram's to several (each bucket its own), so a message
+    // cannot be its own link.
     private int events;
     private int[] evEnd = new int[1024];
-    private int[] evFirstMsg = new int[1024];
-    private int[] msgNext = new int[512];
+    private int[] evFirst = new int[1024];
+    private int nodes;
+    private int[] nodeMsg = new int[1024];
+    private int[] nodeNext = new int[1024];
 
     // Requests: event range and where their bytes are.
     private int requests;
@@ -129,6 +140,7 @@ public final class HecEncoder {
         this.gzip = format.gzip ? new GzipWriter(format.gzipLevel) : null;
         this.zipped = format.gzip ? new ByteOut(64 * 1024) : null;
         this.groups = format.multiMetric && !format.raw ? new MetricGroups() : null;
+        this.otlp = new OtlpEvents(format);
     }
 
     private static long word8(String s) {
@@ -196,10 +208,8 @@ public final class HecEncoder {
         } else {
             Arrays.fill(failure, 0, n, null);
         }
-        if (msgNext.length < n) {
-            msgNext = new int[Math.max(n, msgNext.length * 2)];
-        }
-        Arrays.fill(msgNext, 0, n, -1);
+        nodes = 0;
+        skipped = 0;
         metaCached = false;
         if (groups != null) {
             groups.clear(n);
@@ -216,6 +226,13 @@ public final class HecEncoder {
         int start = raw.length();
         int eventsBefore = events;
         Metadata md = m.hasMetadata() ? m.metadata() : null;
+        if (md != null && !format.raw) {
+            int signal = OtlpEvents.signal(md);
+            if (signal != OtlpEvents.NONE) {
+                encodeOtlp(m, md, mi, signal);
+                return;
+            }
+        }
         classify(md);
         if (groups != null && metricCount > 0) {
             encodeMultiMetric(m, md, mi);
@@ -249,6 +266,85 @@ public final class HecEncoder {
                 return;
             }
         }
+    }
+
+    /**
+     * An OTLP log record or metric point, mapped by {@link OtlpEvents} as the OTel exporter maps it: one log
+     * event; or one metric event per measurement (a histogram has several), which with {@code
+     * UseMultiMetricFormat} join the events sharing their time, host/source/sourcetype/index and dimensions, as
+     * the exporter's {@code mergeEventsToMultiMetricFormat} merges them. What the exporter would not send is
+     * skipped (counted, see {@link #skippedMessages()}).
+     */
+    private void encodeOtlp(Message m, Metadata md, int mi, int signal) {
+        if (signal == OtlpEvents.LOG) {
+            int start = raw.length();
+            if (!otlp.writeLog(raw, m, md)) {
+                skipped++;
+                return;
+            }
+            checkedEvent(mi, start);
+            return;
+        }
+        int n = otlp.beginMetric(m, md);
+        if (n < 0) {
+            skipped++;
+            return;
+        }
+        for (int k = 0; k < n; k++) {
+            int start = raw.length();
+            if (groups == null) {
+                otlp.writeEvent(k, raw);
+                checkedEvent(mi, start);
+                continue;
+            }
+            boolean dims = otlp.writePrefix(k, raw);
+            int len = raw.length() - start;
+            int h = Metadata.hash(raw.array(), start, len);
+            int g = groups.find(h, raw.array(), start, len);
+            if (g >= 0 && joinOtlp(g, mi, start, k)) {
+                continue;
+            }
+            otlp.writeMeasurement(k, raw, dims);
+            raw.write(END);
+            if (!checkedEvent(mi, start)) {
+                continue;
+            }
+            groups.addName(events - 1, otlp.measurementHash(k));
+            if (g < 0) {
+                groups.add(h, start, len, dims, events - 1);
+            } else {
+                groups.setEvent(g, events - 1);
+            }
+        }
+    }
+
+    /** Records the event written from {@code start} on, or drops it and fails message {@code mi} when too large. */
+    private boolean checkedEvent(int mi, int start) {
+        int len = raw.length() - start;
+        if (len > format.maxEventSize) {
+            raw.setLength(start);
+            failTooLarge(mi, len);
+            return false;
+        }
+        addEvent(mi);
+        return true;
+    }
+
+    /** Like {@link #join} for OTLP metric event {@code k}'s one measurement. */
+    private boolean joinOtlp(int g, int mi, int start, int k) {
+        int e = groups.event(g);
+        indexNames(e);
+        int name = otlp.measurementHash(k);
+        if (otlp.hasMeasurement(k) && groups.holdsName(e, name)) {
+            return false; // the exporter would overwrite the value; a second event keeps both
+        }
+        int piece = groups.extra.length();
+        otlp.writeMeasurement(k, groups.extra, true);
+        if (!attach(e, mi, start, piece)) {
+            return false;
+        }
+        groups.addName(e, name);
+        return true;
     }
 
     private void failTooLarge(int mi, int len) {
@@ -583,15 +679,34 @@ public final class HecEncoder {
      */
     private boolean join(int g, Metadata md, int mi, int start) {
         int e = groups.event(g);
-        if (!groups.namesIndexed(e)) {
-            groups.addNames(e, msgs[evFirstMsg[e]].metadata()); // its only message so far
-        }
+        indexNames(e);
         if (groups.holdsName(e, md)) {
             return false;
         }
         ByteOut extra = groups.extra;
         int piece = extra.length();
         writeMeasurements(extra, md, true);
+        if (!attach(e, mi, start, piece)) {
+            return false;
+        }
+        groups.addNames(e, md);
+        return true;
+    }
+
+    /** Indexes the measurement names of event {@code e} if not done yet: those of its only message so far. */
+    private void indexNames(int e) {
+        if (!groups.namesIndexed(e)) {
+            groups.addNames(e, msgs[nodeMsg[evFirst[e]]].metadata());
+        }
+    }
+
+    /**
+     * Adds the measurements just written to {@code groups.extra} from {@code piece} on (for message {@code mi},
+     * whose prefix was written at {@code start}) to event {@code e}, unless that would exceed MaxEventSize. The
+     * last event written takes them in place; an earlier one gets them as a piece spliced in at the end.
+     */
+    private boolean attach(int e, int mi, int start, int piece) {
+        ByteOut extra = groups.extra;
         int pieceLen = extra.length() - piece;
         int size = evEnd[e] - evStart(e) + groups.extraBytes(e) + pieceLen;
         if (size > format.maxEventSize) {
@@ -608,10 +723,21 @@ public final class HecEncoder {
             raw.setLength(start);
             groups.addPiece(e, piece, pieceLen);
         }
-        msgNext[groups.lastMsg(e)] = mi;
-        groups.setLastMsg(e, mi);
-        groups.addNames(e, md);
+        int node = newNode(mi);
+        nodeNext[groups.lastMsg(e)] = node;
+        groups.setLastMsg(e, node);
         return true;
+    }
+
+    /** A member node for message {@code mi}, last of its chain. */
+    private int newNode(int mi) {
+        if (nodes == nodeMsg.length) {
+            nodeMsg = Arrays.copyOf(nodeMsg, nodes * 2);
+            nodeNext = Arrays.copyOf(nodeNext, nodes * 2);
+        }
+        nodeMsg[nodes] = mi;
+        nodeNext[nodes] = -1;
+        return nodes++;
     }
 
     /** Writes the measurements of {@code md} into {@code o}, the first with a comma when {@code comma}. */
@@ -663,12 +789,13 @@ public final class HecEncoder {
         if (events == evEnd.length) {
             int cap = events * 2;
             evEnd = Arrays.copyOf(evEnd, cap);
-            evFirstMsg = Arrays.copyOf(evFirstMsg, cap);
+            evFirst = Arrays.copyOf(evFirst, cap);
         }
+        int node = newNode(firstMsg);
         evEnd[events] = raw.length();
-        evFirstMsg[events] = firstMsg;
+        evFirst[events] = node;
         if (groups != null) {
-            groups.newEvent(events, firstMsg);
+            groups.newEvent(events, node);
         }
         events++;
     }
@@ -833,8 +960,8 @@ public final class HecEncoder {
     }
 
     private void failEvent(int e, int status, int code, String reason) {
-        for (int mi = evFirstMsg[e]; mi >= 0; mi = msgNext[mi]) {
-            fail(mi, status, code, reason);
+        for (int n = evFirst[e]; n >= 0; n = nodeNext[n]) {
+            fail(nodeMsg[n], status, code, reason);
         }
     }
 
@@ -886,6 +1013,14 @@ public final class HecEncoder {
     /** Number of messages added (the batches' sizes summed). */
     public int messages() {
         return messages;
+    }
+
+    /**
+     * OTLP messages of the last {@link #encode()} that were not sent because the OTel exporter does not send them
+     * (a log record without a body, an exponential histogram): not failures, there is nothing to deliver.
+     */
+    public int skippedMessages() {
+        return skipped;
     }
 
     /** Messages added that cannot be delivered. */

@@ -33,6 +33,23 @@ public final class HecFormat {
     final int gzipLevel;
     /** Bytes of the four encoded defaults together, for the encoder's worst-case room. */
     final int defaultsLength;
+    /** The configured default host as text (null when empty): OTLP events fall back to it before "unknown". */
+    final byte[] hostValue;
+    /** The configured default source, sourcetype and index as text (null when empty), for OTLP events. */
+    final byte[] sourceValue;
+    final byte[] sourcetypeValue;
+    final byte[] indexValue;
+    /**
+     * OTLP: the resource or record attributes that become host, source, sourcetype and index (the exporter's
+     * {@code otel_attrs_to_hec_metadata}), and the {@code fields} keys of a log record's severity (its
+     * {@code otel_to_hec_fields}).
+     */
+    final byte[] otelHostKey;
+    final byte[] otelSourceKey;
+    final byte[] otelSourcetypeKey;
+    final byte[] otelIndexKey;
+    final byte[] severityTextKey;
+    final byte[] severityNumberKey;
 
     private HecFormat(Builder b) {
         host = encoded("host", b.host);
@@ -49,6 +66,24 @@ public final class HecFormat {
         gzip = b.gzip;
         gzipLevel = b.gzipLevel;
         defaultsLength = length(host) + length(source) + length(sourcetype) + length(index);
+        hostValue = text(b.host);
+        sourceValue = text(b.source);
+        sourcetypeValue = text(b.sourcetype);
+        indexValue = text(b.index);
+        otelHostKey = utf8(b.otelHost);
+        otelSourceKey = utf8(b.otelSource);
+        otelSourcetypeKey = utf8(b.otelSourcetype);
+        otelIndexKey = utf8(b.otelIndex);
+        severityTextKey = utf8(b.severityText);
+        severityNumberKey = utf8(b.severityNumber);
+    }
+
+    private static byte[] text(String v) {
+        return v == null || v.isEmpty() ? null : v.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] utf8(String v) {
+        return v.getBytes(StandardCharsets.UTF_8);
     }
 
     private static int length(byte[] b) {
@@ -100,6 +135,13 @@ public final class HecFormat {
         private int maxContentLength = 2 * 1024 * 1024;
         private boolean gzip = true;
         private int gzipLevel = 6;
+        // The OTel exporter's defaults (config.go, factory.go: otel_attrs_to_hec_metadata, otel_to_hec_fields).
+        private String otelHost = "host.name";
+        private String otelSource = "com.splunk.source";
+        private String otelSourcetype = "com.splunk.sourcetype";
+        private String otelIndex = "com.splunk.index";
+        private String severityText = "otel.log.severity.text";
+        private String severityNumber = "otel.log.severity.number";
 
         public Builder host(String v) { host = v; return this; }
         public Builder source(String v) { source = v; return this; }
@@ -114,6 +156,18 @@ public final class HecFormat {
         public Builder maxContentLength(int v) { maxContentLength = v; return this; }
         public Builder gzip(boolean v) { gzip = v; return this; }
         public Builder gzipLevel(int v) { gzipLevel = v; return this; }
+        /** OTLP: the attribute whose value becomes {@code host} (default {@code host.name}). */
+        public Builder otelHostAttribute(String v) { otelHost = v; return this; }
+        /** OTLP: the attribute whose value becomes {@code source} (default {@code com.splunk.source}). */
+        public Builder otelSourceAttribute(String v) { otelSource = v; return this; }
+        /** OTLP: the attribute whose value becomes {@code sourcetype} (default {@code com.splunk.sourcetype}). */
+        public Builder otelSourcetypeAttribute(String v) { otelSourcetype = v; return this; }
+        /** OTLP: the attribute whose value becomes {@code index} (default {@code com.splunk.index}). */
+        public Builder otelIndexAttribute(String v) { otelIndex = v; return this; }
+        /** OTLP logs: the {@code fields} key of the severity text (default {@code otel.log.severity.text}). */
+        public Builder severityTextField(String v) { severityText = v; return this; }
+        /** OTLP logs: the {@code fields} key of the severity number (default {@code otel.log.severity.number}). */
+        public Builder severityNumberField(String v) { severityNumber = v; return this; }
 
         public HecFormat build() {
             if (maxContentLength < 64) {

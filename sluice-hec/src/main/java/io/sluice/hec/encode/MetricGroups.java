@@ -122,7 +122,7 @@ final class MetricGroups {
 
     // ------------------------------------------------------------------------------------------ events
 
-    /** Event {@code e} was written with message {@code mi} as its only member so far. */
+    /** Event {@code e} was written with member node {@code mi} (the encoder's) as its only member so far. */
     void newEvent(int e, int mi) {
         if (e >= lastMsg.length) {
             int cap = Math.max(e + 1, lastMsg.length * 2);
@@ -138,7 +138,7 @@ final class MetricGroups {
         namesIndexed[e] = false;
     }
 
-    /** The last message merged into event {@code e}; the caller links the next one after it. */
+    /** The last member node merged into event {@code e}; the caller links the next one after it. */
     int lastMsg(int e) {
         return lastMsg[e];
     }
@@ -211,6 +211,20 @@ final class MetricGroups {
                 insert(key(e, md, i));
             }
         }
+    }
+
+    /** Whether event {@code e} holds the measurement whose name hashes to {@code nameHash} (OTLP events). */
+    boolean holdsName(int e, int nameHash) {
+        return contains(((long) e << 32) | (nameHash & 0xFFFFFFFFL));
+    }
+
+    /**
+     * Records one measurement name (by its hash) as held by event {@code e}, and its names as indexed: an OTLP
+     * event's names are not in its message's metadata, so they are recorded as it is written.
+     */
+    void addName(int e, int nameHash) {
+        namesIndexed[e] = true;
+        insert(((long) e << 32) | (nameHash & 0xFFFFFFFFL));
     }
 
     private static long key(int e, Metadata md, int i) {

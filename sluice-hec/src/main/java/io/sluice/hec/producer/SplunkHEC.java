@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Sends messages to a Splunk HTTP Event Collector as HEC events or metric events (see the module README for
- * how a message carries measurements), batched into requests of at most {@code MaxContentLength} bytes as
+ * how a message carries measurements; OTLP log records and metric points from consumer.OTLP are mapped as the OTel
+ * Collector's splunkhec exporter maps them), batched into requests of at most {@code MaxContentLength} bytes as
  * sent, gzip by default. With {@code FlushIntervalMs} the pipeline batches of several worker threads may share
  * requests (see {@link Accumulator}). A batch is delivered when every request carrying its events was accepted;
  * what cannot be delivered (permanent errors, oversized events, retries exhausted) goes to the fallback stream
@@ -92,12 +93,28 @@ public final class SplunkHEC extends Producer {
     public static final Param<Boolean> HEALTH_CHECK = Param.bool("HealthCheck", true,
             "Check /services/collector/health at start and log the result.");
 
+    // OTLP records and points (messages with otlp.signal): the OTel splunkhec exporter's otel_attrs_to_hec_metadata
+    // and otel_to_hec_fields, with its defaults.
+    public static final Param<String> OTEL_HOST = Param.string("OtelHostAttribute", "host.name",
+            "OTLP: the resource (or log record) attribute that becomes 'host' (else Host, else \"unknown\").");
+    public static final Param<String> OTEL_SOURCE = Param.string("OtelSourceAttribute", "com.splunk.source",
+            "OTLP: the resource (or log record) attribute that becomes 'source' (else Source).");
+    public static final Param<String> OTEL_SOURCETYPE = Param.string("OtelSourcetypeAttribute", "com.splunk.sourcetype",
+            "OTLP: the resource (or log record) attribute that becomes 'sourcetype' (else Sourcetype).");
+    public static final Param<String> OTEL_INDEX = Param.string("OtelIndexAttribute", "com.splunk.index",
+            "OTLP: the resource (or log record) attribute that becomes 'index' (else Index).");
+    public static final Param<String> OTEL_SEVERITY_TEXT = Param.string("OtelSeverityTextField", "otel.log.severity.text",
+            "OTLP logs: the 'fields' key of a record's severity text.");
+    public static final Param<String> OTEL_SEVERITY_NUMBER = Param.string("OtelSeverityNumberField",
+            "otel.log.severity.number", "OTLP logs: the 'fields' key of a record's severity number.");
+
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.SplunkHEC",
             "Sends events and metrics to a Splunk HTTP Event Collector (HEC).")
             .params(ENDPOINT, TOKEN, HOST, SOURCE, SOURCETYPE, INDEX, EVENT_FORMAT, FIELDS, MULTI_METRIC, RAW,
                     MAX_CONTENT_LENGTH, MAX_EVENT_SIZE, FLUSH_INTERVAL_MS, GZIP, GZIP_LEVEL, MAX_CONNECTIONS, TIMEOUT_MS,
                     RETRY_INITIAL_MS, RETRY_MAX_MS, RETRY_MAX_ELAPSED_MS, TLS_CA_FILE, TLS_INSECURE,
-                    USE_ACK, ACK_POLL_MS, ACK_TIMEOUT_MS, HEALTH_CHECK)
+                    USE_ACK, ACK_POLL_MS, ACK_TIMEOUT_MS, HEALTH_CHECK, OTEL_HOST, OTEL_SOURCE, OTEL_SOURCETYPE, OTEL_INDEX,
+                    OTEL_SEVERITY_TEXT, OTEL_SEVERITY_NUMBER)
             .factory(SplunkHEC::new);
 
     private static final byte[] K_STATUS = "hec_error_status".getBytes(StandardCharsets.US_ASCII);
@@ -156,7 +173,11 @@ public final class SplunkHEC extends Producer {
                 .index(config.get(INDEX)).eventFormat(ef).fields(config.get(FIELDS))
                 .multiMetric(config.get(MULTI_METRIC)).raw(raw)
                 .maxContentLength(config.get(MAX_CONTENT_LENGTH)).maxEventSize(config.get(MAX_EVENT_SIZE))
-                .gzip(config.get(GZIP)).gzipLevel(level).build();
+                .gzip(config.get(GZIP)).gzipLevel(level)
+                .otelHostAttribute(config.get(OTEL_HOST)).otelSourceAttribute(config.get(OTEL_SOURCE))
+                .otelSourcetypeAttribute(config.get(OTEL_SOURCETYPE)).otelIndexAttribute(config.get(OTEL_INDEX))
+                .severityTextField(config.get(OTEL_SEVERITY_TEXT)).severityNumberField(config.get(OTEL_SEVERITY_NUMBER))
+                .build();
         this.path = raw ? "/services/collector/raw" + rawQuery(config) : "/services/collector/event";
         this.workers = config.get(MAX_CONNECTIONS);
         this.retryInitial = config.get(RETRY_INITIAL_MS);
@@ -235,6 +256,7 @@ public final class SplunkHEC extends Producer {
         HecEncoder enc = takeEncoder();
         try {
             enc.encode(batch);
+            countSkipped(enc);
             sendAll(enc);
             Exception failed = moveFailed(batch, enc, 0);
             if (failed != null) {
@@ -284,6 +306,7 @@ public final class SplunkHEC extends Producer {
                 base[k] = enc.add(g.batch(k));
             }
             enc.encode();
+            countSkipped(enc);
             sendAll(enc);
             for (int k = 0; k < g.size(); k++) {
                 g.setOutcome(k, moveFailed(g.batch(k), enc, base[k]));
@@ -302,6 +325,27 @@ public final class SplunkHEC extends Producer {
             accumulator.done(g);
         }
     }
+
+    /**
+     * OTLP records the OTel exporter does not send (a log without a body, which Splunk rejects; an exponential
+     * histogram, which it does not map) are not sent here either: counted as discarded, and said in the log the
+     * first time (the exporter logs the histograms and drops the empty logs silently).
+     */
+    private void countSkipped(HecEncoder enc) {
+        int n = enc.skippedMessages();
+        if (n > 0) {
+            if (stats != null) {
+                stats.addDiscarded(n);
+            }
+            if (!skippedLogged) {
+                skippedLogged = true;
+                log.warn(config.id() + ": " + n + " OTLP records not sent, as the OTel splunkhec exporter does not "
+                        + "send them (log records without a body, exponential histograms); counted as discarded");
+            }
+        }
+    }
+
+    private volatile boolean skippedLogged;
 
     /** About the bytes the batch's events take encoded, to close a group once it fills a request. */
     private static long estimatedBytes(Batch b) {

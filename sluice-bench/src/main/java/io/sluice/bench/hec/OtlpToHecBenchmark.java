@@ -1,0 +1,131 @@
+package io.sluice.bench.hec;
+
+import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.logs.v1.LogRecord;
+import io.opentelemetry.proto.logs.v1.ResourceLogs;
+import io.opentelemetry.proto.logs.v1.ScopeLogs;
+import io.opentelemetry.proto.resource.v1.Resource;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.BatchPool;
+import io.sluice.hec.producer.HecResponse;
+import io.sluice.hec.producer.HecTransport;
+import io.sluice.hec.producer.SplunkHEC;
+import io.sluice.otlp.codec.LogsDecoder;
+import io.sluice.otlp.codec.RecordSink;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * OTLP in, HEC out: the OTel Collector splunkhec exporter's {@code Benchmark_pushLogData_100_200_2M} (its
+ * {@code createLogData}: 100 resources, one scope each, 200 records each, uncompressed, 2 MiB requests), starting
+ * from the protobuf {@code ExportLogsServiceRequest} bytes as consumer.OTLP receives them. One op decodes the
+ * request into a batch ({@link LogsDecoder}, messages as {@code OtlpFields} says) and delivers it with
+ * {@code producer.SplunkHEC} (the OTLP mapping of {@code logdata_to_splunk.go}, cut into requests) to a transport
+ * that only counts the bytes, as {@link HecPushBenchmark} does. The exporter's own figure starts from pdata, so
+ * this one does more: the protobuf decoding is in it.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+@State(Scope.Benchmark)
+public class OtlpToHecBenchmark {
+    private byte[] request;
+    private final LogsDecoder decoder = new LogsDecoder();
+    private Batch batch;
+    private RecordSink records;
+    private SplunkHEC producer;
+    private long bytes;
+    private int requests;
+    /** The first request body sent, kept for the check in {@link #setup()}. */
+    private byte[] firstRequest;
+
+    @Setup
+    public void setup() throws Exception {
+        request = createLogData(100, 200).toByteArray();
+        batch = new BatchPool(100 * 200).acquire();
+        records = batch::add;
+        Map<String, Object> cfg = new HashMap<>();
+        cfg.put("Token", "bench");
+        cfg.put("MaxContentLength", 2 * 1024 * 1024);
+        cfg.put("Gzip", false);
+        cfg.put("HealthCheck", false);
+        cfg.put("RetryMaxElapsedMs", 0);
+        HecTransport sink = (path, body, off, len, gz) -> {
+            if (firstRequest == null) {
+                firstRequest = Arrays.copyOfRange(body, off, off + len);
+            }
+            bytes += len;
+            requests++;
+            return HecResponse.SUCCESS;
+        };
+        producer = new SplunkHEC(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
+        producer.start(HecPushBenchmark.context());
+        // The events must be the exporter's: check one before timing anything (2 requests, as the exporter's).
+        push();
+        String want = "{\"time\":0.001,\"host\":\"myhost\",\"source\":\"myapp\",\"sourcetype\":\"myapp-type\","
+                + "\"index\":\"myindex\",\"event\":\"mylog\",\"fields\":{\"custom\":\"custom\",\"otel.log.name\":\"0_0_1\"}}";
+        String second = new String(firstRequest, StandardCharsets.UTF_8).split("\n", 3)[1];
+        if (requests != 2 || !second.equals(want)) {
+            throw new IllegalStateException(requests + " requests; second event " + second + ", not " + want);
+        }
+    }
+
+    /** createLogData(numResources, 1, numRecords) from the exporter's client_test.go, as protobuf. */
+    static ExportLogsServiceRequest createLogData(int resources, int records) {
+        ExportLogsServiceRequest.Builder req = ExportLogsServiceRequest.newBuilder();
+        for (int i = 0; i < resources; i++) {
+            ScopeLogs.Builder scope = ScopeLogs.newBuilder();
+            for (int k = 0; k < records; k++) {
+                scope.addLogRecords(LogRecord.newBuilder()
+                        .setTimeUnixNano(k * 1_000_000L)
+                        .setBody(str("mylog"))
+                        .addAttributes(kv("otel.log.name", i + "_0_" + k))
+                        .addAttributes(kv("com.splunk.source", "myapp"))
+                        .addAttributes(kv("com.splunk.sourcetype", "myapp-type"))
+                        .addAttributes(kv("com.splunk.index", "myindex"))
+                        .addAttributes(kv("host.name", "myhost"))
+                        .addAttributes(kv("custom", "custom")));
+            }
+            req.addResourceLogs(ResourceLogs.newBuilder().setResource(Resource.newBuilder()).addScopeLogs(scope));
+        }
+        return req.build();
+    }
+
+    private static AnyValue str(String s) {
+        return AnyValue.newBuilder().setStringValue(s).build();
+    }
+
+    private static KeyValue kv(String k, String v) {
+        return KeyValue.newBuilder().setKey(k).setValue(str(v)).build();
+    }
+
+    private long push() throws Exception {
+        batch.clear();
+        decoder.decode(request, 0, request.length, records);
+        producer.deliver(batch);
+        return bytes;
+    }
+
+    @Benchmark
+    public long otlpToHec_pushLogData_100_200_2M() throws Exception {
+        return push();
+    }
+}
