@@ -2,6 +2,7 @@ package io.sluice.hec.receiver;
 
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
+import io.sluice.core.message.RequestMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -58,7 +59,7 @@ final class BatchCollector {
             Batch b = batches.get();
             if (memory != null && !memory.take(b.capacity() * perEvent)) {
                 b.release();
-                refusal = memory.refusal();
+                refusal = HecStatus.of(memory.refusal());
                 refusalDetail = memory.detail();
                 return false;
             }

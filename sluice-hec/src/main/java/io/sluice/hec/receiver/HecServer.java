@@ -33,7 +33,9 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Clock;
 import io.sluice.core.message.Completion;
+import io.sluice.core.message.GzipBody;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.message.RequestMemory;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -745,7 +747,7 @@ public final class HecServer {
             }
             if (cl > 0) {
                 if (!q.memory.take(cl * q.perByte)) {
-                    refuse(q, q.memory.refusal(), q.memory.detail());
+                    refuse(q, HecStatus.of(q.memory.refusal()), q.memory.detail());
                     return;
                 }
                 q.bodyCharged = cl;
@@ -870,7 +872,7 @@ public final class HecServer {
                 long oldLen = old == null ? 0 : old.length;
                 // the new buffer (and the events it will become), plus the old one while it is copied
                 if (!q.memory.take((cap - q.bodyCharged) * q.perByte + oldLen)) {
-                    HecStatus s = q.memory.refusal();
+                    HecStatus s = HecStatus.of(q.memory.refusal());
                     ctx.reject(s.rejection(), peer, q.memory.detail());
                     q.skipped += n;
                     answerNowAndLinger(q, s, s.body());
@@ -1020,7 +1022,7 @@ public final class HecServer {
                         return Answer.refuse(HecStatus.TOO_LARGE, "gzip body inflates beyond MaxBodySize ("
                                 + settings.maxBodySize + ")");
                     case REFUSED:
-                        return Answer.refuse(mem.refusal(), "inflating the gzip body: " + mem.detail());
+                        return Answer.refuse(HecStatus.of(mem.refusal()), "inflating the gzip body: " + mem.detail());
                     case CORRUPT:
                         return Answer.refuse(HecStatus.INVALID_DATA_FORMAT, st.gzip.error());
                     default:
@@ -1034,7 +1036,7 @@ public final class HecServer {
                 inputCharge = st.gzip.charged();
                 // the events copied from the inflated body (a plain body reserved this with itself)
                 if (!mem.take(len)) {
-                    return Answer.refuse(mem.refusal(), mem.detail());
+                    return Answer.refuse(HecStatus.of(mem.refusal()), mem.detail());
                 }
             }
             EventParser.Defaults dflt = defaults(q.uri);

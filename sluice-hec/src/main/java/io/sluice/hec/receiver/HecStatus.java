@@ -74,6 +74,11 @@ public enum HecStatus {
         };
     }
 
+    /** A refused memory reservation ({@link io.sluice.core.message.RequestMemory#refusal()}) in Splunk's words. */
+    static HecStatus of(Rejection refusal) {
+        return refusal == Rejection.TOO_LARGE ? TOO_LARGE : SERVER_BUSY;
+    }
+
     /** The JSON body, shared: never modify. */
     byte[] body() {
         return body;

@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.core.message;
 
 import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
@@ -10,11 +10,11 @@ import java.util.zip.Inflater;
  * or a wrong CRC is an error, never a partial result. Output is capped (gzip bombs get 413, not an OOM) and
  * reserved from the request's memory before it is produced: in steps (one step when the gzip trailer's size is
  * honest), and each larger buffer before it is allocated. A buffer that grew for one large body is dropped by
- * {@link #done()}, so a thread keeps at most {@value #RETAIN} bytes.
+ * {@link #done()}, so a thread keeps at most {@value #RETAIN} bytes. One per thread (it is not thread-safe).
  */
-final class GzipBody {
+public final class GzipBody {
     /** Result of {@link #inflate}: ok, bad data, larger than the cap, or no memory reserved for more output. */
-    enum Result { OK, CORRUPT, TOO_LARGE, REFUSED }
+    public enum Result { OK, CORRUPT, TOO_LARGE, REFUSED }
 
     static final int INITIAL = 64 * 1024;
     /** Largest output buffer kept between requests. */
@@ -30,25 +30,28 @@ final class GzipBody {
     private RequestMemory memory;
     private long charged;
 
-    byte[] output() {
+    /** The inflated bytes, {@code [0, length())}; valid until the next {@link #inflate} or {@link #done()}. */
+    public byte[] output() {
         return out;
     }
 
-    int length() {
+    /** Bytes inflated. */
+    public int length() {
         return length;
     }
 
-    String error() {
+    /** Why the body was {@link Result#CORRUPT}, in words. */
+    public String error() {
         return error;
     }
 
     /** Bytes reserved from the request's memory for the output (given back by the caller). */
-    long charged() {
+    public long charged() {
         return charged;
     }
 
     /** The request is done with the output: forgets the charge and drops a buffer that grew beyond {@link #RETAIN}. */
-    void done() {
+    public void done() {
         charged = 0;
         memory = null;
         length = 0;
@@ -78,7 +81,7 @@ final class GzipBody {
      * Inflates {@code in[off, off+len)} into {@link #output()}, at most {@code max} bytes, reserving the output from
      * {@code memory} (null: no reservation) as it goes; {@link #charged()} tells how much it reserved.
      */
-    Result inflate(byte[] in, int off, int len, int max, RequestMemory memory) {
+    public Result inflate(byte[] in, int off, int len, int max, RequestMemory memory) {
         this.memory = memory;
         charged = 0;
         length = 0;
@@ -178,7 +181,8 @@ final class GzipBody {
         return Result.OK;
     }
 
-    void close() {
+    /** Frees the native inflater. */
+    public void close() {
         inflater.end();
     }
 }

@@ -1,0 +1,161 @@
+package io.sluice.otlp.codec;
+
+import io.sluice.core.json.Decimal;
+import io.sluice.core.message.Metadata;
+import java.util.Arrays;
+
+/**
+ * Metadata fields prepared outside a message: keys and values side by side in one byte array, with their
+ * spans. A decoder fills a block once (a resource's and scope's fields, per ResourceLogs and ScopeLogs; a
+ * record's own fields as it reads them) and {@link #copyTo copies} it into a message's metadata with one
+ * array copy into the arena, pointing the fields at ranges inside it: no field is encoded twice, nothing is
+ * allocated once the block has grown to the working size.
+ *
+ * <p>A field is written in two steps: {@link #key} and then one value method ({@link #string},
+ * {@link #signed}, {@link #dbl}, ...). Bytes are decoded text (not JSON string contents), as
+ * {@link Metadata#setDecodedRange} takes them.
+ */
+final class FieldBlock {
+    private static final int STRIDE = 5;
+    private byte[] bytes = new byte[512];
+    private int used;
+    private int[] spans = new int[32 * STRIDE];
+    private int count;
+    private int keyStart;
+
+    /** Empties the block, keeping its storage. */
+    void clear() {
+        used = 0;
+        count = 0;
+    }
+
+    /** Number of fields. */
+    int size() {
+        return count;
+    }
+
+    /** Makes this block a copy of {@code other}, to add more fields after it. */
+    void copyFrom(FieldBlock other) {
+        clear();
+        ensure(other.used);
+        System.arraycopy(other.bytes, 0, bytes, 0, other.used);
+        used = other.used;
+        if (spans.length < other.count * STRIDE) {
+            spans = new int[other.spans.length];
+        }
+        System.arraycopy(other.spans, 0, spans, 0, other.count * STRIDE);
+        count = other.count;
+    }
+
+    /** Starts a field whose key is {@code prefix} followed by {@code k[ko, ko+kl)}. */
+    FieldBlock key(byte[] prefix, byte[] k, int ko, int kl) {
+        ensure(prefix.length + kl);
+        keyStart = used;
+        System.arraycopy(prefix, 0, bytes, used, prefix.length);
+        System.arraycopy(k, ko, bytes, used + prefix.length, kl);
+        used += prefix.length + kl;
+        return this;
+    }
+
+    /** Starts a field named {@code key}. */
+    FieldBlock key(byte[] key) {
+        ensure(key.length);
+        keyStart = used;
+        System.arraycopy(key, 0, bytes, used, key.length);
+        used += key.length;
+        return this;
+    }
+
+    /** Ends the field started by {@link #key} with a value of {@code kind} copied from {@code v[vo, vo+vl)}. */
+    void value(byte[] v, int vo, int vl, byte kind) {
+        ensure(vl);
+        System.arraycopy(v, vo, bytes, used, vl);
+        end(used, vl, kind);
+    }
+
+    /** A string value. */
+    void string(byte[] v, int vo, int vl) {
+        value(v, vo, vl, Metadata.STRING);
+    }
+
+    /** A signed integer, NUMBER. */
+    void signed(long v) {
+        ensure(Decimal.MAX_LONG);
+        int start = used;
+        end(start, Decimal.putLong(bytes, start, v) - start, Metadata.NUMBER);
+    }
+
+    /** An unsigned 64-bit integer, NUMBER. */
+    void unsigned(long v) {
+        ensure(Decimal.MAX_LONG);
+        int start = used;
+        end(start, ValueText.putUnsigned(bytes, start, v) - start, Metadata.NUMBER);
+    }
+
+    /** A double: NUMBER with a fraction or exponent; NaN and the infinities as the STRINGs OTLP JSON uses. */
+    void dbl(double d) {
+        if (!ValueText.isFinite(d)) {
+            byte[] s = ValueText.nonFinite(d);
+            value(s, 0, s.length, Metadata.STRING);
+            return;
+        }
+        ensure(ValueText.MAX_DOUBLE);
+        int start = used;
+        end(start, ValueText.putDouble(bytes, start, d) - start, Metadata.NUMBER);
+    }
+
+    /** A boolean. */
+    void bool(boolean v) {
+        byte[] s = v ? ValueText.TRUE : ValueText.FALSE;
+        value(s, 0, s.length, Metadata.BOOLEAN);
+    }
+
+    /** An empty value: NULL. */
+    void nul() {
+        value(ValueText.NULL, 0, ValueText.NULL.length, Metadata.NULL);
+    }
+
+    /** Lower-case hex of an id. */
+    void hex(byte[] src, int off, int len) {
+        ensure(2 * len);
+        int start = used;
+        end(start, ValueText.putHex(bytes, start, src, off, len) - start, Metadata.STRING);
+    }
+
+    /** JSON text (an object or array). */
+    void json(byte[] v, int vo, int vl) {
+        value(v, vo, vl, Metadata.JSON);
+    }
+
+    private void end(int valueOffset, int valueLength, byte kind) {
+        if ((count + 1) * STRIDE > spans.length) {
+            spans = Arrays.copyOf(spans, spans.length * 2);
+        }
+        int o = count * STRIDE;
+        spans[o] = keyStart;
+        spans[o + 1] = valueOffset - keyStart;
+        spans[o + 2] = valueOffset;
+        spans[o + 3] = valueLength;
+        spans[o + 4] = kind;
+        used = valueOffset + valueLength;
+        count++;
+    }
+
+    /** Copies every field into {@code md}, after the fields it has (a field with the same key is replaced). */
+    void copyTo(Metadata md) {
+        if (count == 0) {
+            return;
+        }
+        int base = md.appendToArena(bytes, 0, used);
+        int[] s = spans;
+        for (int o = 0, n = count * STRIDE; o < n; o += STRIDE) {
+            md.setDecodedRange(base + s[o], s[o + 1], base + s[o + 2], s[o + 3], (byte) s[o + 4]);
+        }
+    }
+
+    private void ensure(int more) {
+        if (used + more > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(used + more, bytes.length * 2));
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.sluice.otlp.codec;
+
+import io.sluice.core.message.OtlpFields;
+import java.nio.charset.StandardCharsets;
+
+/** OtlpFields' keys and fixed values as UTF-8 bytes, encoded once. */
+final class Keys {
+    private Keys() {
+    }
+
+    static final byte[] EMPTY = {};
+    static final byte[] SIGNAL = b(OtlpFields.SIGNAL);
+    static final byte[] LOG = b(OtlpFields.SIGNAL_LOG);
+    static final byte[] METRIC = b(OtlpFields.SIGNAL_METRIC);
+    static final byte[] RESOURCE_PREFIX = b(OtlpFields.RESOURCE_PREFIX);
+    static final byte[] RESOURCE_SCHEMA_URL = b(OtlpFields.RESOURCE_SCHEMA_URL);
+    static final byte[] RESOURCE_DROPPED = b(OtlpFields.RESOURCE_DROPPED);
+    static final byte[] SCOPE_NAME = b(OtlpFields.SCOPE_NAME);
+    static final byte[] SCOPE_VERSION = b(OtlpFields.SCOPE_VERSION);
+    static final byte[] SCOPE_ATTRIBUTE_PREFIX = b(OtlpFields.SCOPE_ATTRIBUTE_PREFIX);
+    static final byte[] SCOPE_SCHEMA_URL = b(OtlpFields.SCOPE_SCHEMA_URL);
+    static final byte[] SCOPE_DROPPED = b(OtlpFields.SCOPE_DROPPED);
+    static final byte[] SEVERITY_NUMBER = b(OtlpFields.SEVERITY_NUMBER);
+    static final byte[] SEVERITY_TEXT = b(OtlpFields.SEVERITY_TEXT);
+    static final byte[] TRACE_ID = b(OtlpFields.TRACE_ID);
+    static final byte[] SPAN_ID = b(OtlpFields.SPAN_ID);
+    static final byte[] FLAGS = b(OtlpFields.FLAGS);
+    static final byte[] EVENT_NAME = b(OtlpFields.EVENT_NAME);
+    static final byte[] OBSERVED_TIME = b(OtlpFields.OBSERVED_TIME);
+    static final byte[] DROPPED_ATTRIBUTES = b(OtlpFields.DROPPED_ATTRIBUTES);
+    static final byte[] BODY_TYPE = b(OtlpFields.BODY_TYPE);
+    static final byte[] METRIC_TYPE = b(OtlpFields.METRIC_TYPE);
+    static final byte[] METRIC_DESCRIPTION = b(OtlpFields.METRIC_DESCRIPTION);
+    static final byte[] METRIC_UNIT = b(OtlpFields.METRIC_UNIT);
+    static final byte[] METRIC_METADATA = b(OtlpFields.METRIC_METADATA);
+    static final byte[] METRIC_TEMPORALITY = b(OtlpFields.METRIC_TEMPORALITY);
+    static final byte[] METRIC_MONOTONIC = b(OtlpFields.METRIC_MONOTONIC);
+    static final byte[] START_TIME = b(OtlpFields.START_TIME);
+    static final byte[] EXEMPLARS = b(OtlpFields.EXEMPLARS);
+    static final byte[] METRIC_VALUE_PREFIX = b(OtlpFields.METRIC_VALUE_PREFIX);
+    static final byte[] HISTOGRAM = b(OtlpFields.HISTOGRAM);
+    static final byte[] EXPONENTIAL_HISTOGRAM = b(OtlpFields.EXPONENTIAL_HISTOGRAM);
+    static final byte[] SUMMARY = b(OtlpFields.SUMMARY);
+    static final byte[] TYPE_GAUGE = b(OtlpFields.TYPE_GAUGE);
+    static final byte[] TYPE_SUM = b(OtlpFields.TYPE_SUM);
+    static final byte[] TYPE_HISTOGRAM = b(OtlpFields.TYPE_HISTOGRAM);
+    static final byte[] TYPE_EXPONENTIAL_HISTOGRAM = b(OtlpFields.TYPE_EXPONENTIAL_HISTOGRAM);
+    static final byte[] TYPE_SUMMARY = b(OtlpFields.TYPE_SUMMARY);
+
+    /** Values of otlp.body_type, indexed by the AnyValue oneof field number (0: empty). */
+    static final byte[][] BODY_TYPES = {b("empty"), b("string"), b("bool"), b("int"), b("double"), b("array"),
+        b("kvlist"), b("bytes")};
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

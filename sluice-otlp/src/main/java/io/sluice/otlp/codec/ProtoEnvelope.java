@@ -1,0 +1,207 @@
+package io.sluice.otlp.codec;
+
+/**
+ * The part of an OTLP export request that logs and metrics share: repeated {@code Resource*} (field 1 of the
+ * request), each a resource (1), repeated {@code Scope*} (2) and a schema URL (3); each scope group a scope (1),
+ * its items (2: log records or metrics) and a schema URL (3).
+ *
+ * <p>A group's schema URL comes after its children on the wire (protobuf writes fields in number order), and every
+ * item needs it, so each group is read twice: once for its own fields, skipping the children (a skip is one length
+ * read), and once for the children. The resource's and scope's fields are encoded once per group into
+ * {@link #prefix}, which the subclass copies into every message with one array copy.
+ */
+abstract class ProtoEnvelope {
+    final ProtoReader in = new ProtoReader();
+    final ProtoValues values;
+    /** The signal and the resource's fields. */
+    private final FieldBlock resource = new FieldBlock();
+    /** The signal, the resource's and the scope's fields: what every item of the current scope group starts with. */
+    final FieldBlock prefix = new FieldBlock();
+    private final byte[] signal;
+
+    ProtoEnvelope(int maxDepth, byte[] signal) {
+        this.values = new ProtoValues(in, maxDepth);
+        this.signal = signal;
+    }
+
+    /** Decodes the request in {@code buf[off, off+len)}; returns the number of messages made. */
+    final int decodeRequest(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
+        in.reset(buf, off, len);
+        int n = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            if (ProtoReader.field(t) == 1) {
+                int old = in.enterMessage(t);
+                n += resourceGroup(sink);
+                in.leave(old);
+            } else {
+                in.skip(t);
+            }
+        }
+        return n;
+    }
+
+    /** Decodes one item (a LogRecord, a Metric) the reader has entered; returns the number of messages made. */
+    abstract int item(RecordSink sink) throws OtlpFormatException;
+
+    private int resourceGroup(RecordSink sink) throws OtlpFormatException {
+        int start = in.position();
+        resource.clear();
+        resource.key(Keys.SIGNAL).string(signal, 0, signal.length);
+        long dropped = 0;
+        int urlOff = 0;
+        int urlLen = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            switch (ProtoReader.field(t)) {
+                case 1 -> dropped = resourceFields(t);
+                case 3 -> {
+                    urlOff = values.readString(t);
+                    urlLen = values.lastLength;
+                }
+                default -> in.skip(t);
+            }
+        }
+        if (urlLen > 0) {
+            resource.key(Keys.RESOURCE_SCHEMA_URL).string(in.buffer(), urlOff, urlLen);
+        }
+        if (dropped != 0) {
+            resource.key(Keys.RESOURCE_DROPPED).unsigned(dropped);
+        }
+        in.position(start);
+        int n = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            if (ProtoReader.field(t) == 2) {
+                int old = in.enterMessage(t);
+                n += scopeGroup(sink);
+                in.leave(old);
+            } else {
+                in.skip(t);
+            }
+        }
+        return n;
+    }
+
+    /** Reads a Resource into {@link #resource}; returns its dropped_attributes_count (uint32). */
+    private long resourceFields(int tag) throws OtlpFormatException {
+        int old = in.enterMessage(tag);
+        long dropped = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            switch (ProtoReader.field(t)) {
+                case 1 -> values.attribute(t, resource, Keys.RESOURCE_PREFIX);
+                case 2 -> dropped = uint32(t);
+                default -> in.skip(t);
+            }
+        }
+        in.leave(old);
+        return dropped;
+    }
+
+    private int scopeGroup(RecordSink sink) throws OtlpFormatException {
+        int start = in.position();
+        prefix.copyFrom(resource);
+        long dropped = 0;
+        int urlOff = 0;
+        int urlLen = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            switch (ProtoReader.field(t)) {
+                case 1 -> dropped = scopeFields(t);
+                case 3 -> {
+                    urlOff = values.readString(t);
+                    urlLen = values.lastLength;
+                }
+                default -> in.skip(t);
+            }
+        }
+        if (urlLen > 0) {
+            prefix.key(Keys.SCOPE_SCHEMA_URL).string(in.buffer(), urlOff, urlLen);
+        }
+        if (dropped != 0) {
+            prefix.key(Keys.SCOPE_DROPPED).unsigned(dropped);
+        }
+        in.position(start);
+        int n = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            if (ProtoReader.field(t) == 2) {
+                int old = in.enterMessage(t);
+                n += item(sink);
+                in.leave(old);
+            } else {
+                in.skip(t);
+            }
+        }
+        return n;
+    }
+
+    /** Reads an InstrumentationScope into {@link #prefix}; returns its dropped_attributes_count. */
+    private long scopeFields(int tag) throws OtlpFormatException {
+        int old = in.enterMessage(tag);
+        long dropped = 0;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            switch (ProtoReader.field(t)) {
+                case 1 -> stringField(t, prefix, Keys.SCOPE_NAME);
+                case 2 -> stringField(t, prefix, Keys.SCOPE_VERSION);
+                case 3 -> values.attribute(t, prefix, Keys.SCOPE_ATTRIBUTE_PREFIX);
+                case 4 -> dropped = uint32(t);
+                default -> in.skip(t);
+            }
+        }
+        in.leave(old);
+        return dropped;
+    }
+
+    /** Reads a string field into {@code block} under {@code key}, unless it is empty. */
+    final void stringField(int tag, FieldBlock block, byte[] key) throws OtlpFormatException {
+        int off = values.readString(tag);
+        if (values.lastLength > 0) {
+            block.key(key).string(in.buffer(), off, values.lastLength);
+        }
+    }
+
+    /** Reads a uint32 varint, as protobuf does: the low 32 bits, unsigned. */
+    final long uint32(int tag) throws OtlpFormatException {
+        in.expect(tag, ProtoReader.VARINT);
+        return in.readVarint() & 0xFFFFFFFFL;
+    }
+
+    /**
+     * Counts the items of a request without decoding them: the occurrences of field 2 in every scope group of every
+     * resource group. Checks the framing down to the items, nothing inside them.
+     */
+    static int countItems(byte[] buf, int off, int len) throws OtlpFormatException {
+        ProtoReader r = new ProtoReader().reset(buf, off, len);
+        int n = 0;
+        while (r.hasMore()) {
+            int t = r.readTag();
+            if (ProtoReader.field(t) != 1) {
+                r.skip(t);
+                continue;
+            }
+            int o1 = r.enterMessage(t);
+            while (r.hasMore()) {
+                int t2 = r.readTag();
+                if (ProtoReader.field(t2) != 2) {
+                    r.skip(t2);
+                    continue;
+                }
+                int o2 = r.enterMessage(t2);
+                while (r.hasMore()) {
+                    int t3 = r.readTag();
+                    if (ProtoReader.field(t3) == 2) {
+                        r.expect(t3, ProtoReader.LEN);
+                        n++;
+                    }
+                    r.skip(t3);
+                }
+                r.leave(o2);
+            }
+            r.leave(o1);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,227 @@
+package io.sluice.otlp.codec;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * Reads the protobuf wire format from a {@code byte[]} without allocating: tags, varints, fixed 32/64-bit
+ * values and length-delimited ranges, which the caller reads in place ({@link #buffer()}, {@link #position()}).
+ *
+ * <p>A nested message is read by {@link #enter(int) entering} its range (the reader's limit becomes its end) and
+ * {@link #leave(int) leaving} it afterwards, so every length, tag and value inside is checked against the
+ * enclosing message, not only against the buffer. Groups (wire types 3 and 4, deprecated and absent from OTLP)
+ * are malformed input, as are varints longer than ten bytes and lengths past the end of the enclosing message.
+ * One instance per thread.
+ */
+public final class ProtoReader {
+    /** Wire type of varints (int32, int64, uint32, uint64, sint32, sint64, bool, enum). */
+    public static final int VARINT = 0;
+    /** Wire type of fixed64, sfixed64 and double. */
+    public static final int I64 = 1;
+    /** Wire type of strings, bytes, messages and packed repeated fields. */
+    public static final int LEN = 2;
+    /** Wire type of fixed32, sfixed32 and float. */
+    public static final int I32 = 5;
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private byte[] buf;
+    private int pos;
+    private int limit;
+    /** Where the input starts: error positions are counted from here, as the peer counts its bytes. */
+    private int base;
+
+    /** Starts reading {@code buf[off, off+len)}. */
+    public ProtoReader reset(byte[] buf, int off, int len) {
+        Objects.checkFromIndexSize(off, len, buf.length);
+        this.buf = buf;
+        this.pos = off;
+        this.limit = off + len;
+        this.base = off;
+        return this;
+    }
+
+    /** The buffer being read. */
+    public byte[] buffer() {
+        return buf;
+    }
+
+    /** The index of the next byte to read in {@link #buffer()}. */
+    public int position() {
+        return pos;
+    }
+
+    /** Moves to {@code p}, which must lie within the current message (to read a range a second time). */
+    public void position(int p) {
+        if (p < base || p > limit) {
+            throw new IndexOutOfBoundsException(p);
+        }
+        pos = p;
+    }
+
+    /** The end (exclusive) of the message being read. */
+    public int limit() {
+        return limit;
+    }
+
+    /** Whether the current message has bytes left. */
+    public boolean hasMore() {
+        return pos < limit;
+    }
+
+    /** The field number of a tag. */
+    public static int field(int tag) {
+        return tag >>> 3;
+    }
+
+    /** The wire type of a tag. */
+    public static int wireType(int tag) {
+        return tag & 7;
+    }
+
+    /** Reads a tag: a field number of at least 1 and a wire type other than the groups'. */
+    public int readTag() throws OtlpFormatException {
+        int at = pos;
+        long t = readVarint();
+        if (t >>> 32 != 0 || t >>> 3 == 0) {
+            throw new OtlpFormatException("invalid field number " + (t >>> 3) + " at byte " + (at - base));
+        }
+        int wt = (int) t & 7;
+        if (wt == 3 || wt == 4) {
+            throw new OtlpFormatException("group (wire type " + wt + ") at byte " + (at - base));
+        }
+        if (wt > I32) {
+            throw new OtlpFormatException("invalid wire type " + wt + " at byte " + (at - base));
+        }
+        return (int) t;
+    }
+
+    /** Throws unless {@code tag} has wire type {@code wt}: a known field sent with another type is malformed. */
+    public void expect(int tag, int wt) throws OtlpFormatException {
+        if ((tag & 7) != wt) {
+            throw new OtlpFormatException("field " + (tag >>> 3) + " has wire type " + (tag & 7) + ", expected " + wt
+                    + " (before byte " + (pos - base) + ")");
+        }
+    }
+
+    /** Reads a varint of at most ten bytes. */
+    public long readVarint() throws OtlpFormatException {
+        int p = pos;
+        if (p < limit && buf[p] >= 0) { // one byte: tags, small counts, booleans
+            pos = p + 1;
+            return buf[p];
+        }
+        long r = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (p >= limit) {
+                throw truncated(p);
+            }
+            byte b = buf[p++];
+            r |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                pos = p;
+                return r;
+            }
+        }
+        throw new OtlpFormatException("varint longer than 10 bytes at byte " + (pos - base));
+    }
+
+    /** Reads a little-endian 64-bit value (fixed64, sfixed64, double bits). */
+    public long readFixed64() throws OtlpFormatException {
+        if (limit - pos < 8) {
+            throw truncated(limit);
+        }
+        long v = (long) LONGS.get(buf, pos);
+        pos += 8;
+        return v;
+    }
+
+    /** Reads a little-endian 32-bit value (fixed32, sfixed32, float bits). */
+    public int readFixed32() throws OtlpFormatException {
+        if (limit - pos < 4) {
+            throw truncated(limit);
+        }
+        int v = (int) INTS.get(buf, pos);
+        pos += 4;
+        return v;
+    }
+
+    /** Reads a double (wire type {@link #I64}). */
+    public double readDouble() throws OtlpFormatException {
+        return Double.longBitsToDouble(readFixed64());
+    }
+
+    /**
+     * Reads the length of a length-delimited field and checks that that many bytes follow inside the enclosing
+     * message; the bytes start at {@link #position()}.
+     */
+    public int readLength() throws OtlpFormatException {
+        int at = pos;
+        long n = readVarint();
+        if (n < 0 || n > limit - pos) {
+            throw new OtlpFormatException("length " + n + " at byte " + (at - base) + " runs past the end of its message"
+                    + " (" + (limit - pos) + " bytes left)");
+        }
+        return (int) n;
+    }
+
+    /** Moves past {@code n} bytes that {@link #readLength()} checked. */
+    public void skipBytes(int n) {
+        pos += n;
+    }
+
+    /**
+     * Makes the next {@code len} bytes (checked by {@link #readLength()}) the message being read; returns the
+     * enclosing limit, to hand to {@link #leave(int)}.
+     */
+    public int enter(int len) {
+        int old = limit;
+        limit = pos + len;
+        return old;
+    }
+
+    /** Leaves the message entered last, continuing after it in the enclosing one. */
+    public void leave(int oldLimit) {
+        pos = limit;
+        limit = oldLimit;
+    }
+
+    /** Reads a length and enters the message it delimits; returns the enclosing limit for {@link #leave(int)}. */
+    public int enterMessage(int tag) throws OtlpFormatException {
+        expect(tag, LEN);
+        return enter(readLength());
+    }
+
+    /** Skips the value of a field of any (non-group) wire type, checking it lies inside the message. */
+    public void skip(int tag) throws OtlpFormatException {
+        switch (tag & 7) {
+            case VARINT -> readVarint();
+            case I64 -> skipFixed(8);
+            case LEN -> {
+                int n = readLength(); // not "pos += readLength()": that adds to pos as it was before the length
+                pos += n;
+            }
+            case I32 -> skipFixed(4);
+            default -> throw new OtlpFormatException("invalid wire type " + (tag & 7) + " before byte " + (pos - base));
+        }
+    }
+
+    private void skipFixed(int n) throws OtlpFormatException {
+        if (limit - pos < n) {
+            throw truncated(limit);
+        }
+        pos += n;
+    }
+
+    /** An error at the current position, for the decoders' own checks. */
+    public OtlpFormatException error(String what) {
+        return new OtlpFormatException(what + " at byte " + (pos - base));
+    }
+
+    private OtlpFormatException truncated(int at) {
+        return new OtlpFormatException("truncated at byte " + (at - base));
+    }
+}

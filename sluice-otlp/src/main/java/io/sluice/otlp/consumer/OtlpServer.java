@@ -1,0 +1,297 @@
+package io.sluice.otlp.consumer;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Rejection;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The listeners of {@code consumer.OTLP} on Netty: OTLP/gRPC on HTTP/2 (cleartext prior-knowledge h2c, or TLS with
+ * ALPN h2) and OTLP/HTTP on HTTP/1.1, sharing one event loop group, one connection cap, the bearer tokens and
+ * {@link Ingest} (decode, publish, answer after delivery).
+ *
+ * <p>Bounded like consumer.HEC: a request's body is reserved from the memory budget before it is copied (a gRPC
+ * message from its length prefix, an HTTP body from its Content-Length or as chunks arrive); at most
+ * {@code MaxPendingRecords} records wait for delivery; {@code MaxConnections} connections (more are closed, counted
+ * busy); a request must arrive in full within {@code IdleTimeoutMs} and an idle connection is closed after as long.
+ * HTTP/2 lets a peer send up to its flow-control window (64 KiB a stream) before the server reads it: that much per
+ * stream, at most {@value #MAX_STREAMS} streams a connection, is held by Netty before any reservation.
+ */
+public final class OtlpServer {
+    /** Settings of one receiver. */
+    static final class Settings {
+        String grpcHost = "127.0.0.1";
+        /** -1: no gRPC listener. */
+        int grpcPort = 4317;
+        String httpHost = "127.0.0.1";
+        /** -1: no OTLP/HTTP listener. */
+        int httpPort = 4318;
+        List<String> tokens = List.of();
+        int maxRequestSize = 4 << 20;
+        int maxPendingRecords = 65536;
+        int maxConnections = 1024;
+        long idleTimeoutMs = 60_000;
+        int ioThreads = 2;
+        SslContext grpcTls;
+        SslContext httpTls;
+        String id = "otlp";
+    }
+
+    /** Concurrent gRPC streams a connection may open (SETTINGS_MAX_CONCURRENT_STREAMS). */
+    static final int MAX_STREAMS = 100;
+    /** How long {@link #stop()} waits for the answers of requests in delivery. */
+    static final long ANSWER_TIMEOUT_MS = 5000;
+    /** Seconds a busy client is asked to wait (Retry-After, RetryInfo). */
+    static final int RETRY_AFTER_SECONDS = 1;
+
+    private final Settings settings;
+    private final ConsumerContext ctx;
+    private final Log log;
+    private final Ingest ingest;
+    private final byte[][] tokens;
+    private final AtomicInteger connections = new AtomicInteger();
+    private volatile boolean stopping;
+    private boolean stopped;
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private volatile Channel grpcChannel;
+    private volatile Channel httpChannel;
+    private volatile Throwable listenerLost;
+
+    OtlpServer(Settings settings, ConsumerContext ctx) {
+        this.settings = settings;
+        this.ctx = ctx;
+        this.log = ctx.log();
+        this.ingest = new Ingest(ctx, settings.id, settings.maxPendingRecords);
+        this.tokens = settings.tokens.stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+    }
+
+    /**
+     * Binds the listeners that are configured.
+     *
+     * @return the bound gRPC and HTTP addresses (null for one that is off)
+     * @throws IOException naming the address when one cannot be bound
+     */
+    synchronized InetSocketAddress[] start() throws IOException {
+        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(settings.ioThreads, NioIoHandler.newFactory());
+        InetSocketAddress[] bound = new InetSocketAddress[2];
+        try {
+            if (settings.grpcPort >= 0) {
+                grpcChannel = bind(settings.grpcHost, settings.grpcPort, true);
+                bound[0] = (InetSocketAddress) grpcChannel.localAddress();
+            }
+            if (settings.httpPort >= 0) {
+                httpChannel = bind(settings.httpHost, settings.httpPort, false);
+                bound[1] = (InetSocketAddress) httpChannel.localAddress();
+            }
+        } catch (IOException e) {
+            stopping = true;
+            closeListeners();
+            shutdownGroups();
+            throw e;
+        }
+        return bound;
+    }
+
+    private Channel bind(String host, int port, boolean grpc) throws IOException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        accepted(ch, grpc);
+                    }
+                });
+        ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            Throwable c = f.cause();
+            String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
+            throw new IOException("cannot listen on " + host + ":" + port + (grpc ? " (gRPC)" : " (HTTP)") + ": " + why, c);
+        }
+        Channel ch = f.channel();
+        ch.closeFuture().addListener(cf -> {
+            if (!stopping) {
+                listenerLost = cf.cause() != null ? cf.cause() : new IOException("the listening socket was closed");
+                log.error(settings.id + ": the listener on " + ch.localAddress() + " is gone: " + listenerLost);
+            }
+        });
+        return ch;
+    }
+
+    /** A new connection: counted and served, or closed beyond {@code MaxConnections}. */
+    private void accepted(SocketChannel ch, boolean grpc) {
+        if (connections.incrementAndGet() > settings.maxConnections) {
+            connections.decrementAndGet();
+            ctx.reject(Rejection.BUSY, ch.remoteAddress(), "more than MaxConnections (" + settings.maxConnections
+                    + ") connections; closed");
+            if (grpc) {
+                ch.close();
+            } else {
+                ch.writeAndFlush(Unpooled.wrappedBuffer(HttpConn.TOO_MANY_CONNECTIONS))
+                        .addListener(ChannelFutureListener.CLOSE);
+            }
+            return;
+        }
+        ctx.stats().addConnections(1);
+        ch.closeFuture().addListener(f -> {
+            connections.decrementAndGet();
+            ctx.stats().addConnections(-1);
+        });
+        ChannelPipeline p = ch.pipeline();
+        SslContext tls = grpc ? settings.grpcTls : settings.httpTls;
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
+        }
+        p.addLast("idle", new IdleStateHandler(0, 0, settings.idleTimeoutMs, TimeUnit.MILLISECONDS));
+        if (grpc) {
+            GrpcConn conn = new GrpcConn(this);
+            p.addLast(Http2FrameCodecBuilder.forServer().initialSettings(Http2Settings.defaultSettings()
+                    .maxConcurrentStreams(MAX_STREAMS).maxHeaderListSize(16 * 1024)).build());
+            p.addLast(conn);
+            p.addLast(new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+                @Override
+                protected void initChannel(Http2StreamChannel stream) {
+                    stream.pipeline().addLast(new GrpcStream(OtlpServer.this, conn));
+                }
+            }));
+        } else {
+            p.addLast(new HttpServerCodec(4096, 16 * 1024, 64 * 1024));
+            p.addLast(new HttpConn(this));
+        }
+    }
+
+    /**
+     * Whether an {@code Authorization} header value carries one of the {@code BearerTokens} (always true without
+     * tokens). Every token is compared in constant time, so the answer's timing tells nothing about them.
+     */
+    boolean authorized(CharSequence header) {
+        if (tokens.length == 0) {
+            return true;
+        }
+        if (header == null) {
+            return false;
+        }
+        String h = header.toString();
+        if (h.length() < 7 || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        byte[] given = h.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+        boolean ok = false;
+        for (byte[] t : tokens) {
+            ok |= MessageDigest.isEqual(t, given);
+        }
+        return ok;
+    }
+
+    /** Whether the configured listeners are open and the server is not stopping: {@code /ready}. */
+    boolean listening() {
+        if (stopping) {
+            return false;
+        }
+        Channel g = grpcChannel;
+        Channel h = httpChannel;
+        return (settings.grpcPort < 0 || g != null && g.isActive()) && (settings.httpPort < 0 || h != null && h.isActive());
+    }
+
+    /** Why a listener closed while the server was not stopping, or null: the consumer then fails the process. */
+    Throwable listenerLost() {
+        return listenerLost;
+    }
+
+    boolean stopping() {
+        return stopping;
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    ConsumerContext context() {
+        return ctx;
+    }
+
+    Ingest ingest() {
+        return ingest;
+    }
+
+    MemoryBudget budget() {
+        return ctx.memory();
+    }
+
+    /** Open connections. */
+    int connections() {
+        return connections.get();
+    }
+
+    /**
+     * Stops accepting, answers the requests whose records the pipeline is still delivering (up to
+     * {@link #ANSWER_TIMEOUT_MS}; new requests meanwhile are answered busy), then closes the connections and lets the
+     * publisher finish. Closing first would leave clients without an answer for records delivered anyway, and
+     * they would send them again. Idempotent.
+     */
+    synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        stopping = true;
+        closeListeners();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_TIMEOUT_MS);
+        while (ingest.unanswered() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        shutdownGroups();
+        ingest.stop(5000);
+    }
+
+    private void closeListeners() {
+        for (Channel c : new Channel[] {grpcChannel, httpChannel}) {
+            if (c != null) {
+                c.close().syncUninterruptibly();
+            }
+        }
+    }
+
+    private void shutdownGroups() {
+        if (boss != null) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+}
