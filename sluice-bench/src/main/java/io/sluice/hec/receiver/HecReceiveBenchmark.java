@@ -3,6 +3,7 @@ package io.sluice.hec.receiver;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.message.RequestMemory;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
