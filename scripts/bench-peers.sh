@@ -15,7 +15,10 @@
 #                     a server that has been running (a warm JVM for Sluice). Default 0: a fresh process.
 #   ENGINES="sluice fluentbit"  the engines to run (default both; one of them alone to check a harness)
 #   OTLP_CONNECTIONS=N  otlp-*: HTTP/1.1 connections of the OTLP/HTTP sender, h2load's clients for gRPC (default 1)
-#   OTLP_STREAMS=N    otlp-grpc: calls in flight on each HTTP/2 connection (h2load -m; default 1, one at a time)
+#   OTLP_STREAMS=N    otlp-grpc: calls in flight on each HTTP/2 connection (h2load -m; default 1, one at a time).
+#                     Fluent Bit's HTTP/2 server allows one stream at a time (SETTINGS_MAX_CONCURRENT_STREAMS 1)
+#                     and refuses the others h2load opens before it reads that (REFUSED_STREAM): with more than 1
+#                     its runs fail. For more concurrency against both, raise OTLP_CONNECTIONS.
 #
 # Workloads (Sluice | Fluent Bit), outputs producer.Null | null:
 #   forward          consumer.Forward                         | forward
