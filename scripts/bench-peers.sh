@@ -19,6 +19,10 @@
 #                     Fluent Bit's HTTP/2 server allows one stream at a time (SETTINGS_MAX_CONCURRENT_STREAMS 1)
 #                     and refuses the others h2load opens before it reads that (REFUSED_STREAM): with more than 1
 #                     its runs fail. For more concurrency against both, raise OTLP_CONNECTIONS.
+#   OTLP_GRPC_SENDER=h2load|netty  otlp-grpc's sender (default h2load). netty: io.sluice.bench.peer.OtlpGrpcSend, a
+#                     Java sender on Netty's HTTP/2 codec that sends every message of otlp.grpc (not one body over
+#                     and over), reads each call's grpc-status (all must be 0; 14 and refused streams are sent
+#                     again) and opens only as many streams as the server allows; a JVM, so it costs more CPU.
 #
 # Workloads (Sluice | Fluent Bit), outputs producer.Null | null:
 #   forward          consumer.Forward                         | forward
@@ -107,6 +111,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+export SEND_FAILED="$tmp/send.failed"
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $("$java_bin" -version 2>&1 | head -1)"
@@ -124,11 +129,25 @@ if [ "$warmup" -gt 0 ]; then
 fi
 otlp_connections=${OTLP_CONNECTIONS:-1}
 otlp_streams=${OTLP_STREAMS:-1}
+grpc_sender=${OTLP_GRPC_SENDER:-h2load}
+case $grpc_sender in h2load|netty) ;; *) echo "OTLP_GRPC_SENDER is h2load or netty" >&2; exit 1 ;; esac
 case " $workloads " in
   *" otlp-grpc "*)
-    command -v h2load > /dev/null && command -v nghttp > /dev/null \
-      || { echo "otlp-grpc needs h2load and nghttp (apt-get install nghttp2-client)" >&2; exit 1; }
-    echo "# $(h2load --version | head -1), $otlp_connections connection(s), $otlp_streams call(s) in flight each" ;;
+    if [ "$grpc_sender" = h2load ] && [ "$otlp_streams" -gt 1 ] && [ $peer = yes ]; then
+      echo "OTLP_STREAMS=$otlp_streams: Fluent Bit refuses a second stream on a connection, and h2load fails on that;" \
+        "use OTLP_GRPC_SENDER=netty, or raise OTLP_CONNECTIONS instead" >&2
+      exit 1
+    fi ;;
+esac
+case " $workloads " in
+  *" otlp-grpc "*)
+    if [ "$grpc_sender" = h2load ]; then
+      command -v h2load > /dev/null && command -v nghttp > /dev/null \
+        || { echo "otlp-grpc needs h2load and nghttp (apt-get install nghttp2-client), or OTLP_GRPC_SENDER=netty" >&2; exit 1; }
+      echo "# gRPC sender: $(h2load --version | head -1), $otlp_connections connection(s), $otlp_streams call(s) in flight each"
+    else
+      echo "# gRPC sender: OtlpGrpcSend (Netty), $otlp_connections connection(s), $otlp_streams call(s) in flight each"
+    fi ;;
 esac
 
 # The sender (scripts/lib/neutral_send.py): neither Sluice's code nor Fluent Bit's.
@@ -138,7 +157,7 @@ esac
 # /api/v1/metrics is a snapshot taken once a second (src/flb_metrics_exporter.c), up to a second late: its time
 # is the timestamp (ms) of null.0's last "discarding N bytes" debug line, logged as each flush is thrown away.
 cat > "$tmp/count.py" <<'PY'
-import json, re, sys, time, urllib.request
+import json, os, re, sys, time, urllib.request
 engine, port, n, deadline = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 def count():
     if engine == "sluice":
@@ -165,6 +184,8 @@ def last_flush(log):
 end = time.time() + deadline
 seen = 0
 while time.time() < end:
+    if os.path.exists(os.environ.get("SEND_FAILED", "/nonexistent")):
+        sys.exit(f"the sender failed ({seen} of {n} events counted)")
     seen = count()
     if seen >= n:
         done = time.time() if engine == "sluice" else last_flush(sys.argv[5])
@@ -268,6 +289,9 @@ grpc_probe() { # port data-dir
 send() { # engine workload port events data-dir: one sender, in the foreground; prints its first-byte time
   if [ "$1" = sluice-own-load ]; then
     "$java_bin" -cp "$bench" io.sluice.bench.forward.ForwardLoad 127.0.0.1 "$3" packed 1 "$4"
+  elif [ "$2" = otlp-grpc ] && [ "$grpc_sender" = netty ]; then
+    "$java_bin" -Xmx128m -XX:TieredStopAtLevel=1 -cp "$bench" io.sluice.bench.peer.OtlpGrpcSend "$3" "$5/otlp.grpc" \
+      "$otlp_connections" "$otlp_streams"
   elif [ "$2" = otlp-grpc ]; then
     # h2load: n calls of the one pre-encoded message, over h2c (prior knowledge: http:// URL); its report to stderr.
     local n=$(( $4 / 1000 )) t0 report
@@ -300,9 +324,11 @@ stop() { # pid: SIGTERM, then SIGKILL after 15 s
 sink_wait() { # sink-output pattern seconds: until the sink's output has a line matching pattern (one python
   # process polling every 20 ms, not a grep per poll, while the run is timed)
   python3 - "$1" "$2" "$3" <<'PY'
-import re, sys, time
+import os, re, sys, time
 path, pattern, end = sys.argv[1], re.compile(sys.argv[2]), time.time() + float(sys.argv[3])
 while time.time() < end:
+    if os.path.exists(os.environ.get("SEND_FAILED", "/nonexistent")):
+        sys.exit("the sender failed")
     with open(path, errors="replace") as f:
         if any(pattern.search(line) for line in f):
             sys.exit(0)
@@ -318,7 +344,7 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   case $w in otlp-*) other=$(free_port) ;; esac
   # Events counted before the timed run: the warm-up, and for gRPC the probe call's 1,000.
   local base=$warmup
-  [ "$w" = otlp-grpc ] && base=$(( base + 1000 ))
+  if [ "$w" = otlp-grpc ] && [ "$grpc_sender" = h2load ]; then base=$(( base + 1000 )); fi
   case $w in
     otlp-hec*)
       sink=$(free_port)
@@ -342,7 +368,7 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   wait_port "$port" || { cat "$log" >&2; exit 1; }
 
   local sent_at counted_at final
-  if [ "$w" = otlp-grpc ]; then
+  if [ "$w" = otlp-grpc ] && [ "$grpc_sender" = h2load ]; then
     grpc_probe "$port" "$tmp/data" || { tail -20 "$log" >&2; exit 1; }
   fi
   if [ "$warmup" -gt 0 ]; then
@@ -355,7 +381,9 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
       python3 "$tmp/count.py" "${engine%%-*}" "$admin" "$base" "$deadline" "$log" > /dev/null
     fi || { echo "FAILED: warm-up of $engine $w run $r" >&2; tail -20 "$log" >&2; exit 1; }
   fi
-  send "$engine" "$w" "$port" "$events" "$tmp/data" > "$tmp/send.out" &
+  # A failed sender leaves $SEND_FAILED, so that the counter stops waiting for events that will not come.
+  rm -f "$tmp/send.failed"
+  { send "$engine" "$w" "$port" "$events" "$tmp/data" > "$tmp/send.out" || { touch "$tmp/send.failed"; exit 1; }; } &
   local sender=$!; running+=("$sender")
   local counted
   if [ -n "$sink" ]; then
@@ -403,7 +431,7 @@ done
 
 echo
 python3 - "$tmp/results" "$events" "$([ "$warmup" -gt 0 ] && echo ", after a warm-up of $warmup")" <<'PY'
-import statistics, sys
+import os, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     w, engine, rate, rss = line.split()
@@ -416,7 +444,7 @@ label = {"forward": "forward", "forward-msgpack": "forward (Sluice: Payload msgp
          "syslog": "syslog over TCP, RFC 5424 lines (Sluice: syslog fields not kept, its default; FB: parsed into fields)",
          "syslog-fields": "syslog over TCP, Sluice SetMetadata: true (fields kept, as FB's parser does)",
          "otlp-http": "otlp-http (OTLP/HTTP protobuf, 1,000 records a request)",
-         "otlp-grpc": "otlp-grpc (OTLP/gRPC, 1,000 records a call, h2load)",
+         "otlp-grpc": f"otlp-grpc (OTLP/gRPC, 1,000 records a call, {os.environ.get('OTLP_GRPC_SENDER', 'h2load')})",
          "otlp-hec": "otlp-hec (OTLP/HTTP in, HEC out, not compressed: Sluice Gzip: false)",
          "otlp-hec-gzip": "otlp-hec-gzip (OTLP/HTTP in, HEC out gzip: FB compress gzip)"}
 print(f"{int(sys.argv[2]):,} events per run{sys.argv[3]}; medians of {max(len(e) for w in rows.values() for e in w.values())} runs; peak RSS: highest of the runs")
