@@ -47,6 +47,29 @@ final class Keys {
     static final byte[] TYPE_EXPONENTIAL_HISTOGRAM = b(OtlpFields.TYPE_EXPONENTIAL_HISTOGRAM);
     static final byte[] TYPE_SUMMARY = b(OtlpFields.TYPE_SUMMARY);
 
+    // Member names of the metric JSON values (OTLP JSON's).
+    static final byte[] J_COUNT = b("count");
+    static final byte[] J_SUM = b("sum");
+    static final byte[] J_MIN = b("min");
+    static final byte[] J_MAX = b("max");
+    static final byte[] J_BUCKET_COUNTS = b("bucketCounts");
+    static final byte[] J_EXPLICIT_BOUNDS = b("explicitBounds");
+    static final byte[] J_SCALE = b("scale");
+    static final byte[] J_ZERO_COUNT = b("zeroCount");
+    static final byte[] J_ZERO_THRESHOLD = b("zeroThreshold");
+    static final byte[] J_POSITIVE = b("positive");
+    static final byte[] J_NEGATIVE = b("negative");
+    static final byte[] J_OFFSET = b("offset");
+    static final byte[] J_QUANTILE_VALUES = b("quantileValues");
+    static final byte[] J_QUANTILE = b("quantile");
+    static final byte[] J_VALUE = b("value");
+    static final byte[] J_TIME_UNIX_NANO = b("timeUnixNano");
+    static final byte[] J_AS_DOUBLE = b("asDouble");
+    static final byte[] J_AS_INT = b("asInt");
+    static final byte[] J_SPAN_ID = b("spanId");
+    static final byte[] J_TRACE_ID = b("traceId");
+    static final byte[] J_FILTERED_ATTRIBUTES = b("filteredAttributes");
+
     /** Values of otlp.body_type, indexed by the AnyValue oneof field number (0: empty). */
     static final byte[][] BODY_TYPES = {b("empty"), b("string"), b("bool"), b("int"), b("double"), b("array"),
         b("kvlist"), b("bytes")};

@@ -82,38 +82,62 @@ public final class ProtoReader {
         return tag & 7;
     }
 
+    /** Wire types that may follow a field number: bit n set for wire type n (0, 1, 2 and 5; not the groups'). */
+    private static final int VALID_WIRE_TYPES = 1 << VARINT | 1 << I64 | 1 << LEN | 1 << I32;
+
     /** Reads a tag: a field number of at least 1 and a wire type other than the groups'. */
     public int readTag() throws OtlpFormatException {
-        int at = pos;
+        int p = pos;
+        if (p < limit) {
+            int b = buf[p];
+            if (b >= 8 && (VALID_WIRE_TYPES & 1 << (b & 7)) != 0) { // one byte, field 1 to 15: most tags
+                pos = p + 1;
+                return b;
+            }
+        }
         long t = readVarint();
-        if (t >>> 32 != 0 || t >>> 3 == 0) {
-            throw new OtlpFormatException("invalid field number " + (t >>> 3) + " at byte " + (at - base));
-        }
-        int wt = (int) t & 7;
-        if (wt == 3 || wt == 4) {
-            throw new OtlpFormatException("group (wire type " + wt + ") at byte " + (at - base));
-        }
-        if (wt > I32) {
-            throw new OtlpFormatException("invalid wire type " + wt + " at byte " + (at - base));
+        if (t >>> 32 != 0 || t >>> 3 == 0 || (VALID_WIRE_TYPES & 1 << (t & 7)) == 0) {
+            throw badTag(p, t);
         }
         return (int) t;
+    }
+
+    // Errors are built apart from the methods that detect them, which stay small enough to be inlined.
+    private OtlpFormatException badTag(int at, long t) {
+        int wt = (int) t & 7;
+        if (t >>> 32 != 0 || t >>> 3 == 0) {
+            return new OtlpFormatException("invalid field number " + (t >>> 3) + " at byte " + (at - base));
+        }
+        if (wt == 3 || wt == 4) {
+            return new OtlpFormatException("group (wire type " + wt + ") at byte " + (at - base));
+        }
+        return new OtlpFormatException("invalid wire type " + wt + " at byte " + (at - base));
     }
 
     /** Throws unless {@code tag} has wire type {@code wt}: a known field sent with another type is malformed. */
     public void expect(int tag, int wt) throws OtlpFormatException {
         if ((tag & 7) != wt) {
-            throw new OtlpFormatException("field " + (tag >>> 3) + " has wire type " + (tag & 7) + ", expected " + wt
-                    + " (before byte " + (pos - base) + ")");
+            throw wrongType(tag, wt);
         }
+    }
+
+    private OtlpFormatException wrongType(int tag, int wt) {
+        return new OtlpFormatException("field " + (tag >>> 3) + " has wire type " + (tag & 7) + ", expected " + wt
+                + " (before byte " + (pos - base) + ")");
     }
 
     /** Reads a varint of at most ten bytes. */
     public long readVarint() throws OtlpFormatException {
         int p = pos;
-        if (p < limit && buf[p] >= 0) { // one byte: tags, small counts, booleans
+        if (p < limit && buf[p] >= 0) { // one byte: tags, small counts and lengths, booleans
             pos = p + 1;
             return buf[p];
         }
+        return readLongVarint();
+    }
+
+    private long readLongVarint() throws OtlpFormatException {
+        int p = pos;
         long r = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (p >= limit) {
@@ -126,7 +150,11 @@ public final class ProtoReader {
                 return r;
             }
         }
-        throw new OtlpFormatException("varint longer than 10 bytes at byte " + (pos - base));
+        throw tooLong();
+    }
+
+    private OtlpFormatException tooLong() {
+        return new OtlpFormatException("varint longer than 10 bytes at byte " + (pos - base));
     }
 
     /** Reads a little-endian 64-bit value (fixed64, sfixed64, double bits). */
@@ -162,10 +190,14 @@ public final class ProtoReader {
         int at = pos;
         long n = readVarint();
         if (n < 0 || n > limit - pos) {
-            throw new OtlpFormatException("length " + n + " at byte " + (at - base) + " runs past the end of its message"
-                    + " (" + (limit - pos) + " bytes left)");
+            throw pastEnd(at, n);
         }
         return (int) n;
+    }
+
+    private OtlpFormatException pastEnd(int at, long n) {
+        return new OtlpFormatException("length " + Long.toUnsignedString(n) + " at byte " + (at - base)
+                + " runs past the end of its message (" + (limit - pos) + " bytes left)");
     }
 
     /** Moves past {@code n} bytes that {@link #readLength()} checked. */
@@ -205,7 +237,7 @@ public final class ProtoReader {
                 pos += n;
             }
             case I32 -> skipFixed(4);
-            default -> throw new OtlpFormatException("invalid wire type " + (tag & 7) + " before byte " + (pos - base));
+            default -> throw badTag(pos, tag);
         }
     }
 

@@ -233,26 +233,34 @@ final class ProtoValues {
         while (in.hasMore()) {
             int t = in.readTag();
             if (ProtoReader.field(t) == 1) {
-                int o = in.enterMessage(t);
-                readKeyValue();
-                int end = in.limit();
-                json.name(in.buffer(), keyOff, keyLen);
-                if (anyLen < 0) {
-                    text.nul(json);
-                } else {
-                    in.position(anyOff);
-                    int o2 = in.enter(anyLen);
-                    writeJson(depth + 1);
-                    in.leave(o2);
-                }
-                in.position(end);
-                in.leave(o);
+                member(t, depth + 1);
             } else {
                 in.skip(t);
             }
         }
         json.endObject();
         in.leave(old);
+    }
+
+    /**
+     * Reads a KeyValue (tag already read) and writes it into {@link #json()} as an object member {@code "key":value},
+     * its value {@code depth} levels deep (1 for a member of a top-level object).
+     */
+    void member(int tag, int depth) throws OtlpFormatException {
+        int o = in.enterMessage(tag);
+        readKeyValue();
+        int end = in.limit();
+        json.name(in.buffer(), keyOff, keyLen);
+        if (anyLen < 0) {
+            text.nul(json);
+        } else {
+            in.position(anyOff);
+            int o2 = in.enter(anyLen);
+            writeJson(depth);
+            in.leave(o2);
+        }
+        in.position(end);
+        in.leave(o);
     }
 
     /**

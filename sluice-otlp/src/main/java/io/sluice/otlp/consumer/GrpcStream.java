@@ -2,7 +2,6 @@ package io.sluice.otlp.consumer;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
@@ -13,6 +12,8 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.sluice.core.pipeline.Rejection;
 import java.net.SocketAddress;
 import java.util.Base64;
 import java.util.concurrent.ScheduledFuture;
@@ -238,7 +239,7 @@ final class GrpcStream extends ChannelInboundHandlerAdapter {
     }
 
     /** An answer written before the client finished sending: the stream is reset, so it stops. */
-    private void afterAnswer(io.netty.util.concurrent.Future<? super Void> f) {
+    private void afterAnswer(Future<? super Void> f) {
         if (!inboundEnded || !f.isSuccess()) {
             context.close();
         }
@@ -249,7 +250,7 @@ final class GrpcStream extends ChannelInboundHandlerAdapter {
         if (answered || inboundEnded) {
             return;
         }
-        server.context().reject(io.sluice.core.pipeline.Rejection.TIMEOUT, peer,
+        server.context().reject(Rejection.TIMEOUT, peer,
                 "gRPC request not complete within IdleTimeoutMs (" + server.settings().idleTimeoutMs + " ms); reset");
         answered = true;
         release();

@@ -114,86 +114,42 @@ final class Ingest {
         RequestMemory mem = e.memory;
         boolean handedOff = false;
         try {
-            byte[] data = e.body;
-            int len = e.length;
-            long inputCharge = e.bodyCharge();
-            if (e.gzip) {
-                GzipBody.Result r = st.gzip.inflate(data == null ? Wire.EMPTY : data, 0, len, e.max, mem);
-                mem.give(inputCharge); // the compressed body is not needed any more
-                e.body = null;
-                switch (r) {
-                    case TOO_LARGE:
-                        return Outcome.refuse(Outcome.Code.TOO_LARGE, "the gzip body inflates beyond MaxRequestSize ("
-                                + e.max + ")");
-                    case REFUSED:
-                        return Outcome.refuse(Outcome.Code.of(mem.refusal()), "inflating the gzip body: " + mem.detail());
-                    case CORRUPT:
-                        return Outcome.refuse(Outcome.Code.INVALID, "bad gzip body: " + st.gzip.error());
-                    default:
-                        break;
-                }
-                data = st.gzip.output();
-                len = st.gzip.length();
-                inputCharge = st.gzip.charged();
+            Outcome refused = e.gzip ? inflate(e, st) : null;
+            if (refused != null) {
+                return refused;
             }
-            if (data == null) {
-                data = Wire.EMPTY;
-            }
+            byte[] data = e.gzip ? st.gzip.output() : e.body == null ? Wire.EMPTY : e.body;
+            int len = e.gzip ? st.gzip.length() : e.length;
+            long inputCharge = e.gzip ? st.gzip.charged() : e.bodyCharge();
             int count;
             try {
                 count = Decoders.count(e.signal, e.json, data, 0, len);
             } catch (OtlpFormatException x) {
                 return Outcome.refuse(Outcome.Code.INVALID, x.getMessage());
             }
-            if (count < 0) {
-                return Outcome.refuse(Outcome.Code.INVALID, "malformed " + (e.json ? "JSON" : "protobuf") + " request");
-            }
-            int p = pending.get();
-            if (p > 0 && (long) p + count > maxPending) {
-                return Outcome.refuse(Outcome.Code.BUSY, "the request's " + count + " " + e.signal.items
-                        + " would exceed MaxPendingRecords (" + maxPending + "), " + p + " pending");
-            }
-            // what the messages will hold: copies of (at most) the input, and each one's overhead
-            long perRecord = MemoryBudget.MESSAGE_OVERHEAD;
-            if (!mem.take(len + (long) count * perRecord)) {
-                return Outcome.refuse(Outcome.Code.of(mem.refusal()), mem.detail());
+            refused = reserve(e, len, count);
+            if (refused != null) {
+                return refused;
             }
             sink.start();
-            int n;
             try {
-                n = st.decoders.decode(e.signal, e.json, data, 0, len, sink);
+                st.decoders.decode(e.signal, e.json, data, 0, len, sink);
             } catch (OtlpFormatException x) {
                 return Outcome.refuse(Outcome.Code.INVALID, x.getMessage());
             }
             mem.give(inputCharge); // decoded: the input buffer's reservation goes back
             e.body = null;
-            n = sink.count();
+            int n = sink.count();
             long rejected = Math.max(0, count - n);
-            String why = rejected == 0 ? "" : rejected + " " + e.signal.items + " could not be decoded";
+            Outcome success = new Outcome(Outcome.Code.OK, rejected,
+                    rejected == 0 ? "" : rejected + " " + e.signal.items + " could not be decoded");
             if (n == 0) {
-                return new Outcome(Outcome.Code.OK, rejected, why);
+                return success;
             }
-            mem.give(mem.reserved() - Math.min(mem.reserved(), len + (long) n * perRecord));
-            List<Batch> batches = sink.handOff();
-            Done done = new Done(n, new Outcome(Outcome.Code.OK, rejected, why), loop, reply);
-            done.holdMemory(mem.budget(), mem.handOff());
-            for (int i = 0; i < batches.size(); i++) {
-                if (i > 0) {
-                    done.retain();
-                }
-                batches.get(i).setCompletion(done);
-            }
+            // what the messages hold (their copies, at most the input, and their overhead) travels with them
+            mem.give(mem.reserved() - Math.min(mem.reserved(), len + (long) n * MemoryBudget.MESSAGE_OVERHEAD));
             handedOff = true;
-            pending.addAndGet(n);
-            unanswered.incrementAndGet();
-            received.addAndGet(n);
-            try {
-                publisher.execute(() -> publish(batches, done));
-            } catch (RejectedExecutionException x) {
-                for (Batch b : batches) {
-                    b.fail(); // stopped: the request fails (busy), its memory goes back
-                }
-            }
+            handOn(sink.handOff(), new Done(n, success, loop, reply), mem);
             return null;
         } finally {
             if (!handedOff) {
@@ -201,6 +157,58 @@ final class Ingest {
                 e.release();
             }
             st.gzip.done();
+        }
+    }
+
+    /** Inflates a gzip body into the thread's buffer (reserved as it grows); null, or the refusal. */
+    private Outcome inflate(Export e, State st) {
+        RequestMemory mem = e.memory;
+        GzipBody.Result r = st.gzip.inflate(e.body == null ? Wire.EMPTY : e.body, 0, e.length, e.max, mem);
+        mem.give(e.bodyCharge()); // the compressed body is not needed any more
+        e.body = null;
+        return switch (r) {
+            case TOO_LARGE -> Outcome.refuse(Outcome.Code.TOO_LARGE, "the gzip body inflates beyond MaxRequestSize ("
+                    + e.max + ")");
+            case REFUSED -> Outcome.refuse(Outcome.Code.of(mem.refusal()), "inflating the gzip body: " + mem.detail());
+            case CORRUPT -> Outcome.refuse(Outcome.Code.INVALID, "bad gzip body: " + st.gzip.error());
+            default -> null;
+        };
+    }
+
+    /**
+     * Admits {@code count} records of {@code len} input bytes: refused busy when they would take the records waiting
+     * past MaxPendingRecords, else their copies and per-record overhead are reserved. Null, or the refusal.
+     */
+    private Outcome reserve(Export e, int len, int count) {
+        int p = pending.get();
+        if (p > 0 && (long) p + count > maxPending) {
+            return Outcome.refuse(Outcome.Code.BUSY, "the request's " + count + " " + e.signal.items
+                    + " would exceed MaxPendingRecords (" + maxPending + "), " + p + " pending");
+        }
+        if (!e.memory.take(len + (long) count * MemoryBudget.MESSAGE_OVERHEAD)) {
+            return Outcome.refuse(Outcome.Code.of(e.memory.refusal()), e.memory.detail());
+        }
+        return null;
+    }
+
+    /** Attaches {@code done} and the request's memory to the batches and queues them for the publisher. */
+    private void handOn(List<Batch> batches, Done done, RequestMemory mem) {
+        done.holdMemory(mem.budget(), mem.handOff());
+        for (int i = 0; i < batches.size(); i++) {
+            if (i > 0) {
+                done.retain();
+            }
+            batches.get(i).setCompletion(done);
+        }
+        pending.addAndGet(done.records);
+        unanswered.incrementAndGet();
+        received.addAndGet(done.records);
+        try {
+            publisher.execute(() -> publish(batches, done));
+        } catch (RejectedExecutionException x) {
+            for (Batch b : batches) {
+                b.fail(); // stopped: the request fails (busy), its memory goes back
+            }
         }
     }
 
@@ -325,10 +333,7 @@ final class Ingest {
             pending.addAndGet(-records);
             Outcome o = delivered ? success : Outcome.refuse(Outcome.Code.BUSY,
                     "the pipeline did not deliver the request's " + records + " records; send them again");
-            if (!delivered) {
-                log.limited(Log.WARNING, id + ": not delivered", id + ": " + records
-                        + " records were not delivered; answered busy");
-            }
+            // a failure is logged and counted (busy) where the answer is written
             try {
                 loop.execute(() -> {
                     try {

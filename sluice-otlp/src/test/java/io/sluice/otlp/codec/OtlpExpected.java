@@ -4,6 +4,9 @@ import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.logs.v1.LogRecord;
+import io.opentelemetry.proto.metrics.v1.Exemplar;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
@@ -228,6 +231,174 @@ public final class OtlpExpected {
             }
         }
         b.append('"');
+    }
+
+    /** The metadata a metric's points start with after the prefix: the metric's own fields. */
+    public static Map<String, String> metric(Map<String, String> prefix, Metric m) {
+        Map<String, String> f = new LinkedHashMap<>(prefix);
+        f.put("otlp.metric.type", "S:" + switch (m.getDataCase()) {
+            case GAUGE -> "gauge";
+            case SUM -> "sum";
+            case HISTOGRAM -> "histogram";
+            case EXPONENTIAL_HISTOGRAM -> "exponential_histogram";
+            case SUMMARY -> "summary";
+            default -> throw new IllegalArgumentException("no data");
+        });
+        if (!m.getDescription().isEmpty()) {
+            f.put("otlp.metric.description", "S:" + m.getDescription());
+        }
+        if (!m.getUnit().isEmpty()) {
+            f.put("otlp.metric.unit", "S:" + m.getUnit());
+        }
+        if (m.getMetadataCount() > 0) {
+            StringBuilder b = new StringBuilder();
+            object(m.getMetadataList(), b);
+            f.put("otlp.metric.metadata", "J:" + b);
+        }
+        switch (m.getDataCase()) {
+            case SUM -> {
+                f.put("otlp.metric.temporality", "N:" + m.getSum().getAggregationTemporalityValue());
+                f.put("otlp.metric.monotonic", "B:" + m.getSum().getIsMonotonic());
+            }
+            case HISTOGRAM -> f.put("otlp.metric.temporality", "N:" + m.getHistogram().getAggregationTemporalityValue());
+            case EXPONENTIAL_HISTOGRAM -> f.put("otlp.metric.temporality",
+                    "N:" + m.getExponentialHistogram().getAggregationTemporalityValue());
+            default -> { }
+        }
+        return f;
+    }
+
+    /** One expected point message: timestamp, payload (the metric name) and metadata. */
+    public record Point(long timestamp, String payload, Map<String, String> metadata) {
+    }
+
+    /** Every point of {@code m}, in order, after the metric's fields {@code metric}. */
+    public static List<Point> points(Map<String, String> metric, Metric m) {
+        List<Point> out = new java.util.ArrayList<>();
+        switch (m.getDataCase()) {
+            case GAUGE -> m.getGauge().getDataPointsList().forEach(p -> out.add(number(metric, m.getName(), p)));
+            case SUM -> m.getSum().getDataPointsList().forEach(p -> out.add(number(metric, m.getName(), p)));
+            case HISTOGRAM -> m.getHistogram().getDataPointsList().forEach(p -> {
+                Map<String, String> f = point(metric, p.getAttributesList(), p.getStartTimeUnixNano(), p.getFlags(),
+                        p.getExemplarsList());
+                StringBuilder b = new StringBuilder("{\"count\":").append(Long.toUnsignedString(p.getCount()));
+                optional(b, "sum", p.hasSum(), p.getSum());
+                optional(b, "min", p.hasMin(), p.getMin());
+                optional(b, "max", p.hasMax(), p.getMax());
+                b.append(",\"bucketCounts\":");
+                unsigned(p.getBucketCountsList(), b);
+                b.append(",\"explicitBounds\":[");
+                for (int i = 0; i < p.getExplicitBoundsCount(); i++) {
+                    b.append(i > 0 ? "," : "");
+                    dbl(p.getExplicitBounds(i), b);
+                }
+                f.put("otlp.histogram", "J:" + b.append("]}"));
+                out.add(new Point(p.getTimeUnixNano(), m.getName(), f));
+            });
+            case EXPONENTIAL_HISTOGRAM -> m.getExponentialHistogram().getDataPointsList().forEach(p -> {
+                Map<String, String> f = point(metric, p.getAttributesList(), p.getStartTimeUnixNano(), p.getFlags(),
+                        p.getExemplarsList());
+                StringBuilder b = new StringBuilder("{\"count\":").append(Long.toUnsignedString(p.getCount()));
+                optional(b, "sum", p.hasSum(), p.getSum());
+                optional(b, "min", p.hasMin(), p.getMin());
+                optional(b, "max", p.hasMax(), p.getMax());
+                b.append(",\"scale\":").append(p.getScale());
+                b.append(",\"zeroCount\":").append(Long.toUnsignedString(p.getZeroCount()));
+                b.append(",\"zeroThreshold\":");
+                dbl(p.getZeroThreshold(), b);
+                b.append(",\"positive\":{\"offset\":").append(p.getPositive().getOffset()).append(",\"bucketCounts\":");
+                unsigned(p.getPositive().getBucketCountsList(), b);
+                b.append("},\"negative\":{\"offset\":").append(p.getNegative().getOffset()).append(",\"bucketCounts\":");
+                unsigned(p.getNegative().getBucketCountsList(), b);
+                f.put("otlp.exponential_histogram", "J:" + b.append("}}"));
+                out.add(new Point(p.getTimeUnixNano(), m.getName(), f));
+            });
+            case SUMMARY -> m.getSummary().getDataPointsList().forEach(p -> {
+                Map<String, String> f = point(metric, p.getAttributesList(), p.getStartTimeUnixNano(), p.getFlags(),
+                        List.of());
+                StringBuilder b = new StringBuilder("{\"count\":").append(Long.toUnsignedString(p.getCount()));
+                b.append(",\"sum\":");
+                dbl(p.getSum(), b);
+                b.append(",\"quantileValues\":[");
+                for (int i = 0; i < p.getQuantileValuesCount(); i++) {
+                    b.append(i > 0 ? "," : "").append("{\"quantile\":");
+                    dbl(p.getQuantileValues(i).getQuantile(), b);
+                    b.append(",\"value\":");
+                    dbl(p.getQuantileValues(i).getValue(), b);
+                    b.append('}');
+                }
+                f.put("otlp.summary", "J:" + b.append("]}"));
+                out.add(new Point(p.getTimeUnixNano(), m.getName(), f));
+            });
+            default -> { }
+        }
+        return out;
+    }
+
+    private static Point number(Map<String, String> metric, String name, NumberDataPoint p) {
+        Map<String, String> f = point(metric, p.getAttributesList(), p.getStartTimeUnixNano(), p.getFlags(),
+                p.getExemplarsList());
+        f.put("metric_name:" + name, switch (p.getValueCase()) {
+            case AS_DOUBLE -> Double.isFinite(p.getAsDouble()) ? "N:" + p.getAsDouble() : "S:" + p.getAsDouble();
+            case AS_INT -> "N:" + p.getAsInt();
+            default -> "0:null";
+        });
+        return new Point(p.getTimeUnixNano(), name, f);
+    }
+
+    private static Map<String, String> point(Map<String, String> metric, List<KeyValue> attributes, long start, int flags,
+                                             List<Exemplar> exemplars) {
+        Map<String, String> f = new LinkedHashMap<>(metric);
+        for (KeyValue kv : attributes) {
+            f.put(kv.getKey(), field(kv));
+        }
+        if (start != 0) {
+            f.put("otlp.start_time_unix_nano", "N:" + Long.toUnsignedString(start));
+        }
+        if (flags != 0) {
+            f.put("otlp.flags", "N:" + Integer.toUnsignedString(flags));
+        }
+        if (!exemplars.isEmpty()) {
+            StringBuilder b = new StringBuilder("[");
+            for (int i = 0; i < exemplars.size(); i++) {
+                Exemplar e = exemplars.get(i);
+                b.append(i > 0 ? "," : "").append("{\"timeUnixNano\":").append(Long.toUnsignedString(e.getTimeUnixNano()));
+                if (e.getValueCase() == Exemplar.ValueCase.AS_DOUBLE) {
+                    b.append(",\"asDouble\":");
+                    dbl(e.getAsDouble(), b);
+                } else if (e.getValueCase() == Exemplar.ValueCase.AS_INT) {
+                    b.append(",\"asInt\":").append(e.getAsInt());
+                }
+                if (!e.getSpanId().isEmpty() && !allZero(e.getSpanId().toByteArray())) {
+                    b.append(",\"spanId\":\"").append(HexFormat.of().formatHex(e.getSpanId().toByteArray())).append('"');
+                }
+                if (!e.getTraceId().isEmpty() && !allZero(e.getTraceId().toByteArray())) {
+                    b.append(",\"traceId\":\"").append(HexFormat.of().formatHex(e.getTraceId().toByteArray())).append('"');
+                }
+                if (e.getFilteredAttributesCount() > 0) {
+                    b.append(",\"filteredAttributes\":");
+                    object(e.getFilteredAttributesList(), b);
+                }
+                b.append('}');
+            }
+            f.put("otlp.exemplars", "J:" + b.append(']'));
+        }
+        return f;
+    }
+
+    private static void optional(StringBuilder b, String name, boolean has, double v) {
+        if (has) {
+            b.append(",\"").append(name).append("\":");
+            dbl(v, b);
+        }
+    }
+
+    private static void unsigned(List<Long> values, StringBuilder b) {
+        b.append('[');
+        for (int i = 0; i < values.size(); i++) {
+            b.append(i > 0 ? "," : "").append(Long.toUnsignedString(values.get(i)));
+        }
+        b.append(']');
     }
 
     static boolean allZero(byte[] b) {

@@ -117,7 +117,7 @@ class OtlpBadInputTest {
     }
 
     @Test
-    void unknownFieldsAreAcceptedAndJsonIsAnsweredInJson() throws Exception {
+    void unknownFieldsAreAccepted() throws Exception {
         start(Map.of());
         Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), Requests.withUnknownField(Requests.logsBytes(2)), "-H", PROTO);
         assertThat(r.status()).isEqualTo(200);
@@ -128,14 +128,25 @@ class OtlpBadInputTest {
             assertThat(res.code()).isEqualTo(Status.Code.OK);
             assertThat(ExportLogsServiceResponse.parseFrom(res.response()).hasPartialSuccess()).isFalse();
         }
-        r = Harness.curl(h.httpUrl("/v1/logs"), Requests.logsJson(2), "-H", JSON);
+        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("line 0", "line 1", "line 0");
+        assertThat(h.received().get(1).fields()).containsEntry("i", "1").containsEntry("resource.service.name", "curl");
+        assertThat(h.requestsOk()).isEqualTo(2);
+        h.awaitBudgetEmpty();
+    }
+
+    @Test
+    void otlpJsonIsDecodedAndAnsweredInJson() throws Exception {
+        start(Map.of());
+        Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), Requests.logsJson(2), "-H", JSON);
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.headers().get("content-type")).isEqualTo("application/json");
         assertThat(r.text()).isEqualTo("{}");
-        assertThat(h.received()).hasSize(5);
-        assertThat(h.received().get(3).payload()).isEqualTo("line 0");
-        assertThat(h.received().get(4).fields()).containsEntry("i", "1").containsEntry("resource.service.name", "curl");
-        assertThat(h.requestsOk()).isEqualTo(3);
+        r = Harness.curl(h.httpUrl("/v1/logs"), Harness.gzip(Requests.logsJson(1)), "-H", JSON, "-H", "Content-Encoding: gzip");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("line 0", "line 1", "line 0");
+        assertThat(h.received().get(1).fields()).containsEntry("i", "1").containsEntry("resource.service.name", "curl");
+        assertThat(h.received().get(1).timestamp()).isEqualTo(1_700_000_000_000_000_001L);
+        assertThat(h.requestsOk()).isEqualTo(2);
         h.awaitBudgetEmpty();
     }
 

@@ -1,0 +1,133 @@
+package io.sluice.bench.otlp;
+
+import com.google.protobuf.ByteString;
+import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.InstrumentationScope;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.logs.v1.LogRecord;
+import io.opentelemetry.proto.logs.v1.ResourceLogs;
+import io.opentelemetry.proto.logs.v1.ScopeLogs;
+import io.opentelemetry.proto.logs.v1.SeverityNumber;
+import io.opentelemetry.proto.resource.v1.Resource;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.BatchPool;
+import io.sluice.otlp.codec.LogsDecoder;
+import io.sluice.otlp.codec.OtlpFormatException;
+import io.sluice.otlp.codec.RecordSink;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * {@link LogsDecoder} on an {@code ExportLogsServiceRequest} of 1,000 log records with ten attributes each
+ * (strings of realistic lengths, ints, doubles, a bool), trace and span ids, a string body, under one resource
+ * with five attributes and one scope: the shape of an SDK's batch export. Decodes into one reused batch; the
+ * score is per record ({@link OperationsPerInvocation}). Run with {@code -prof gc} for bytes per record.
+ * Targets: at most 200 ns and under 16 B per record.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class OtlpDecodeBenchmark {
+    static final int RECORDS = 1000;
+
+    private byte[] request;
+    private final LogsDecoder decoder = new LogsDecoder();
+    private Batch batch;
+    private RecordSink sink;
+
+    @Setup
+    public void setup() throws OtlpFormatException {
+        request = logs(RECORDS).toByteArray();
+        batch = new BatchPool(RECORDS).acquire();
+        sink = batch::add;
+        if (decode() != RECORDS) {
+            throw new IllegalStateException("decoded the wrong number of records");
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(RECORDS)
+    public int decodeLogs() throws OtlpFormatException {
+        return decode();
+    }
+
+    private int decode() throws OtlpFormatException {
+        batch.clear();
+        return decoder.decode(request, 0, request.length, sink);
+    }
+
+    private static KeyValue kv(String key, AnyValue value) {
+        return KeyValue.newBuilder().setKey(key).setValue(value).build();
+    }
+
+    private static AnyValue str(String s) {
+        return AnyValue.newBuilder().setStringValue(s).build();
+    }
+
+    private static AnyValue integer(long v) {
+        return AnyValue.newBuilder().setIntValue(v).build();
+    }
+
+    private static AnyValue dbl(double v) {
+        return AnyValue.newBuilder().setDoubleValue(v).build();
+    }
+
+    private static AnyValue bool(boolean v) {
+        return AnyValue.newBuilder().setBoolValue(v).build();
+    }
+
+    static ExportLogsServiceRequest logs(int records) {
+        byte[] traceId = {0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f, 0x60, 0x71, (byte) 0x82, (byte) 0x93, (byte) 0xa4,
+            (byte) 0xb5, (byte) 0xc6, (byte) 0xd7, (byte) 0xe8, (byte) 0xf9};
+        byte[] spanId = {(byte) 0xff, 0x00, 0x01, 0x7f, (byte) 0x80, (byte) 0xab, (byte) 0xcd, (byte) 0xef};
+        Resource resource = Resource.newBuilder()
+                .addAttributes(kv("service.name", str("checkout-service")))
+                .addAttributes(kv("service.namespace", str("shop")))
+                .addAttributes(kv("service.instance.id", str("627cc493-f310-47de-96bd-71410b7dec09")))
+                .addAttributes(kv("host.name", str("ip-10-0-12-34.eu-west-1.compute.internal")))
+                .addAttributes(kv("k8s.pod.uid", str("1f0c9a2e-5b7d-4e8a-9c3b-2d6f8e1a7b4c")))
+                .build();
+        ScopeLogs.Builder scope = ScopeLogs.newBuilder()
+                .setScope(InstrumentationScope.newBuilder().setName("io.opentelemetry.logback").setVersion("2.9.0"));
+        for (int i = 0; i < records; i++) {
+            scope.addLogRecords(LogRecord.newBuilder()
+                    .setTimeUnixNano(1_700_000_000_000_000_000L + i * 1_000_000L)
+                    .setObservedTimeUnixNano(1_700_000_000_000_500_000L + i * 1_000_000L)
+                    .setSeverityNumber(SeverityNumber.SEVERITY_NUMBER_INFO)
+                    .setSeverityText("INFO")
+                    .setBody(str("GET /api/v1/orders/" + (100_000 + i) + " completed in " + (i % 97) + " ms for user "
+                            + (i * 7919 % 10_000)))
+                    .addAttributes(kv("http.request.method", str(i % 5 == 0 ? "POST" : "GET")))
+                    .addAttributes(kv("url.path", str("/api/v1/orders/" + (100_000 + i))))
+                    .addAttributes(kv("http.response.status_code", integer(i % 50 == 0 ? 500 : 200)))
+                    .addAttributes(kv("http.server.request.duration", dbl((i % 97) * 1.25 + 0.5)))
+                    .addAttributes(kv("user.id", integer(i * 7919L % 10_000)))
+                    .addAttributes(kv("thread.name", str("http-nio-8080-exec-" + (i % 16))))
+                    .addAttributes(kv("code.function", str("com.example.shop.OrderController.getOrder")))
+                    .addAttributes(kv("cache.hit", bool(i % 3 == 0)))
+                    .addAttributes(kv("db.rows", integer(i % 13)))
+                    .addAttributes(kv("payload.ratio", dbl(0.25 + (i % 8) * 0.125)))
+                    .setTraceId(ByteString.copyFrom(traceId))
+                    .setSpanId(ByteString.copyFrom(spanId))
+                    .setFlags(1)
+                    .build());
+        }
+        return ExportLogsServiceRequest.newBuilder()
+                .addResourceLogs(ResourceLogs.newBuilder().setResource(resource).addScopeLogs(scope))
+                .build();
+    }
+}

@@ -1,0 +1,130 @@
+package io.sluice.otlp.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.rpc.RetryInfo;
+import io.grpc.Status;
+import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.pipeline.Rejection;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Backpressure in OTLP's own words: while records wait for a pipeline that does not deliver, or the budget is spent,
+ * requests get HTTP 503 with Retry-After and a RetryInfo, gRPC 14 UNAVAILABLE with a RetryInfo in
+ * grpc-status-details-bin; the waiting request is not answered until its records were delivered; a failed delivery
+ * is answered busy, never success; a request the budget could never hold is too large (not retryable).
+ */
+@Timeout(60)
+class OtlpBackpressureTest {
+    private static final String PROTO = "Content-Type: application/x-protobuf";
+
+    private Harness h;
+
+    @AfterEach
+    void stop() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    private static long retrySeconds(Harness.Reply r) throws Exception {
+        com.google.rpc.Status s = com.google.rpc.Status.parseFrom(r.body());
+        assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE.value());
+        assertThat(s.getDetailsCount()).isEqualTo(1);
+        return s.getDetails(0).unpack(RetryInfo.class).getRetryDelay().getSeconds();
+    }
+
+    private void assertBusy() throws Exception {
+        Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(1), "-H", PROTO);
+        assertThat(r.status()).isEqualTo(503);
+        assertThat(r.headers()).containsEntry("retry-after", "1");
+        assertThat(retrySeconds(r)).isEqualTo(1);
+        try (GrpcPeer g = new GrpcPeer(h.grpcPort)) {
+            GrpcPeer.Result res = g.call(GrpcPeer.LOGS, Requests.logsBytes(1), null);
+            assertThat(res.code()).isEqualTo(Status.Code.UNAVAILABLE);
+            assertThat(res.retrySeconds()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void recordsWaitingForDeliveryMakeLaterRequestsBusyAndTheFirstIsAnsweredOnlyOnDelivery() throws Exception {
+        h = new Harness("bp-pending", Map.of("MaxPendingRecords", 2));
+        Capture.close(h.capture);
+        CompletableFuture<Harness.Reply> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(3), "-H", PROTO);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Harness.await(() -> h.stats().in() == 3, 20_000, "the first request's records to be published");
+        assertBusy();
+        assertThat(first).isNotDone(); // nothing acknowledged before delivery
+        assertThat(h.received()).isEmpty();
+        Capture.open(h.capture);
+        Harness.Reply r = first.get(20, TimeUnit.SECONDS);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(h.received()).hasSize(3);
+        assertThat(h.rejected(Rejection.BUSY)).isEqualTo(2);
+        h.awaitBudgetEmpty();
+        // room again: accepted
+        assertThat(Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(1), "-H", PROTO).status()).isEqualTo(200);
+    }
+
+    @Test
+    void theSdkExportersTakeBusyAsRetryableAndTheirRecordsArriveOnce() throws Exception {
+        h = new Harness("bp-sdk", Map.of("MaxPendingRecords", 1));
+        Capture.close(h.capture);
+        CompletableFuture<Harness.Reply> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(1), "-H", PROTO);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Harness.await(() -> h.stats().in() == 1, 20_000, "the first request's record to be published");
+        CompletableFuture<Boolean> grpc = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
+                io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter.builder()
+                        .setEndpoint("http://127.0.0.1:" + h.grpcPort).build(), "retried over gRPC"));
+        CompletableFuture<Boolean> http = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
+                io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter.builder()
+                        .setEndpoint(h.httpUrl("/v1/logs")).build(), "retried over HTTP"));
+        Harness.await(() -> h.rejected(Rejection.BUSY) >= 2, 20_000, "both exporters to be answered busy");
+        Capture.open(h.capture);
+        assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThat(grpc.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(http.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(h.received()).extracting(Capture.Event::payload)
+                .containsExactlyInAnyOrder("line 0", "retried over gRPC", "retried over HTTP");
+        h.awaitBudgetEmpty();
+    }
+
+    @Test
+    void aFailedDeliveryIsAnsweredBusyNeverSuccess() throws Exception {
+        h = new Harness("bp-fail", Map.of());
+        Capture.failDeliveries(h.capture);
+        assertBusy();
+        assertThat(h.requestsOk()).isZero();
+        h.awaitBudgetEmpty();
+    }
+
+    @Test
+    void aSpentBudgetIsBusyAndARequestItCouldNeverHoldIsTooLarge() throws Exception {
+        MemoryBudget budget = new MemoryBudget(256 * 1024);
+        h = new Harness("bp-budget", Map.of(), budget);
+        assertThat(budget.tryReserve(budget.limit() - 100)).isTrue(); // someone else holds nearly all of it
+        assertBusy();
+        budget.release(budget.limit() - 100);
+        assertThat(Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(2), "-H", PROTO).status()).isEqualTo(200);
+        Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), new byte[300 * 1024], "-H", PROTO);
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(r.headers()).doesNotContainKey("retry-after");
+        assertThat(h.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        h.awaitBudgetEmpty();
+    }
+}
