@@ -104,6 +104,23 @@ fi
 sluice=no
 case " $engines " in *" sluice "*) sluice=yes ;; esac
 
+otlp_connections=${OTLP_CONNECTIONS:-1}
+otlp_streams=${OTLP_STREAMS:-1}
+grpc_sender=${OTLP_GRPC_SENDER:-h2load}
+case $grpc_sender in h2load|netty) ;; *) echo "OTLP_GRPC_SENDER is h2load or netty" >&2; exit 1 ;; esac
+case " $workloads " in
+  *" otlp-grpc "*)
+    if [ "$grpc_sender" = h2load ]; then
+      command -v h2load > /dev/null && command -v nghttp > /dev/null \
+        || { echo "otlp-grpc needs h2load and nghttp (apt-get install nghttp2-client), or OTLP_GRPC_SENDER=netty" >&2; exit 1; }
+    fi
+    if [ "$grpc_sender" = h2load ] && [ "$otlp_streams" -gt 1 ] && [ $peer = yes ]; then
+      echo "OTLP_STREAMS=$otlp_streams: Fluent Bit refuses a second stream on a connection, and h2load fails on that;" \
+        "use OTLP_GRPC_SENDER=netty, or raise OTLP_CONNECTIONS instead" >&2
+      exit 1
+    fi ;;
+esac
+
 tmp=$(mktemp -d /tmp/bench-peers.XXXXXX)
 running=() # processes of the current run (server, sender): only these are killed on exit
 cleanup() {
@@ -127,23 +144,9 @@ if [ "$warmup" -gt 0 ]; then
   echo "# warm-up: $warmup events sent and counted before each timed run"
   "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/warm" "$warmup" "$sets" > /dev/null
 fi
-otlp_connections=${OTLP_CONNECTIONS:-1}
-otlp_streams=${OTLP_STREAMS:-1}
-grpc_sender=${OTLP_GRPC_SENDER:-h2load}
-case $grpc_sender in h2load|netty) ;; *) echo "OTLP_GRPC_SENDER is h2load or netty" >&2; exit 1 ;; esac
-case " $workloads " in
-  *" otlp-grpc "*)
-    if [ "$grpc_sender" = h2load ] && [ "$otlp_streams" -gt 1 ] && [ $peer = yes ]; then
-      echo "OTLP_STREAMS=$otlp_streams: Fluent Bit refuses a second stream on a connection, and h2load fails on that;" \
-        "use OTLP_GRPC_SENDER=netty, or raise OTLP_CONNECTIONS instead" >&2
-      exit 1
-    fi ;;
-esac
 case " $workloads " in
   *" otlp-grpc "*)
     if [ "$grpc_sender" = h2load ]; then
-      command -v h2load > /dev/null && command -v nghttp > /dev/null \
-        || { echo "otlp-grpc needs h2load and nghttp (apt-get install nghttp2-client), or OTLP_GRPC_SENDER=netty" >&2; exit 1; }
       echo "# gRPC sender: $(h2load --version | head -1), $otlp_connections connection(s), $otlp_streams call(s) in flight each"
     else
       echo "# gRPC sender: OtlpGrpcSend (Netty), $otlp_connections connection(s), $otlp_streams call(s) in flight each"
