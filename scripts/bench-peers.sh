@@ -412,6 +412,8 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   if [ -n "$sink" ]; then
     sink_wait "$sink_out" '^total:' 10 || { echo "FAILED: the HEC sink gave no total" >&2; exit 1; }
     final=$(( base + $(awk '/^total:/ { print $2 }' "$sink_out") ))
+    # What reached the HEC server, bytes on the wire included: the engines map a record to HEC differently.
+    grep -o '[0-9,]* events ([0-9,]* bytes on the wire)' "$sink_out" | sed 's/^/HEC server: /' >&2 || true
   else
     sleep 0.5
     [ "$engine" = fluentbit ] && sleep 1 # its counter is a snapshot taken once a second
