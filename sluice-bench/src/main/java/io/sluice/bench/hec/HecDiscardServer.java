@@ -34,7 +34,13 @@ import java.util.zip.Inflater;
  * gzip. Before it listens for the run, it sends itself plain and gzip requests for a while, so its own JIT
  * work is done before the measured process starts. With {@code WARMUP}, it prints {@code warm: N events} once
  * that many events were counted (the script's untimed first round) and times from the next request.
- * <pre>java -cp benchmarks.jar io.sluice.bench.hec.HecDiscardServer PORT EXPECTED_EVENTS [WARMUP_EVENTS]</pre>
+ *
+ * <p>With {@code COUNT} {@code events} (scripts/bench-peers.sh, the otlp-hec workloads) it counts the
+ * {@code "event":} keys of a body instead of its lines, which counts Fluent Bit's out_splunk too: it concatenates
+ * its events with nothing between them (in valid JSON those eight bytes are only ever a key named event; the
+ * benchmark's events hold no other key of that name). It then also waits a second after the last expected event
+ * and prints {@code total: N events} (all counted after the warm-up), for a check that nothing came twice.
+ * <pre>java -cp benchmarks.jar io.sluice.bench.hec.HecDiscardServer PORT EXPECTED_EVENTS [WARMUP_EVENTS] [COUNT=lines|events]</pre>
  */
 public final class HecDiscardServer {
     private static final byte[] HEALTH = ascii("get /services/collector/health");
@@ -47,6 +53,7 @@ public final class HecDiscardServer {
 
     private final long expected;
     private final long warmup;
+    private final boolean eventKeys;
     private final AtomicLong events = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong first = new AtomicLong();
@@ -58,14 +65,20 @@ public final class HecDiscardServer {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
-    private HecDiscardServer(long expected, long warmup) {
+    private HecDiscardServer(long expected, long warmup, boolean eventKeys) {
         this.expected = expected;
         this.warmup = warmup;
+        this.eventKeys = eventKeys;
     }
 
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
-        HecDiscardServer server = new HecDiscardServer(Long.parseLong(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
+        boolean eventKeys = args.length > 3 && args[3].equals("events");
+        if (args.length > 3 && !eventKeys && !args[3].equals("lines")) {
+            throw new IllegalArgumentException("COUNT is lines or events, not " + args[3]);
+        }
+        HecDiscardServer server = new HecDiscardServer(Long.parseLong(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0,
+                eventKeys);
         ServerSocket listener = new ServerSocket(port, 64, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(() -> server.accept(listener), "accept");
         acceptor.setDaemon(true);
@@ -81,6 +94,11 @@ public final class HecDiscardServer {
         System.out.printf("HecDiscardServer: %,d events (%,d bytes on the wire) in %.3f s = %,.0f events/s;"
                 + " last event at epoch %d.%06d s%n", timed, server.bytes.get(), secs, timed / secs,
                 last.getEpochSecond(), last.getNano() / 1000);
+        if (eventKeys) {
+            System.out.flush();
+            Thread.sleep(1000);
+            System.out.printf("total: %d events%n", server.events.get() - server.warmup);
+        }
         System.exit(0);
     }
 
@@ -132,7 +150,7 @@ public final class HecDiscardServer {
     private final class Connection {
         private final InputStream in;
         private final OutputStream out;
-        private final LineCounter counter = new LineCounter();
+        private final LineCounter counter = new LineCounter(eventKeys);
         private final byte[] buf = new byte[1 << 18];
         private int pos;
         private int lim;
@@ -334,15 +352,32 @@ public final class HecDiscardServer {
         private static final long LOWS = 0x7F7F7F7F7F7F7F7FL;
         private static final long NEWLINES = '\n' * ONES;
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+        /** {@code "event":} as a little-endian long. */
+        private static final long EVENT_KEY = (long) LONGS.get("\"event\":".getBytes(StandardCharsets.US_ASCII), 0);
+        private static final long QUOTES = '"' * ONES;
         private final Inflater inflater = new Inflater(true);
         private final byte[] out = new byte[1 << 16];
+        private final boolean eventKeys;
+        /** For eventKeys: the last 7 bytes of the chunk before (their positions not yet tested), then a chunk. */
+        private final byte[] work;
+        private int carry;
         private boolean gzip;
         private int header;
         private long lines;
         private long wire;
 
+        LineCounter() {
+            this(false);
+        }
+
+        LineCounter(boolean eventKeys) {
+            this.eventKeys = eventKeys;
+            this.work = eventKeys ? new byte[(1 << 18) + 8] : null;
+        }
+
         void start(boolean gzip) {
             this.gzip = gzip;
+            carry = 0;
             header = 10;
             lines = 0;
             wire = 0;
@@ -360,7 +395,7 @@ public final class HecDiscardServer {
         void add(byte[] b, int off, int n) throws DataFormatException {
             wire += n;
             if (!gzip) {
-                lines += count(b, off, off + n);
+                lines += counted(b, off, off + n);
                 return;
             }
             int skip = Math.min(header, n); // the 10-byte gzip header; the trailer is never inflated
@@ -368,8 +403,45 @@ public final class HecDiscardServer {
             inflater.setInput(b, off + skip, n - skip);
             while (!inflater.finished() && !inflater.needsInput()) {
                 int k = inflater.inflate(out);
-                lines += count(out, 0, k);
+                lines += counted(out, 0, k);
             }
+        }
+
+        private long counted(byte[] b, int from, int to) {
+            if (!eventKeys) {
+                return count(b, from, to);
+            }
+            long n = 0;
+            for (int at = from; at < to; ) { // chunks of at most the work buffer's room
+                int k = Math.min(to - at, work.length - 7);
+                System.arraycopy(b, at, work, carry, k);
+                int end = carry + k;
+                n += eventKeys(work, end);
+                carry = Math.min(7, end);
+                System.arraycopy(work, end - carry, work, 0, carry);
+                at += k;
+            }
+            return n;
+        }
+
+        /**
+         * {@code "event":} in work[0, end) at positions p with p + 8 <= end (the rest is tested with the next chunk):
+         * quotes found eight bytes per step as in {@link #count}, each tested as the start of the key.
+         */
+        static long eventKeys(byte[] work, int end) {
+            long n = 0;
+            for (int i = 0; i + 8 <= end; i += 8) {
+                long x = (long) LONGS.get(work, i) ^ QUOTES;
+                long zero = ~(((x & LOWS) + LOWS) | x | LOWS);
+                while (zero != 0) {
+                    int p = i + (Long.numberOfTrailingZeros(zero) >>> 3);
+                    if (p + 8 <= end && (long) LONGS.get(work, p) == EVENT_KEY) {
+                        n++;
+                    }
+                    zero &= zero - 1;
+                }
+            }
+            return n;
         }
 
         /** Newlines in b[from, to): exact per-byte zero test of b ^ '\n', popcounted. */

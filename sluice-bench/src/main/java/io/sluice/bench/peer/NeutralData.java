@@ -27,8 +27,17 @@ import java.util.SplittableRandom;
  *   <li>{@code hec.bodies}: Splunk HEC /services/collector/event request bodies, one per line, each 1,000
  *   concatenated {@code {"event":{...}}} objects (a body holds no newline, so a line is one request).</li>
  * </ul>
+ * With the set {@code otlp} (third argument) it writes OpenTelemetry logs instead (see {@link OtlpData}):
+ * <ul>
+ *   <li>{@code otlp.bodies}: {@code ExportLogsServiceRequest} protobuf bodies of 1,000 log records each, every
+ *   one preceded by its length as a 4-byte big-endian integer (for OTLP/HTTP: POST each body to /v1/logs);</li>
+ *   <li>{@code otlp.grpc}: the same bodies, each as one gRPC message (a 0 byte, not compressed, then the 4-byte
+ *   big-endian length), one after another: each message is one unary Export call's whole request body;</li>
+ *   <li>{@code otlp-one.grpc}: the first of them alone, for a sender that posts one fixed body (h2load).</li>
+ * </ul>
  * The records are a fixed function of their index (seeded), so every run of the generator writes the same files.
- * <pre>java -cp benchmarks.jar io.sluice.bench.peer.NeutralData DIR [EVENTS=2000000]</pre>
+ * <pre>java -cp benchmarks.jar io.sluice.bench.peer.NeutralData DIR [EVENTS=2000000] [SETS=classic]</pre>
+ * SETS is a comma-separated list of {@code classic} (the four files above) and {@code otlp}.
  */
 public final class NeutralData {
     static final int PER_FRAME = 1000;
@@ -54,7 +63,17 @@ public final class NeutralData {
         if (events % PER_FRAME != 0) {
             throw new IllegalArgumentException("EVENTS must be a multiple of " + PER_FRAME);
         }
+        java.util.List<String> sets = java.util.List.of((args.length > 2 ? args[2] : "classic").split(","));
         Files.createDirectories(dir);
+        if (sets.contains("otlp")) {
+            OtlpData.write(dir, events);
+        }
+        if (sets.contains("classic")) {
+            classic(dir, events);
+        }
+    }
+
+    private static void classic(Path dir, long events) throws IOException {
         SplittableRandom random = new SplittableRandom(17);
         ForwardEncoder encoder = new ForwardEncoder();
         MsgPackWriter frame = new MsgPackWriter(1 << 20);
