@@ -211,7 +211,9 @@ public final class JsonMetricsDecoder {
                     out.zeroCount = uint64(p, ZERO_COUNT, ZERO_COUNT_SNAKE);
                     out.zeroThreshold = dbl(p, ZERO_THRESHOLD, ZERO_THRESHOLD_SNAKE);
                     out.positiveOffset = buckets(p, POSITIVE, out.positive);
+                    out.hasPositive = doc.find(p, POSITIVE, null) >= 0;
                     out.negativeOffset = buckets(p, NEGATIVE, out.negative);
+                    out.hasNegative = doc.find(p, NEGATIVE, null) >= 0;
                 }
                 default -> {
                     out.count = uint64(p, COUNT, null);

@@ -15,6 +15,7 @@ final class Keys {
     static final byte[] RESOURCE_PREFIX = b(OtlpFields.RESOURCE_PREFIX);
     static final byte[] RESOURCE_SCHEMA_URL = b(OtlpFields.RESOURCE_SCHEMA_URL);
     static final byte[] RESOURCE_DROPPED = b(OtlpFields.RESOURCE_DROPPED);
+    static final byte[] RESOURCE_ENTITY_REFS = b(OtlpFields.RESOURCE_ENTITY_REFS);
     static final byte[] SCOPE_NAME = b(OtlpFields.SCOPE_NAME);
     static final byte[] SCOPE_VERSION = b(OtlpFields.SCOPE_VERSION);
     static final byte[] SCOPE_ATTRIBUTE_PREFIX = b(OtlpFields.SCOPE_ATTRIBUTE_PREFIX);
@@ -74,7 +75,7 @@ final class Keys {
     static final byte[][] BODY_TYPES = {b("empty"), b("string"), b("bool"), b("int"), b("double"), b("array"),
         b("kvlist"), b("bytes")};
 
-    private static byte[] b(String s) {
+    static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -48,6 +48,9 @@ final class MetricPoint {
     double zeroThreshold;
     int positiveOffset;
     int negativeOffset;
+    /** Whether the point had a positive / negative Buckets message at all: an absent one stays absent. */
+    boolean hasPositive;
+    boolean hasNegative;
     final Longs bucketCounts = new Longs();
     final Doubles explicitBounds = new Doubles();
     final Longs positive = new Longs();
@@ -78,6 +81,8 @@ final class MetricPoint {
         zeroThreshold = 0;
         positiveOffset = 0;
         negativeOffset = 0;
+        hasPositive = false;
+        hasNegative = false;
         bucketCounts.size = 0;
         explicitBounds.size = 0;
         positive.size = 0;
@@ -190,10 +195,14 @@ final class MetricPoint {
         text.unsigned(w, zeroCount);
         name(Keys.J_ZERO_THRESHOLD);
         text.dbl(w, zeroThreshold);
-        name(Keys.J_POSITIVE);
-        buckets(positiveOffset, positive);
-        name(Keys.J_NEGATIVE);
-        buckets(negativeOffset, negative);
+        if (hasPositive) {
+            name(Keys.J_POSITIVE);
+            buckets(positiveOffset, positive);
+        }
+        if (hasNegative) {
+            name(Keys.J_NEGATIVE);
+            buckets(negativeOffset, negative);
+        }
         w.endObject();
         return w.length();
     }

@@ -336,8 +336,14 @@ public final class MetricsDecoder {
                     }
                     case 6 -> p.scale = sint32(t);
                     case 7 -> p.zeroCount = fixed64(t);
-                    case 8 -> p.positiveOffset = buckets(t, p.positive, p.positiveOffset);
-                    case 9 -> p.negativeOffset = buckets(t, p.negative, p.negativeOffset);
+                    case 8 -> {
+                        p.positiveOffset = buckets(t, p.positive, p.positiveOffset);
+                        p.hasPositive = true;
+                    }
+                    case 9 -> {
+                        p.negativeOffset = buckets(t, p.negative, p.negativeOffset);
+                        p.hasNegative = true;
+                    }
                     case 10 -> p.flags = uint32(t);
                     case 11 -> exemplar(t);
                     case 12 -> {

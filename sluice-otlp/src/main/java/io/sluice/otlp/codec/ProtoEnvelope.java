@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.json.JsonWriter;
 import io.sluice.core.message.Metadata;
 /**
  * The part of an OTLP export request that logs and metrics share: repeated {@code Resource*} (field 1 of the
@@ -21,6 +22,8 @@ abstract class ProtoEnvelope {
     /** The signal, the resource's and the scope's fields: what every item of the current scope group starts with. */
     final FieldBlock prefix = new FieldBlock();
     private final byte[] signal;
+    /** The resource's entity_refs as a JSON array (rare: a resource's, never a record's, so JSON text is fine). */
+    private final JsonWriter entityRefs = new JsonWriter(256);
 
     ProtoEnvelope(int maxDepth, byte[] signal) {
         this.values = new ProtoValues(in, maxDepth);
@@ -71,6 +74,10 @@ abstract class ProtoEnvelope {
         if (dropped != 0) {
             resource.key(Keys.RESOURCE_DROPPED).unsigned(dropped);
         }
+        if (entityRefs.length() > 0) {
+            entityRefs.endArray();
+            resource.key(Keys.RESOURCE_ENTITY_REFS).json(entityRefs.buffer(), 0, entityRefs.length());
+        }
         in.position(start);
         int n = 0;
         while (in.hasMore()) {
@@ -90,17 +97,70 @@ abstract class ProtoEnvelope {
     private long resourceFields(int tag) throws OtlpFormatException {
         int old = in.enterMessage(tag);
         long dropped = 0;
+        entityRefs.reset();
         while (in.hasMore()) {
             int t = in.readTag();
             switch (ProtoReader.field(t)) {
                 case 1 -> values.attribute(t, resource, Keys.RESOURCE_PREFIX);
                 case 2 -> dropped = uint32(t);
+                case 3 -> entityRef(t);
                 default -> in.skip(t);
             }
         }
         in.leave(old);
         return dropped;
     }
+
+    /**
+     * Appends one Resource.entity_refs (EntityRef: schema_url 1, type 2, id_keys 3, description_keys 4) to
+     * {@link #entityRefs} as {@code {"schemaUrl":…,"type":…,"idKeys":[…],"descriptionKeys":[…]}}, the OTLP JSON
+     * spelling OtlpFields names for {@code otlp.resource.entity_refs}.
+     */
+    private void entityRef(int tag) throws OtlpFormatException {
+        if (entityRefs.length() == 0) {
+            entityRefs.beginArray();
+        }
+        int old = in.enterMessage(tag);
+        int start = in.position();
+        entityRefs.beginObject();
+        for (int field = 1; field <= 4; field++) {
+            entityRefField(start, field);
+        }
+        entityRefs.endObject();
+        in.leave(old);
+    }
+
+    /** Writes every occurrence of string field {@code field} of the EntityRef starting at {@code start}. */
+    private void entityRefField(int start, int field) throws OtlpFormatException {
+        in.position(start);
+        boolean repeated = field >= 3;
+        boolean first = true;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            if (ProtoReader.field(t) != field) {
+                in.skip(t);
+                continue;
+            }
+            int off = values.readString(t);
+            if (first) {
+                byte[] name = ENTITY_REF_NAMES[field - 1];
+                entityRefs.name(name, 0, name.length);
+                if (repeated) {
+                    entityRefs.beginArray();
+                }
+                first = false;
+            } else if (!repeated) {
+                continue; // a scalar sent twice: protobuf keeps the last; the first is as good for a reference
+            }
+            entityRefs.string(in.buffer(), off, values.lastLength);
+        }
+        if (repeated && !first) {
+            entityRefs.endArray();
+        }
+    }
+
+    private static final byte[][] ENTITY_REF_NAMES = {
+        Keys.b("schemaUrl"), Keys.b("type"), Keys.b("idKeys"), Keys.b("descriptionKeys")};
 
     private int scopeGroup(RecordSink sink) throws OtlpFormatException {
         int start = in.position();

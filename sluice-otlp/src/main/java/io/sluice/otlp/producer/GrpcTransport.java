@@ -131,9 +131,16 @@ final class GrpcTransport implements Transport {
     private Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
             throws IOException, InterruptedException {
         Channel connection = connector.channel();
-        if (connection.pipeline().get(Http2FrameCodec.class).connection().goAwayReceived()) {
+        if (closing(connection)) {
             connector.drop(); // the server is closing it: no new stream may start there
             connection = connector.channel();
+            if (!connection.isActive()) {
+                // Closed as soon as it was made: with TLS 1.3 a server refusing our certificate says so after the
+                // client's handshake completed, and the connection is gone by the time we get it.
+                connector.drop();
+                throw new IOException("the connection to " + connector.address() + " closed as it opened"
+                        + " (a server refusing the client certificate, or the connection cap)");
+            }
         }
         if (tls && !"h2".equals(connector.applicationProtocol(connection))) {
             connector.drop();
@@ -169,6 +176,15 @@ final class GrpcTransport implements Transport {
                 stream.close().awaitUninterruptibly(timeoutMillis);
             }
         }
+    }
+
+    /**
+     * Whether no new stream may start on the connection: the server sent GOAWAY, or the connection is already closed
+     * (its pipeline is then empty, without the HTTP/2 codec).
+     */
+    private static boolean closing(Channel connection) {
+        Http2FrameCodec codec = connection.pipeline().get(Http2FrameCodec.class);
+        return codec == null || !connection.isActive() || codec.connection().goAwayReceived();
     }
 
     private static boolean refused(Throwable t) {
