@@ -1,7 +1,8 @@
 package io.sluice.otlp.codec;
 
-import io.sluice.core.message.Metadata;
 import io.sluice.core.json.JsonFields;
+import io.sluice.core.json.JsonWriter;
+import io.sluice.core.message.Metadata;
 
 /**
  * The part of an OTLP/JSON export request that logs and metrics share, read as {@link ProtoEnvelope} reads the
@@ -79,6 +80,59 @@ abstract class JsonEnvelope {
     /** Decodes element {@code i} of {@code items} (scanned at {@link #ITEM_LEVEL}); returns the messages made. */
     abstract int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException;
 
+    private static final byte[] ENTITY_REFS = JsonValues.b("entityRefs");
+    private static final byte[] ENTITY_REFS_SNAKE = JsonValues.b("entity_refs");
+    private static final byte[] TYPE = JsonValues.b("type");
+    private static final byte[] ID_KEYS = JsonValues.b("idKeys");
+    private static final byte[] ID_KEYS_SNAKE = JsonValues.b("id_keys");
+    private static final byte[] DESCRIPTION_KEYS = JsonValues.b("descriptionKeys");
+    private static final byte[] DESCRIPTION_KEYS_SNAKE = JsonValues.b("description_keys");
+    /** A resource's entity_refs, rewritten in OTLP JSON's own spelling (camelCase, plain strings). */
+    private final JsonWriter entityRefs = new JsonWriter(256);
+
+    /** Writes the resource's entity_refs, if any, as {@code otlp.resource.entity_refs} (the protobuf decoder's form). */
+    private void entityRefs(JsonFields res) throws OtlpFormatException {
+        JsonFields refs = doc.arrayOrEmpty(res, ENTITY_REFS, ENTITY_REFS_SNAKE, 4);
+        if (refs.size() == 0) {
+            return;
+        }
+        JsonWriter w = entityRefs.reset().beginArray();
+        for (int i = 0; i < refs.size(); i++) {
+            JsonFields ref = doc.object(refs, i, 5);
+            w.beginObject();
+            refString(w, ref, SCHEMA_URL, SCHEMA_URL_SNAKE);
+            refString(w, ref, TYPE, null);
+            refStrings(w, ref, ID_KEYS, ID_KEYS_SNAKE);
+            refStrings(w, ref, DESCRIPTION_KEYS, DESCRIPTION_KEYS_SNAKE);
+            w.endObject();
+        }
+        w.endArray();
+        resource.key(Keys.RESOURCE_ENTITY_REFS).json(w.buffer(), 0, w.length());
+    }
+
+    private void refString(JsonWriter w, JsonFields ref, byte[] camel, byte[] snake) throws OtlpFormatException {
+        int k = doc.find(ref, camel, snake);
+        if (k >= 0) {
+            int n = doc.text(ref, k);
+            if (n > 0) { // proto3: an empty string is not set
+                w.name(camel, 0, camel.length).string(doc.text(), 0, n);
+            }
+        }
+    }
+
+    private void refStrings(JsonWriter w, JsonFields ref, byte[] camel, byte[] snake) throws OtlpFormatException {
+        JsonFields a = doc.arrayOrEmpty(ref, camel, snake, 6);
+        if (a.size() == 0) {
+            return;
+        }
+        w.name(camel, 0, camel.length).beginArray();
+        for (int j = 0; j < a.size(); j++) {
+            int n = doc.text(a, j);
+            w.string(doc.text(), 0, n);
+        }
+        w.endArray();
+    }
+
     private int resourceGroup(JsonFields group, RecordSink sink) throws OtlpFormatException {
         resource.clear();
         resource.key(Keys.SIGNAL).string(signal, 0, signal.length);
@@ -96,6 +150,9 @@ abstract class JsonEnvelope {
         stringField(group, SCHEMA_URL, SCHEMA_URL_SNAKE, resource, Keys.RESOURCE_SCHEMA_URL);
         if (dropped != 0) {
             resource.key(Keys.RESOURCE_DROPPED).unsigned(dropped);
+        }
+        if (r >= 0) {
+            entityRefs(doc.object(group, r, 3));
         }
         JsonFields list = doc.arrayOrEmpty(group, scopes, scopesSnake, 3);
         int n = 0;

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
@@ -253,9 +254,29 @@ final class GrpcTransport implements Transport {
             }
         }
 
+        /** Set when a GOAWAY said the server never processed this stream (its id is above the last one taken). */
+        private boolean notProcessed;
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            // Netty hands a GOAWAY to every stream it concerns: those above lastStreamId were not processed and may
+            // go again at once, on a new connection (RFC 9113 6.8), rather than fail as a closed stream.
+            if (evt instanceof Http2GoAwayFrame) {
+                Http2GoAwayFrame goAway = (Http2GoAwayFrame) evt;
+                try {
+                    notProcessed |= ((Http2StreamChannel) ctx.channel()).stream().id() > goAway.lastStreamId();
+                } finally {
+                    goAway.release();
+                }
+            } else {
+                ctx.fireUserEventTriggered(evt);
+            }
+        }
+
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            result.completeExceptionally(new IOException("stream closed before the answer"));
+            result.completeExceptionally(notProcessed ? new Refused()
+                    : new IOException("stream closed before the answer"));
         }
 
         @Override

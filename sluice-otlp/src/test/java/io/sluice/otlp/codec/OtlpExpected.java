@@ -38,7 +38,7 @@ public final class OtlpExpected {
         return out;
     }
 
-    /** The metadata every message of a resource and scope starts with (a resource's entity_refs are not kept). */
+    /** The metadata every message of a resource and scope starts with. */
     public static Map<String, String> prefix(String signal, Resource r, String resourceSchema, InstrumentationScope s,
                                              String scopeSchema) {
         Map<String, String> f = new LinkedHashMap<>();
@@ -53,6 +53,10 @@ public final class OtlpExpected {
         }
         if (r != null && r.getDroppedAttributesCount() != 0) {
             f.put("otlp.resource.dropped_attributes_count", "N:" + Integer.toUnsignedString(r.getDroppedAttributesCount()));
+        }
+        if (r != null && r.getEntityRefsCount() > 0) {
+            f.put("otlp.resource.entity_refs", "J:" + r.getEntityRefsList().stream().map(OtlpExpected::entityRef)
+                    .collect(java.util.stream.Collectors.joining(",", "[", "]")));
         }
         if (s != null) {
             if (!s.getName().isEmpty()) {
@@ -72,6 +76,29 @@ public final class OtlpExpected {
             f.put("otlp.scope.dropped_attributes_count", "N:" + Integer.toUnsignedString(s.getDroppedAttributesCount()));
         }
         return f;
+    }
+
+    /** An EntityRef as OTLP JSON spells it, members that are set only (plain ASCII in the corpus: no escaping). */
+    private static String entityRef(io.opentelemetry.proto.common.v1.EntityRef e) {
+        StringBuilder b = new StringBuilder("{");
+        if (!e.getSchemaUrl().isEmpty()) {
+            b.append("\"schemaUrl\":\"").append(e.getSchemaUrl()).append("\",");
+        }
+        if (!e.getType().isEmpty()) {
+            b.append("\"type\":\"").append(e.getType()).append("\",");
+        }
+        if (e.getIdKeysCount() > 0) {
+            b.append("\"idKeys\":").append(e.getIdKeysList().stream().map(k -> "\"" + k + "\"")
+                    .collect(java.util.stream.Collectors.joining(",", "[", "]"))).append(',');
+        }
+        if (e.getDescriptionKeysCount() > 0) {
+            b.append("\"descriptionKeys\":").append(e.getDescriptionKeysList().stream().map(k -> "\"" + k + "\"")
+                    .collect(java.util.stream.Collectors.joining(",", "[", "]"))).append(',');
+        }
+        if (b.length() > 1) {
+            b.setLength(b.length() - 1);
+        }
+        return b.append('}').toString();
     }
 
     /** A log record's message metadata after the prefix: its attributes, then its own fields. */
@@ -306,11 +333,17 @@ public final class OtlpExpected {
                 b.append(",\"zeroCount\":").append(Long.toUnsignedString(p.getZeroCount()));
                 b.append(",\"zeroThreshold\":");
                 dbl(p.getZeroThreshold(), b);
-                b.append(",\"positive\":{\"offset\":").append(p.getPositive().getOffset()).append(",\"bucketCounts\":");
-                unsigned(p.getPositive().getBucketCountsList(), b);
-                b.append("},\"negative\":{\"offset\":").append(p.getNegative().getOffset()).append(",\"bucketCounts\":");
-                unsigned(p.getNegative().getBucketCountsList(), b);
-                f.put("otlp.exponential_histogram", "J:" + b.append("}}"));
+                if (p.hasPositive()) {
+                    b.append(",\"positive\":{\"offset\":").append(p.getPositive().getOffset()).append(",\"bucketCounts\":");
+                    unsigned(p.getPositive().getBucketCountsList(), b);
+                    b.append('}');
+                }
+                if (p.hasNegative()) {
+                    b.append(",\"negative\":{\"offset\":").append(p.getNegative().getOffset()).append(",\"bucketCounts\":");
+                    unsigned(p.getNegative().getBucketCountsList(), b);
+                    b.append('}');
+                }
+                f.put("otlp.exponential_histogram", "J:" + b.append("}"));
                 out.add(new Point(p.getTimeUnixNano(), m.getName(), f));
             });
             case SUMMARY -> m.getSummary().getDataPointsList().forEach(p -> {
