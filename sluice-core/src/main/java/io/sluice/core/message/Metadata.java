@@ -92,6 +92,14 @@ public final class Metadata {
         return count;
     }
 
+    /**
+     * Bytes the fields take now: the arena bytes written and the field table's entries. Cheap (two reads): a decoder
+     * charges what each message really holds against the memory budget with it, as it goes.
+     */
+    public long usedBytes() {
+        return used + 4L * S * count;
+    }
+
     /** Bytes this field set holds: its arena and field table. */
     long retainedBytes() {
         return 32 + arena.length + 4L * f.length;

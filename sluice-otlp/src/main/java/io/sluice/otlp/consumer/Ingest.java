@@ -30,8 +30,9 @@ import java.util.function.Consumer;
  * pipeline delivered them. Decoding runs on the request's event loop with that thread's decoders and inflater.
  *
  * <p>Memory: the body was reserved as it was received; gzip output is reserved as it is inflated; before decoding,
- * the copies the messages make (at most the input's length) and {@link MemoryBudget#MESSAGE_OVERHEAD} per
- * counted record are reserved; the body's own reservation goes back once decoded, and the messages' share travels
+ * the input's length and {@link MemoryBudget#MESSAGE_OVERHEAD} per counted record are reserved, and while decoding
+ * what the records really hold is measured and charged in steps past that (a resource's attributes are copied into
+ * each of its records); the body's own reservation goes back once decoded, and the messages' share travels
  * with the batches until they are delivered.
  */
 final class Ingest {
@@ -131,11 +132,15 @@ final class Ingest {
             if (refused != null) {
                 return refused;
             }
-            sink.start();
+            sink.start(mem, len + (long) count * MemoryBudget.MESSAGE_OVERHEAD);
             try {
                 st.decoders.decode(e.signal, e.json, data, 0, len, sink);
+                sink.measureLast();
             } catch (OtlpFormatException x) {
                 return Outcome.refuse(Outcome.Code.INVALID, x.getMessage());
+            } catch (OverBudget x) {
+                return Outcome.refuse(Outcome.Code.of(mem.refusal()), "decoded, the request's " + e.signal.items
+                        + " hold more than reserved: " + mem.detail());
             }
             mem.give(inputCharge); // decoded: the input buffer's reservation goes back
             e.body = null;
@@ -146,8 +151,8 @@ final class Ingest {
             if (n == 0) {
                 return success;
             }
-            // what the messages hold (their copies, at most the input, and their overhead) travels with them
-            mem.give(mem.reserved() - Math.min(mem.reserved(), len + (long) n * MemoryBudget.MESSAGE_OVERHEAD));
+            // what the messages hold, as measured, travels with them; the rest of the reservation goes back
+            mem.give(mem.reserved() - Math.min(mem.reserved(), sink.held()));
             handedOff = true;
             handOn(sink.handOff(), new Done(n, success, loop, reply), mem);
             return null;
@@ -244,24 +249,76 @@ final class Ingest {
         }
     }
 
-    /** The records of one request: collected in pool batches, nothing published until all of it decoded. */
+    /**
+     * The budget would not hold what the records decoded so far really take: the decoding stops (thrown through the
+     * decoder, which catches nothing but its own format errors) and the request is refused.
+     */
+    private static final class OverBudget extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        OverBudget() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Charged to the budget this many bytes at a time beyond the first estimate: one budget operation per step. */
+    private static final int CHARGE_STEP = 64 * 1024;
+
+    /**
+     * The records of one request: collected in pool batches, nothing published until all of it decoded. What each
+     * record really holds (payload, metadata: a resource's attributes are copied into every record of it, numbers
+     * and ids become text) is measured as the next one is asked for, and charged to the request's reservation when
+     * it passes what was reserved up front: a small request with a large resource cannot take more than the budget.
+     */
     private final class Sink implements RecordSink {
         private final List<Batch> filled = new ArrayList<>(4);
         private Batch current;
+        private Message last;
         private int count;
+        private RequestMemory memory;
+        /** Bytes reserved for the records (first the estimate, then in steps), and what they hold as measured. */
+        private long charged;
+        private long held;
 
-        void start() {
+        void start(RequestMemory memory, long reserved) {
             releaseAll();
+            this.memory = memory;
+            this.charged = reserved;
+            this.held = 0;
         }
 
         @Override
         public Message next() {
+            measureLast();
             if (current == null || current.isFull()) {
                 current = ctx.newBatch();
                 filled.add(current);
             }
             count++;
-            return current.add();
+            last = current.add();
+            return last;
+        }
+
+        /** Charges what the record last handed out holds; call once more when the decoding is done. */
+        void measureLast() {
+            if (last == null) {
+                return;
+            }
+            held += MemoryBudget.MESSAGE_OVERHEAD + last.length()
+                    + (last.hasMetadata() ? last.metadata().usedBytes() : 0);
+            last = null;
+            if (held > charged) {
+                long step = Math.max(CHARGE_STEP, held - charged);
+                if (!memory.take(step)) {
+                    throw new OverBudget();
+                }
+                charged += step;
+            }
+        }
+
+        /** What the records hold, as measured. */
+        long held() {
+            return held;
         }
 
         int count() {
@@ -280,6 +337,7 @@ final class Ingest {
             }
             filled.clear();
             current = null;
+            last = null;
             count = 0;
             return out;
         }
@@ -291,6 +349,7 @@ final class Ingest {
             }
             filled.clear();
             current = null;
+            last = null;
             count = 0;
         }
     }

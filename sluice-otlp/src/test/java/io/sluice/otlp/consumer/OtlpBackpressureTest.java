@@ -127,4 +127,42 @@ class OtlpBackpressureTest {
         assertThat(h.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
         h.awaitBudgetEmpty();
     }
+
+    /**
+     * The amplification an attacker would try: one resource with 64 KiB of attributes and 2,000 records of a few bytes
+     * each is a 100 KiB request, but every record carries its own copy of the resource (128 MiB in all). What the
+     * records really hold is charged as they are decoded, so the request is refused (413: more than the 4 MiB budget
+     * can ever hold) instead of filling the heap, nothing reaches the pipeline, and the budget is whole again.
+     */
+    @Test
+    void aLargeResourceCopiedIntoEveryRecordIsChargedForEveryCopy() throws Exception {
+        MemoryBudget budget = new MemoryBudget(4 * 1024 * 1024);
+        h = new Harness("bp-amplified", Map.of(), budget);
+        io.opentelemetry.proto.resource.v1.Resource.Builder resource = io.opentelemetry.proto.resource.v1.Resource.newBuilder();
+        for (int i = 0; i < 64; i++) {
+            resource.addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("k" + i)
+                    .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue("v".repeat(1024))));
+        }
+        io.opentelemetry.proto.logs.v1.ScopeLogs.Builder scope = io.opentelemetry.proto.logs.v1.ScopeLogs.newBuilder();
+        for (int i = 0; i < 2000; i++) {
+            scope.addLogRecords(io.opentelemetry.proto.logs.v1.LogRecord.newBuilder().setTimeUnixNano(i + 1));
+        }
+        byte[] body = io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest.newBuilder()
+                .addResourceLogs(io.opentelemetry.proto.logs.v1.ResourceLogs.newBuilder().setResource(resource)
+                        .addScopeLogs(scope)).build().toByteArray();
+        assertThat(body.length).isLessThan(100 * 1024);
+
+        Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), body, "-H", PROTO);
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(h.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(Capture.received(h.capture)).as("records that reached the pipeline").isEmpty();
+        h.awaitBudgetEmpty();
+
+        // The same records with a small resource are taken: the charge is what they hold, not a guess.
+        byte[] small = io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest.newBuilder()
+                .addResourceLogs(io.opentelemetry.proto.logs.v1.ResourceLogs.newBuilder().addScopeLogs(scope))
+                .build().toByteArray();
+        assertThat(Harness.curl(h.httpUrl("/v1/logs"), small, "-H", PROTO).status()).isEqualTo(200);
+        h.awaitBudgetEmpty();
+    }
 }
