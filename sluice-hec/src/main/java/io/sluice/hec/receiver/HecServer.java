@@ -30,9 +30,9 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.sluice.core.message.AnswerOnce;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Clock;
-import io.sluice.core.message.Completion;
 import io.sluice.core.message.GzipBody;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.RequestMemory;
@@ -55,7 +55,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -1182,14 +1181,13 @@ public final class HecServer {
     }
 
     /** Answers a request once every batch of it was delivered: the HEC "success only once taken" rule. */
-    private static final class Done extends Completion {
+    private static final class Done extends AnswerOnce {
         private final HecServer server;
         private final int events;
         private final boolean keepAlive;
         private final AckChannel ack;
         private final long ackId;
         private final Conn conn;
-        private final AtomicBoolean finished = new AtomicBoolean();
 
         Done(HecServer server, int events, boolean keepAlive, AckChannel ack, long ackId, Conn conn) {
             this.server = server;
@@ -1200,27 +1198,9 @@ public final class HecServer {
             this.conn = conn;
         }
 
-        @Override
-        protected void onComplete() {
-            finish(true);
-        }
-
-        @Override
-        protected void onFailed() {
-            finish(false);
-        }
-
-        /** The publisher could not hand every batch over: answer 503 now, whatever becomes of them. */
-        void abandon() {
-            fail();
-            finish(false);
-        }
-
         /** Runs on the thread that released the last batch (a producer's): nothing may escape into it. */
-        private void finish(boolean delivered) {
-            if (!finished.compareAndSet(false, true)) {
-                return;
-            }
+        @Override
+        protected void answer(boolean delivered) {
             try {
                 server.finished(this, delivered);
             } catch (Throwable t) {

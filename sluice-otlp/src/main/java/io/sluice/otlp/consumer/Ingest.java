@@ -2,8 +2,8 @@ package io.sluice.otlp.consumer;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.sluice.core.message.AnswerOnce;
 import io.sluice.core.message.Batch;
-import io.sluice.core.message.Completion;
 import io.sluice.core.message.GzipBody;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Message;
@@ -19,7 +19,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -355,12 +354,11 @@ final class Ingest {
     }
 
     /** Answers a request once every batch of it was delivered (success), or once any failed (busy). */
-    private final class Done extends Completion {
+    private final class Done extends AnswerOnce {
         private final int records;
         private final Outcome success;
         private final EventExecutor loop;
         private final Consumer<Outcome> reply;
-        private final AtomicBoolean finished = new AtomicBoolean();
 
         Done(int records, Outcome success, EventExecutor loop, Consumer<Outcome> reply) {
             this.records = records;
@@ -369,26 +367,9 @@ final class Ingest {
             this.reply = reply;
         }
 
-        @Override
-        protected void onComplete() {
-            finish(true);
-        }
-
-        @Override
-        protected void onFailed() {
-            finish(false);
-        }
-
-        void abandon() {
-            fail();
-            finish(false);
-        }
-
         /** On the thread that released the last batch (a producer's): nothing may escape into it. */
-        private void finish(boolean delivered) {
-            if (!finished.compareAndSet(false, true)) {
-                return;
-            }
+        @Override
+        protected void answer(boolean delivered) {
             pending.addAndGet(-records);
             Outcome o = delivered ? success : Outcome.refuse(Outcome.Code.BUSY,
                     "the pipeline did not deliver the request's " + records + " records; send them again");
