@@ -124,8 +124,8 @@ final class GrpcStream extends ChannelInboundHandlerAdapter {
         } else if (signal == null) {
             refuse(Outcome.Code.UNIMPLEMENTED, "unknown method " + path
                     + "; consumer.OTLP takes the logs and metrics Export calls");
-        } else if (!server.authorized(h.get("authorization"))) {
-            refuse(Outcome.Code.UNAUTHENTICATED, "missing or wrong bearer token");
+        } else if (!server.authorized(h.get(server.authHeader()))) {
+            refuse(Outcome.Code.UNAUTHENTICATED, "missing or wrong token in " + server.authHeader());
         } else {
             CharSequence enc = h.get(GRPC_ENCODING);
             gzipEncoding = enc != null && AsciiString.contentEqualsIgnoreCase(enc, "gzip");

@@ -176,8 +176,8 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
             refuse(r, 405, Outcome.Code.INVALID, r.method() + " " + signal.httpPath + "; only POST is allowed");
             return;
         }
-        if (!server.authorized(r.headers().get(HttpHeaderNames.AUTHORIZATION))) {
-            refuse(r, 401, Outcome.Code.UNAUTHENTICATED, "missing or wrong bearer token");
+        if (!server.authorized(r.headers().get(server.authHeader()))) {
+            refuse(r, 401, Outcome.Code.UNAUTHENTICATED, "missing or wrong token in " + server.authHeader());
             return;
         }
         if (!json && !mime.equals(PROTOBUF)) {
@@ -298,7 +298,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
             if (a.http() == 405) {
                 r.headers().set(HttpHeaderNames.ALLOW, "POST");
             }
-            if (a.http() == 401) {
+            if (a.http() == 401 && "authorization".equals(server.authHeader())) {
                 r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
             }
         }

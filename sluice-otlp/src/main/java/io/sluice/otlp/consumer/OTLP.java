@@ -36,6 +36,10 @@ public final class OTLP extends Consumer {
     public static final Param<List<String>> BEARER_TOKENS = Param.strings("BearerTokens", List.of(),
             "Accepted tokens ('Authorization: Bearer <token>'); empty accepts requests without checking. Refused: HTTP "
                     + "401, gRPC 16 UNAUTHENTICATED.");
+    public static final Param<String> AUTH_HEADER = Param.string("AuthHeader", "Authorization",
+            "The header that carries the token: 'Authorization' takes 'Bearer <token>'; any other header (an API-key "
+                    + "header such as X-Api-Key, which OTLP exporters set with their 'headers' option) is the token "
+                    + "itself.");
     public static final Param<Integer> MAX_REQUEST_SIZE = Param.integer("MaxRequestSize", 4 * 1024 * 1024,
             "Largest request, in bytes, before and after gzip (gRPC: the message). 4 MiB is gRPC's usual receive "
                     + "limit, which exporters already split for; the Collector's OTLP/HTTP allows 20 MiB. Larger gets "
@@ -61,7 +65,7 @@ public final class OTLP extends Consumer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.OTLP",
             "Receives OpenTelemetry logs and metrics over OTLP/gRPC and OTLP/HTTP (protobuf, JSON), answering after "
                     + "delivery.")
-            .params(ADDRESS, HTTP_ADDRESS, BEARER_TOKENS, MAX_REQUEST_SIZE, MAX_PENDING, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+            .params(ADDRESS, HTTP_ADDRESS, BEARER_TOKENS, AUTH_HEADER, MAX_REQUEST_SIZE, MAX_PENDING, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
                     IO_THREADS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH)
             .factory(OTLP::new);
 
@@ -96,6 +100,10 @@ public final class OTLP extends Consumer {
             settings.httpPort = -1;
         }
         settings.tokens = List.copyOf(config.get(BEARER_TOKENS));
+        settings.authHeader = config.get(AUTH_HEADER).trim().toLowerCase(java.util.Locale.ROOT);
+        if (settings.authHeader.isEmpty() || !settings.authHeader.chars().allMatch(c -> c > ' ' && c < 127 && c != ':')) {
+            throw config.error(AUTH_HEADER, "not a header name: '" + config.get(AUTH_HEADER) + "'");
+        }
         settings.maxRequestSize = atLeast(config, MAX_REQUEST_SIZE, 1);
         if (settings.maxRequestSize > MAX_REQUEST_LIMIT) {
             throw config.error(MAX_REQUEST_SIZE, "must be at most " + MAX_REQUEST_LIMIT);

@@ -54,6 +54,8 @@ final class OtlpServer {
         /** -1: no OTLP/HTTP listener. */
         int httpPort = 4318;
         List<String> tokens = List.of();
+        /** The header carrying the token, lower case; {@code authorization} means 'Bearer <token>'. */
+        String authHeader = "authorization";
         int maxRequestSize = 4 << 20;
         int maxPendingRecords = 65536;
         int maxConnections = 1024;
@@ -191,9 +193,15 @@ final class OtlpServer {
         }
     }
 
+    /** The header that carries the token (lower case, as HTTP/2 sends names). */
+    String authHeader() {
+        return settings.authHeader;
+    }
+
     /**
-     * Whether an {@code Authorization} header value carries one of the {@code BearerTokens} (always true without
-     * tokens). Every token is compared in constant time, so the answer's timing tells nothing about them.
+     * Whether the {@link #authHeader()} value carries one of the {@code BearerTokens} (always true without tokens):
+     * {@code Bearer <token>} in {@code Authorization}, the whole value in any other header. Every token is compared
+     * in constant time, so the answer's timing tells nothing about them.
      */
     boolean authorized(CharSequence header) {
         if (tokens.length == 0) {
@@ -203,10 +211,11 @@ final class OtlpServer {
             return false;
         }
         String h = header.toString();
-        if (h.length() < 7 || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        boolean bearer = "authorization".equals(settings.authHeader);
+        if (bearer && (h.length() < 7 || !h.regionMatches(true, 0, "Bearer ", 0, 7))) {
             return false;
         }
-        byte[] given = h.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+        byte[] given = (bearer ? h.substring(7) : h).trim().getBytes(StandardCharsets.UTF_8);
         boolean ok = false;
         for (byte[] t : tokens) {
             ok |= MessageDigest.isEqual(t, given);

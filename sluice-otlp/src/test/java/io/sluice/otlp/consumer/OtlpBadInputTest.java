@@ -183,4 +183,27 @@ class OtlpBadInputTest {
         assertThat(h.received()).hasSize(2);
         h.awaitBudgetEmpty();
     }
+
+    /** An API-key header instead of Authorization: the SDK exporters send it with their headers option. */
+    @Test
+    void aTokenInAnApiKeyHeader() throws Exception {
+        start(Map.of("BearerTokens", java.util.List.of("k-123"), "AuthHeader", "X-Api-Key"));
+        byte[] body = Requests.logsBytes(1);
+        assertThat(Harness.curl(h.httpUrl("/v1/logs"), body, "-H", PROTO, "-H", "Authorization: Bearer k-123").status())
+                .as("the token in another header").isEqualTo(401);
+        assertThat(Harness.curl(h.httpUrl("/v1/logs"), body, "-H", PROTO, "-H", "X-Api-Key: k-12").status()).isEqualTo(401);
+        assertThat(Harness.curl(h.httpUrl("/v1/logs"), body, "-H", PROTO, "-H", "x-api-key: k-123").status()).isEqualTo(200);
+
+        var exporter = io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter.builder()
+                .setEndpoint("http://127.0.0.1:" + h.grpcPort).addHeader("X-Api-Key", "k-123").build();
+        try (var provider = io.opentelemetry.sdk.logs.SdkLoggerProvider.builder()
+                .addLogRecordProcessor(io.opentelemetry.sdk.logs.export.SimpleLogRecordProcessor.create(exporter)).build()) {
+            provider.get("auth").logRecordBuilder().setBody("with the key").emit();
+            assertThat(provider.forceFlush().join(10, java.util.concurrent.TimeUnit.SECONDS).isSuccess()).isTrue();
+        }
+        Harness.await(() -> h.received().size() == 2, 10_000, "both accepted records");
+        assertThat(h.received()).extracting(Capture.Event::payload).contains("with the key");
+        assertThat(h.rejected(Rejection.AUTH)).isEqualTo(2);
+        h.awaitBudgetEmpty();
+    }
 }
