@@ -19,6 +19,8 @@ final class Export {
     final RequestMemory memory;
     byte[] body;
     int length;
+    /** Bytes reserved for {@link #body}: its announced length (a pooled buffer may be longer), or its capacity. */
+    private long charged;
 
     Export(Signal signal, boolean json, boolean gzip, int max, MemoryBudget budget) {
         this.signal = signal;
@@ -40,7 +42,8 @@ final class Export {
         if (!memory.take(n)) {
             return Outcome.refuse(Outcome.Code.of(memory.refusal()), memory.detail());
         }
-        body = new byte[(int) n];
+        body = BodyBuffers.take((int) n);
+        charged = n;
         return null;
     }
 
@@ -67,6 +70,7 @@ final class Export {
                 System.arraycopy(body, 0, grown, 0, length);
             }
             body = grown;
+            charged = cap;
             memory.give(old);
         }
         b.getBytes(b.readerIndex(), body, length, n);
@@ -76,12 +80,25 @@ final class Export {
 
     /** Bytes reserved for the body buffer (given back once it is decoded). */
     long bodyCharge() {
-        return body == null ? 0 : body.length;
+        return body == null ? 0 : charged;
+    }
+
+    /**
+     * The body was read (decoded, or inflated): its buffer goes back to this event loop's {@link BodyBuffers} and its
+     * reservation to the budget. On the event loop that received it.
+     */
+    void bodyDone() {
+        memory.give(bodyCharge());
+        BodyBuffers.give(body);
+        body = null;
+        charged = 0;
     }
 
     /** Drops the body and everything reserved: the request was refused or is done. */
     void release() {
+        BodyBuffers.give(body);
         body = null;
+        charged = 0;
         length = 0;
         memory.releaseAll();
     }

@@ -141,8 +141,11 @@ final class Ingest {
                 return Outcome.refuse(Outcome.Code.of(mem.refusal()), "decoded, the request's " + e.signal.items
                         + " hold more than reserved: " + mem.detail());
             }
-            mem.give(inputCharge); // decoded: the input buffer's reservation goes back
-            e.body = null;
+            if (e.gzip) {
+                mem.give(inputCharge); // decoded: the inflated buffer's reservation goes back
+            } else {
+                e.bodyDone(); // decoded: the body's buffer and reservation go back
+            }
             int n = sink.count();
             long rejected = Math.max(0, count - n);
             Outcome success = new Outcome(Outcome.Code.OK, rejected,
@@ -168,8 +171,7 @@ final class Ingest {
     private Outcome inflate(Export e, State st) {
         RequestMemory mem = e.memory;
         GzipBody.Result r = st.gzip.inflate(e.body == null ? Wire.EMPTY : e.body, 0, e.length, e.max, mem);
-        mem.give(e.bodyCharge()); // the compressed body is not needed any more
-        e.body = null;
+        e.bodyDone(); // the compressed body is not needed any more
         return switch (r) {
             case TOO_LARGE -> Outcome.refuse(Outcome.Code.TOO_LARGE, "the gzip body inflates beyond MaxRequestSize ("
                     + e.max + ")");
