@@ -25,11 +25,18 @@ class OtlpBackpressureTest {
 
     private Harness h;
 
+    /**
+     * The blocked requests each get a thread of their own: the common pool (one thread on two cores, and on some JDKs
+     * used whatever the parallelism) would run the senders after the first one, which waits on purpose.
+     */
+    private final java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newCachedThreadPool();
+
     @AfterEach
     void stop() {
         if (h != null) {
             h.close();
         }
+        senders.shutdownNow();
     }
 
     private static long retrySeconds(Harness.Reply r) throws Exception {
@@ -61,7 +68,7 @@ class OtlpBackpressureTest {
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, senders);
         Harness.await(() -> h.stats().in() == 3, 20_000, "the first request's records to be published");
         assertBusy();
         assertThat(first).isNotDone(); // nothing acknowledged before delivery
@@ -86,14 +93,14 @@ class OtlpBackpressureTest {
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, senders);
         Harness.await(() -> h.stats().in() == 1, 20_000, "the first request's record to be published");
         CompletableFuture<Boolean> grpc = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
                 io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter.builder()
-                        .setEndpoint("http://127.0.0.1:" + h.grpcPort).build(), "retried over gRPC"));
+                        .setEndpoint("http://127.0.0.1:" + h.grpcPort).build(), "retried over gRPC"), senders);
         CompletableFuture<Boolean> http = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
                 io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter.builder()
-                        .setEndpoint(h.httpUrl("/v1/logs")).build(), "retried over HTTP"));
+                        .setEndpoint(h.httpUrl("/v1/logs")).build(), "retried over HTTP"), senders);
         Harness.await(() -> h.rejected(Rejection.BUSY) >= 2, 20_000, "both exporters to be answered busy");
         Capture.open(h.capture);
         assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
