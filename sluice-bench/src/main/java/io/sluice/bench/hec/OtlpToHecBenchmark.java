@@ -128,4 +128,66 @@ public class OtlpToHecBenchmark {
     public long otlpToHec_pushLogData_100_200_2M() throws Exception {
         return push();
     }
+
+    /**
+     * The HEC side alone: the same request decoded once (in setup), then only delivered per op, so that the OTLP
+     * mapping's cost can be measured apart from the decoder's. {@link #plainToHec_encodeOnly} delivers the same
+     * messages without their {@code otlp.signal} (the plain path, for reference).
+     */
+    @State(Scope.Benchmark)
+    public static class Decoded {
+        Batch otlp;
+        Batch plain;
+        SplunkHEC producer;
+
+        @Setup
+        public void setup() throws Exception {
+            OtlpToHecBenchmark b = new OtlpToHecBenchmark();
+            b.setup();
+            producer = b.producer;
+            otlp = b.batch;
+            plain = new BatchPool(100 * 200).acquire();
+            b.decoder.decode(b.request, 0, b.request.length, plain::add);
+            for (int i = 0; i < plain.size(); i++) {
+                io.sluice.core.message.Metadata md = plain.get(i).metadata();
+                md.remove(md.indexOf(io.sluice.core.message.OtlpFields.SIGNAL));
+            }
+        }
+    }
+
+    @Benchmark
+    public long otlpToHec_encodeOnly(Decoded d) throws Exception {
+        d.producer.deliver(d.otlp);
+        return d.otlp.size();
+    }
+
+    @Benchmark
+    public long plainToHec_encodeOnly(Decoded d) throws Exception {
+        d.producer.deliver(d.plain);
+        return d.plain.size();
+    }
+
+    /**
+     * Thread CPU time per delivery of the decoded batch (robust to a busy machine): {@code java -cp
+     * benchmarks.jar io.sluice.bench.hec.OtlpToHecBenchmark [rounds]}; prints the median ms of each round of 200.
+     */
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
+        Decoded d = new Decoded();
+        d.setup();
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int r = 0; r < rounds; r++) {
+            for (Batch b : new Batch[] {d.otlp, d.plain}) {
+                long[] t = new long[200];
+                for (int i = 0; i < t.length; i++) {
+                    long c0 = mx.getCurrentThreadCpuTime();
+                    d.producer.deliver(b);
+                    t[i] = mx.getCurrentThreadCpuTime() - c0;
+                }
+                Arrays.sort(t);
+                System.out.printf("%s %.3f ms  ", b == d.otlp ? "otlp" : "plain", t[t.length / 2] / 1e6);
+            }
+            System.out.println();
+        }
+    }
 }
