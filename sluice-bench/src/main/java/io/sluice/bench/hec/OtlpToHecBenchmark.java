@@ -177,7 +177,10 @@ public class OtlpToHecBenchmark {
         d.setup();
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         for (int r = 0; r < rounds; r++) {
-            for (Batch b : new Batch[] {d.otlp, d.plain}) {
+            Batch[] which = args.length > 1 && args[1].equals("plain-first") ? new Batch[] {d.plain, d.otlp}
+                    : args.length > 1 && args[1].equals("otlp") ? new Batch[] {d.otlp}
+                    : args.length > 1 && args[1].equals("plain") ? new Batch[] {d.plain} : new Batch[] {d.otlp, d.plain};
+            for (Batch b : which) {
                 long[] t = new long[200];
                 for (int i = 0; i < t.length; i++) {
                     long c0 = mx.getCurrentThreadCpuTime();

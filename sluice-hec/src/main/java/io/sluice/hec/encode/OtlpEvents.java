@@ -164,6 +164,14 @@ final class OtlpEvents {
     private static final int W_SCOP = (int) INTS.get(SCOPE_PREFIX, 0);
     private static final long W_METRIC_N = (long) LONGS.get(METRIC_PREFIX, 0);
     private static final int W_AME = (int) INTS.get(METRIC_PREFIX, 8);
+    private static final int W_RESO = (int) INTS.get(RESOURCE_PREFIX, 0);
+    /** {@link #byLength}: several keys of one length. */
+    private static final byte AMBIGUOUS = 100;
+    /** The {@link #OTLP_KEYS} index by key length, -1 for none ({@link #byLength}). */
+    private static final byte[] OTLP_BY_LENGTH = byLength(OTLP_KEYS, 0, -1);
+    /** The keys {@link #metaCode} looks for, at their codes (HOST..TOKEN_CODE), and their codes by length. */
+    private final byte[][] metaKeys;
+    private final byte[] metaByLength;
 
     // A metric message's events: their extra dimension (le, qt) and measurement entries (-1: none).
     private int events;
@@ -172,6 +180,9 @@ final class OtlpEvents {
 
     OtlpEvents(HecFormat format) {
         this.format = format;
+        this.metaKeys = new byte[][] {null, format.otelHostKey, format.otelSourceKey, format.otelSourcetypeKey,
+            format.otelIndexKey, TOKEN};
+        this.metaByLength = byLength(metaKeys, HOST, FIELD);
     }
 
     private static byte[] ascii(String s) {
@@ -194,7 +205,7 @@ final class OtlpEvents {
 
     private static boolean is(Metadata md, int i, byte[] v) {
         int off = md.valueOffset(i);
-        return md.valueLength(i) == v.length && Arrays.equals(md.arena(), off, off + v.length, v, 0, v.length);
+        return md.valueLength(i) == v.length && eq(md.arena(), off, v);
     }
 
     private static boolean equal(byte[] a, int off, int len, byte[] k) {
@@ -206,7 +217,11 @@ final class OtlpEvents {
      * range compare costs more in its setup than in comparing them.
      */
     private static boolean eq(byte[] a, int off, byte[] k) {
-        int n = k.length;
+        return eq(a, off, k, k.length);
+    }
+
+    /** Whether {@code a[off, off+n)} equals {@code k[0, n)}, as {@link #eq(byte[], int, byte[])}. */
+    private static boolean eq(byte[] a, int off, byte[] k, int n) {
         if (n >= 8) {
             for (int i = 0; i < n - 8; i += 8) {
                 if ((long) LONGS.get(a, off + i) != (long) LONGS.get(k, i)) {
@@ -243,55 +258,89 @@ final class OtlpEvents {
         for (int i = 0; i < n; i++) {
             int off = md.keyOffset(i);
             int len = md.keyLength(i);
-            if (len >= 5 && (int) INTS.get(a, off) == W_OTLP && a[off + 4] == '.') {
-                for (int k = 0; k < OTLP_KEYS.length; k++) {
-                    if (equal(a, off, len, OTLP_KEYS[k])) {
-                        at[k] = i;
-                        break;
+            if (len >= 5) {
+                int w = (int) INTS.get(a, off);
+                if (w == W_OTLP && a[off + 4] == '.') {
+                    int k = len < 64 ? OTLP_BY_LENGTH[len] : -1; // otlp.signal and the others: no length of ours
+                    if (k >= 0 && k != AMBIGUOUS) {
+                        if (eq(a, off, OTLP_KEYS[k])) {
+                            at[k] = i;
+                        }
+                    } else if (k == AMBIGUOUS) {
+                        for (k = 0; k < OTLP_KEYS.length; k++) {
+                            if (equal(a, off, len, OTLP_KEYS[k])) {
+                                at[k] = i;
+                                break;
+                            }
+                        }
                     }
+                    continue;
                 }
-            } else if (len >= 9 && (long) LONGS.get(a, off) == W_RESOURCE && a[off + 8] == '.') {
-                if (resCount == res.length) {
-                    res = Arrays.copyOf(res, resCount * 2);
-                    resCode = Arrays.copyOf(resCode, resCount * 2);
+                if (len >= 9 && w == W_RESO && (long) LONGS.get(a, off) == W_RESOURCE && a[off + 8] == '.') {
+                    if (resCount == res.length) {
+                        res = Arrays.copyOf(res, resCount * 2);
+                        resCode = Arrays.copyOf(resCode, resCount * 2);
+                    }
+                    int code = metaCode(a, off + 9, len - 9);
+                    meta[code] = i;
+                    res[resCount] = i;
+                    resCode[resCount++] = code;
+                    continue;
                 }
-                int code = metaCode(a, off + 9, len - 9);
-                meta[code] = i;
-                res[resCount] = i;
-                resCode[resCount++] = code;
-            } else if (len >= 6 && (int) INTS.get(a, off) == W_SCOP && a[off + 4] == 'e' && a[off + 5] == '.') {
-                continue; // the exporter sends nothing of the scope
-            } else if (metric && len > 12 && (long) LONGS.get(a, off) == W_METRIC_N && (int) INTS.get(a, off + 8) == W_AME) {
-                iValue = i;
-            } else {
-                if (recCount == rec.length) {
-                    rec = Arrays.copyOf(rec, recCount * 2);
-                    recCode = Arrays.copyOf(recCode, recCount * 2);
+                if (w == W_SCOP && len >= 6 && a[off + 4] == 'e' && a[off + 5] == '.') {
+                    continue; // the exporter sends nothing of the scope
                 }
-                int code = metaCode(a, off, len);
-                meta[5 + code] = i;
-                rec[recCount] = i;
-                recCode[recCount++] = code;
+                if (metric && len > 12 && (long) LONGS.get(a, off) == W_METRIC_N && (int) INTS.get(a, off + 8) == W_AME) {
+                    iValue = i;
+                    continue;
+                }
             }
+            if (recCount == rec.length) {
+                rec = Arrays.copyOf(rec, recCount * 2);
+                recCode = Arrays.copyOf(recCode, recCount * 2);
+            }
+            int code = metaCode(a, off, len);
+            meta[5 + code] = i;
+            rec[recCount] = i;
+            recCode[recCount++] = code;
         }
     }
 
-    /** What the exporter makes of attribute key {@code a[off, off+len)}: FIELD, HOST, ..., TOKEN_CODE. */
+    /**
+     * What the exporter makes of attribute key {@code a[off, off+len)}: FIELD, HOST, ..., TOKEN_CODE. The key's
+     * length picks the one candidate it can be ({@link #metaByLength}), so that a key costs at most one compare.
+     */
     private int metaCode(byte[] a, int off, int len) {
-        HecFormat f = format;
-        if (equal(a, off, len, f.otelHostKey)) {
-            return HOST;
+        int c = len < 64 ? metaByLength[len] : AMBIGUOUS;
+        if (c == FIELD) {
+            return FIELD;
         }
-        if (equal(a, off, len, f.otelSourceKey)) {
-            return SOURCE;
+        if (c != AMBIGUOUS) {
+            return eq(a, off, metaKeys[c]) ? c : FIELD;
         }
-        if (equal(a, off, len, f.otelSourcetypeKey)) {
-            return SOURCETYPE;
+        for (int k = HOST; k <= TOKEN_CODE; k++) {
+            if (equal(a, off, len, metaKeys[k])) {
+                return k;
+            }
         }
-        if (equal(a, off, len, f.otelIndexKey)) {
-            return INDEX;
+        return FIELD;
+    }
+
+    /**
+     * For each length below 64: the one of {@code keys} (its index) with that length, {@code none} when there is
+     * none, {@link #AMBIGUOUS} when several share it; keys of 64 bytes or more make every longer length ambiguous
+     * (callers treat lengths from 64 on as ambiguous).
+     */
+    private static byte[] byLength(byte[][] keys, int from, int none) {
+        byte[] t = new byte[64];
+        Arrays.fill(t, (byte) none);
+        for (int k = from; k < keys.length; k++) {
+            int n = keys[k].length;
+            if (n < 64) {
+                t[n] = t[n] == none ? (byte) k : AMBIGUOUS;
+            }
         }
-        return equal(a, off, len, TOKEN) ? TOKEN_CODE : FIELD;
+        return t;
     }
 
     /**
@@ -308,31 +357,57 @@ final class OtlpEvents {
 
     // ------------------------------------------------------------------------------------------ header
 
-    /** {@code {"time":T,"host":H[,"source":S][,"sourcetype":ST][,"index":I]}: as the exporter's Event struct. */
-    private void putHeader(ByteOut o, Metadata md, long ms) {
-        if (ms != 0) {
-            o.write(H_TIME);
-            putMillisAsSeconds(o, ms);
-            o.write(',');
-        } else {
-            o.write('{');
-        }
+    /** Room for the header's fixed parts: keys, braces, commas, the time (up to 25 bytes) and slack. */
+    private static final int HEADER_FIXED = 96;
+
+    /**
+     * Picks the header's host, source, sourcetype and index values and returns the room {@link #putHeader} needs
+     * for them. Consecutive records mostly share them: then their encoding is copied from the last header.
+     */
+    private int headerRoom(Metadata md) {
         value(0, md, iHost, format.hostValue != null ? format.hostValue : UNKNOWN, true);
         value(1, md, iSource, format.sourceValue, false);
         value(2, md, iSourcetype, format.sourcetypeValue, false);
         value(3, md, iIndex, format.indexValue, false);
-        if (lastValid && sameAsLast(0) && sameAsLast(1) && sameAsLast(2) && sameAsLast(3)) {
-            o.write(lastMeta.array(), 0, lastMeta.length());
-            return;
+        sameMeta = lastValid && sameAsLast(0) && sameAsLast(1) && sameAsLast(2) && sameAsLast(3);
+        if (sameMeta) {
+            return HEADER_FIXED + lastMeta.length();
         }
-        int start = o.length();
-        o.write(H_HOST);
-        o.writeQuoted(valueArray[0], valueOffset[0], valueLength[0]);
-        putOptional(o, H_SOURCE, 1);
-        putOptional(o, H_SOURCETYPE, 2);
-        putOptional(o, H_INDEX, 3);
+        int n = HEADER_FIXED;
+        for (int s = 0; s < 4; s++) {
+            n += ByteOut.quotedBound(Math.max(0, valueLength[s]));
+        }
+        return n;
+    }
+
+    /** Whether the values {@link #headerRoom} picked are the last header's. */
+    private boolean sameMeta;
+
+    /**
+     * {@code {"time":T,"host":H[,"source":S][,"sourcetype":ST][,"index":I]}: as the exporter's Event struct; at
+     * {@code b[at]}, with the room {@link #headerRoom} (called just before) asked for. Returns the end.
+     */
+    private int putHeader(byte[] b, int at, long ms) {
+        if (ms != 0) {
+            System.arraycopy(H_TIME, 0, b, at, H_TIME.length);
+            at = putMillisAsSeconds(b, at + H_TIME.length, ms);
+            b[at++] = ',';
+        } else {
+            b[at++] = '{';
+        }
+        if (sameMeta) {
+            int n = lastMeta.length();
+            System.arraycopy(lastMeta.array(), 0, b, at, n);
+            return at + n;
+        }
+        int start = at;
+        System.arraycopy(H_HOST, 0, b, at, H_HOST.length);
+        at = ByteOut.putQuoted(b, at + H_HOST.length, valueArray[0], valueOffset[0], valueLength[0]);
+        at = putOptional(b, at, H_SOURCE, 1);
+        at = putOptional(b, at, H_SOURCETYPE, 2);
+        at = putOptional(b, at, H_INDEX, 3);
         lastMeta.clear();
-        lastMeta.write(o.array(), start, o.length() - start);
+        lastMeta.write(b, start, at - start);
         for (int s = 0; s < 4; s++) {
             int n = valueLength[s];
             lastLength[s] = n;
@@ -344,6 +419,7 @@ final class OtlpEvents {
             }
         }
         lastValid = true;
+        return at;
     }
 
     /**
@@ -369,34 +445,54 @@ final class OtlpEvents {
     /** Whether slot {@code s}'s value is the one written last (compared as bytes: a copy was kept). */
     private boolean sameAsLast(int s) {
         int n = valueLength[s];
-        return n == lastLength[s] && (n <= 0 || compareBytes(valueArray[s], valueOffset[s], n, lastValue[s], 0, n) == 0);
+        if (n != lastLength[s]) {
+            return false;
+        }
+        if (n <= 0) {
+            return true;
+        }
+        byte[] v = valueArray[s];
+        int off = valueOffset[s];
+        byte[] last = lastValue[s]; // at least 64 bytes long
+        if (n <= 8 && off + 8 <= v.length) {
+            long x = (long) LONGS.get(v, off) ^ (long) LONGS.get(last, 0);
+            return x << ((8 - n) << 3) == 0; // little-endian: the bytes past n are the high ones
+        }
+        return eq(v, off, last, n);
     }
 
-    private void putOptional(ByteOut o, byte[] key, int s) {
+    private int putOptional(byte[] b, int at, byte[] key, int s) {
         if (valueLength[s] > 0) {
-            o.write(key);
-            o.writeQuoted(valueArray[s], valueOffset[s], valueLength[s]);
+            System.arraycopy(key, 0, b, at, key.length);
+            at = ByteOut.putQuoted(b, at + key.length, valueArray[s], valueOffset[s], valueLength[s]);
         }
+        return at;
     }
 
     /** Milliseconds as the float64 seconds Go prints: {@code 1.001}, {@code 1433188255.5}, {@code 2}. */
     static void putMillisAsSeconds(ByteOut o, long ms) {
+        o.setLength(putMillisAsSeconds(o.ensure(32), o.length(), ms));
+    }
+
+    /** {@link #putMillisAsSeconds(ByteOut, long)} at {@code b[at]}, which has room for 32 bytes; returns the end. */
+    static int putMillisAsSeconds(byte[] b, int at, long ms) {
         if (ms < 0) {
-            o.write('-');
+            b[at++] = '-';
             ms = -ms;
         }
-        o.writeLong(ms / 1000);
+        at = ByteOut.putLong(b, at, ms / 1000);
         int frac = (int) (ms % 1000);
         if (frac != 0) {
-            o.write('.');
-            o.write('0' + frac / 100);
+            b[at++] = '.';
+            b[at++] = (byte) ('0' + frac / 100);
             if (frac % 100 != 0) {
-                o.write('0' + frac / 10 % 10);
+                b[at++] = (byte) ('0' + frac / 10 % 10);
                 if (frac % 10 != 0) {
-                    o.write('0' + frac % 10);
+                    b[at++] = (byte) ('0' + frac % 10);
                 }
             }
         }
+        return at;
     }
 
     /** {@code float64(uint64)}: the unsigned value rounded to the nearest double, as Go converts it. */
@@ -574,10 +670,28 @@ final class OtlpEvents {
         }
         sortRefs();
 
-        putHeader(o, md, roundToMillis(ts));
-        o.write(H_EVENT);
-        putBody(o, m, md, bt);
-        writeRefs(o, md);
+        // One reservation for the whole event, written at a local position (see ByteOut); a body other than a
+        // string goes through the JSON writer, and the fields' room is then reserved after it.
+        int fieldsRoom = refsRoom(md);
+        byte[] p = m.payload();
+        int len = m.length();
+        int room = headerRoom(md) + H_EVENT.length + fieldsRoom;
+        if (bt < 0) {
+            room += ByteOut.quotedRoom(p, 0, len);
+        }
+        byte[] b = o.ensure(room);
+        int at = putHeader(b, o.length(), roundToMillis(ts));
+        System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
+        at += H_EVENT.length;
+        if (bt < 0) {
+            at = ByteOut.putQuoted(b, at, p, 0, len); // a string body is sent as a string, whatever it holds
+        } else {
+            o.setLength(at);
+            putBody(o, m, md, bt);
+            b = o.ensure(fieldsRoom);
+            at = o.length();
+        }
+        o.setLength(putRefs(b, at, md));
         return true;
     }
 
@@ -715,13 +829,11 @@ final class OtlpEvents {
         return al - bl;
     }
 
-    /** {@code ,"fields":{...}}} and the newline (no fields: {@code }} and the newline), into room reserved once. */
-    private void writeRefs(ByteOut o, Metadata md) {
+    /** Room {@link #putRefs} needs for the sorted references. */
+    private int refsRoom(Metadata md) {
         int n = refs;
-        int[] order = rOrder;
         int room = 24;
-        for (int s = 0; s < n; s++) {
-            int r = order[s];
+        for (int r = 0; r < n; r++) {
             room += ByteOut.quotedBound(rKeyLen[r]) + 2;
             int i = rIdx[r];
             room += switch (rType[r]) {
@@ -730,8 +842,16 @@ final class OtlpEvents {
                 default -> md.valueLength(i) + 48; // a number as Go prints it: its digits and some zeros
             };
         }
-        byte[] b = o.ensure(room);
-        int at = o.length();
+        return room;
+    }
+
+    /**
+     * {@code ,"fields":{...}}} and the newline (no fields: {@code }} and the newline) at {@code b[at]}, which has
+     * the room {@link #refsRoom} asked for; returns the end.
+     */
+    private int putRefs(byte[] b, int at, Metadata md) {
+        int n = refs;
+        int[] order = rOrder;
         if (n > 0) {
             System.arraycopy(H_FIELDS, 0, b, at, H_FIELDS.length);
             at += H_FIELDS.length;
@@ -779,7 +899,7 @@ final class OtlpEvents {
         }
         b[at++] = '}';
         b[at++] = '\n';
-        o.setLength(at);
+        return at;
     }
 
     /** {@code event}: the body's {@code AsRaw()} as Go marshals it. */
@@ -956,10 +1076,12 @@ final class OtlpEvents {
         int dims = entries;
         sortEntries(dims);
 
-        hdr.clear();
         // math.Round(float64(ts)/1e6): ts is a uint64 (one past 2^63 is a negative long here).
-        putHeader(hdr, md, Math.round(unsignedToDouble(m.timestamp()) / 1e6));
-        hdr.write(H_METRIC);
+        hdr.clear();
+        byte[] hb = hdr.ensure(headerRoom(md) + H_METRIC.length);
+        int hat = putHeader(hb, 0, Math.round(unsignedToDouble(m.timestamp()) / 1e6));
+        System.arraycopy(H_METRIC, 0, hb, hat, H_METRIC.length);
+        hdr.setLength(hat + H_METRIC.length);
 
         events = 0;
         switch (type) {
