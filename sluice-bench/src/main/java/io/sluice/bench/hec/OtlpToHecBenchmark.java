@@ -175,6 +175,11 @@ public class OtlpToHecBenchmark {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         Decoded d = new Decoded();
         d.setup();
+        if (args.length > 2) { // only the first n records (a working set that fits the caches), times 20000 / n
+            int n = Integer.parseInt(args[2]);
+            d.otlp.truncate(n);
+            d.plain.truncate(n);
+        }
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         for (int r = 0; r < rounds; r++) {
             Batch[] which = args.length > 1 && args[1].equals("plain-first") ? new Batch[] {d.plain, d.otlp}

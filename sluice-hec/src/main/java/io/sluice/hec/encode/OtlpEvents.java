@@ -171,6 +171,9 @@ final class OtlpEvents {
     private static final byte[] OTLP_BY_LENGTH = byLength(OTLP_KEYS, 0, -1);
     /** The keys {@link #metaCode} looks for, at their codes (HOST..TOKEN_CODE), and their codes by length. */
     private final byte[][] metaKeys;
+    /** {@link #first} and {@link #last} of each of {@link #metaKeys}. */
+    private final long[] metaFirst = new long[6];
+    private final long[] metaLast = new long[6];
     private final byte[] metaByLength;
 
     // A metric message's events: their extra dimension (le, qt) and measurement entries (-1: none).
@@ -183,6 +186,10 @@ final class OtlpEvents {
         this.metaKeys = new byte[][] {null, format.otelHostKey, format.otelSourceKey, format.otelSourcetypeKey,
             format.otelIndexKey, TOKEN};
         this.metaByLength = byLength(metaKeys, HOST, FIELD);
+        for (int k = HOST; k <= TOKEN_CODE; k++) {
+            metaFirst[k] = first(metaKeys[k]);
+            metaLast[k] = last(metaKeys[k]);
+        }
     }
 
     private static byte[] ascii(String s) {
@@ -316,7 +323,7 @@ final class OtlpEvents {
             return FIELD;
         }
         if (c != AMBIGUOUS) {
-            return eq(a, off, metaKeys[c]) ? c : FIELD;
+            return same(a, off, len, metaFirst[c], metaLast[c]) && (len <= 16 || eq(a, off, metaKeys[c])) ? c : FIELD;
         }
         for (int k = HOST; k <= TOKEN_CODE; k++) {
             if (equal(a, off, len, metaKeys[k])) {
@@ -324,6 +331,32 @@ final class OtlpEvents {
             }
         }
         return FIELD;
+    }
+
+    /**
+     * Whether {@code a[off, off+len)} has the first and last 8 bytes {@code first} and {@code last} ({@link #first},
+     * {@link #last}): the whole key when it has 16 bytes or fewer. Two loads instead of a loop: this runs for the
+     * host/source/sourcetype/index candidates of every record.
+     */
+    private static boolean same(byte[] a, int off, int len, long first, long last) {
+        if (len >= 8) {
+            return (long) LONGS.get(a, off) == first && (long) LONGS.get(a, off + len - 8) == last;
+        }
+        long w = 0;
+        for (int i = len - 1; i >= 0; i--) {
+            w = (w << 8) | (a[off + i] & 0xFF);
+        }
+        return w == first;
+    }
+
+    /** The first 8 bytes of {@code k} as {@link #same} compares them (fewer: the bytes it has, zero above). */
+    private static long first(byte[] k) {
+        return k == null ? 0 : k.length >= 8 ? (long) LONGS.get(k, 0) : ByteOut.word(k, 0);
+    }
+
+    /** The last 8 bytes of {@code k} as {@link #same} compares them. */
+    private static long last(byte[] k) {
+        return k == null || k.length < 8 ? 0 : (long) LONGS.get(k, k.length - 8);
     }
 
     /**
@@ -454,9 +487,14 @@ final class OtlpEvents {
         byte[] v = valueArray[s];
         int off = valueOffset[s];
         byte[] last = lastValue[s]; // at least 64 bytes long
-        if (n <= 8 && off + 8 <= v.length) {
-            long x = (long) LONGS.get(v, off) ^ (long) LONGS.get(last, 0);
-            return x << ((8 - n) << 3) == 0; // little-endian: the bytes past n are the high ones
+        if (n <= 8) {
+            if (off + 8 <= v.length) {
+                long x = (long) LONGS.get(v, off) ^ (long) LONGS.get(last, 0);
+                return x << ((8 - n) << 3) == 0; // little-endian: the bytes past n are the high ones
+            }
+        } else if (n <= 16) {
+            return (long) LONGS.get(v, off) == (long) LONGS.get(last, 0)
+                    && (long) LONGS.get(v, off + n - 8) == (long) LONGS.get(last, n - 8);
         }
         return eq(v, off, last, n);
     }
