@@ -255,6 +255,112 @@ final class OtlpEvents {
      * give host, source, sourcetype and index. Prefixes are compared as words: this runs for every record.
      */
     private void classify(Metadata md, boolean metric) {
+        if (sameLayout(md, metric)) {
+            return; // the keys of the last message classified, in the same order: the same answers
+        }
+        classifyKeys(md, metric);
+        keepLayout(md, metric);
+    }
+
+    // The keys classify() last looked at (count, and per key its length, first and last 8 bytes, and the bytes
+    // between those for keys longer than 16), with the message kind: the records of a resource and scope mostly
+    // carry the same keys in the same order, and checking that costs less than classifying them again.
+    private int lN = -1;
+    private boolean lMetric;
+    private int[] lLen = new int[16];
+    private long[] lFirst = new long[16];
+    private long[] lLast = new long[16];
+    private int[] lMid = new int[16];
+    private final ByteOut lMidBytes = new ByteOut(256);
+
+    /** Whether {@code md}'s keys are those {@link #keepLayout} kept, in the same order. */
+    private boolean sameLayout(Metadata md, boolean metric) {
+        int n = md.size();
+        if (n != lN || metric != lMetric) {
+            return false;
+        }
+        byte[] a = md.arena();
+        for (int i = 0; i < n; i++) {
+            int off = md.keyOffset(i);
+            int len = md.keyLength(i);
+            if (len != lLen[i]) {
+                return false;
+            }
+            if (len >= 8) {
+                if ((long) LONGS.get(a, off) != lFirst[i] || (long) LONGS.get(a, off + len - 8) != lLast[i]) {
+                    return false;
+                }
+                if (len > 16 && !eqRange(a, off + 8, lMidBytes.array(), lMid[i], len - 16)) {
+                    return false;
+                }
+            } else if (shortWord(a, off, len) != lFirst[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Keeps {@code md}'s keys for {@link #sameLayout}. */
+    private void keepLayout(Metadata md, boolean metric) {
+        int n = md.size();
+        if (lLen.length < n) {
+            int cap = Math.max(n, lLen.length * 2);
+            lLen = new int[cap];
+            lFirst = new long[cap];
+            lLast = new long[cap];
+            lMid = new int[cap];
+        }
+        lMidBytes.clear();
+        byte[] a = md.arena();
+        for (int i = 0; i < n; i++) {
+            int off = md.keyOffset(i);
+            int len = md.keyLength(i);
+            lLen[i] = len;
+            if (len >= 8) {
+                lFirst[i] = (long) LONGS.get(a, off);
+                lLast[i] = (long) LONGS.get(a, off + len - 8);
+                lMid[i] = lMidBytes.length();
+                if (len > 16) {
+                    lMidBytes.write(a, off + 8, len - 16);
+                }
+            } else {
+                lFirst[i] = shortWord(a, off, len);
+            }
+        }
+        lMetric = metric;
+        lN = n;
+    }
+
+    /** A key of fewer than 8 bytes as a word, its bytes little-endian and zeros above. */
+    private static long shortWord(byte[] a, int off, int len) {
+        if (off + 8 <= a.length) {
+            return len == 0 ? 0 : (long) LONGS.get(a, off) & (-1L >>> ((8 - len) << 3));
+        }
+        long w = 0;
+        for (int i = len - 1; i >= 0; i--) {
+            w = (w << 8) | (a[off + i] & 0xFF);
+        }
+        return w;
+    }
+
+    /** Whether {@code a[ao, ao+n)} equals {@code b[bo, bo+n)}, eight bytes at a time. */
+    private static boolean eqRange(byte[] a, int ao, byte[] b, int bo, int n) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if ((long) LONGS.get(a, ao + i) != (long) LONGS.get(b, bo + i)) {
+                return false;
+            }
+        }
+        for (; i < n; i++) {
+            if (a[ao + i] != b[bo + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@link #classify} without the layout check. */
+    private void classifyKeys(Metadata md, boolean metric) {
         Arrays.fill(at, -1);
         Arrays.fill(meta, -1);
         resCount = 0;
