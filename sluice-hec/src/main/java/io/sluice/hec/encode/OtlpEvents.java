@@ -254,12 +254,14 @@ final class OtlpEvents {
      * Sorts the message's fields into otlp.* values, resource attributes and record attributes, and finds which
      * give host, source, sourcetype and index. Prefixes are compared as words: this runs for every record.
      */
-    private void classify(Metadata md, boolean metric) {
+    private boolean classify(Metadata md, boolean metric) {
         if (sameLayout(md, metric)) {
-            return; // the keys of the last message classified, in the same order: the same answers
+            return true; // the keys of the last message classified, in the same order: the same answers
         }
         classifyKeys(md, metric);
         keepLayout(md, metric);
+        planned = false;
+        return false;
     }
 
     // The keys classify() last looked at (count, and per key its length, first and last 8 bytes, and the bytes
@@ -778,7 +780,7 @@ final class OtlpEvents {
      * false (and nothing written) when the exporter would skip it: a record without a body.
      */
     boolean writeLog(ByteOut o, Message m, Metadata md) {
-        classify(md, false);
+        boolean sameKeys = classify(md, false);
         int bt = at[BODY_TYPE];
         if (bt >= 0 ? is(md, bt, EMPTY) : m.length() == 0) {
             return false; // "events with no body are rejected by Splunk"
@@ -787,6 +789,30 @@ final class OtlpEvents {
         long ts = m.timestamp();
         if (ts == 0 && at[OBSERVED] >= 0) {
             ts = parseLong(md.arena(), md.valueOffset(at[OBSERVED]), md.valueLength(at[OBSERVED]));
+        }
+
+        if (sameKeys && planned && planFits(md)) {
+            // The last record's keys, and no map or array among the fields: its fields plan holds.
+            byte[] p = m.payload();
+            int len = m.length();
+            int room = headerRoom(md) + H_EVENT.length + planRoom(md);
+            if (bt < 0) {
+                room += ByteOut.quotedRoom(p, 0, len);
+            }
+            byte[] b = o.ensure(room);
+            int at = putHeader(b, o.length(), roundToMillis(ts));
+            System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
+            at += H_EVENT.length;
+            if (bt < 0) {
+                at = ByteOut.putQuoted(b, at, p, 0, len);
+            } else {
+                o.setLength(at);
+                putBody(o, m, md, bt);
+                b = o.ensure(planRoom(md));
+                at = o.length();
+            }
+            o.setLength(putPlan(b, at, md));
+            return true;
         }
 
         // The fields as references (key bytes, what the value is), sorted by key and then written once, straight
@@ -813,6 +839,9 @@ final class OtlpEvents {
             }
         }
         sortRefs();
+        if (!planned && entries == 0) {
+            plan(md);
+        }
 
         // One reservation for the whole event, written at a local position (see ByteOut); a body other than a
         // string goes through the JSON writer, and the fields' room is then reserved after it.
@@ -973,6 +1002,113 @@ final class OtlpEvents {
         return al - bl;
     }
 
+    // A log record's fields plan: its sorted fields as metadata indices and how each value is written, with the
+    // text before each value (",\"fields\":{" or a comma, the quoted key, the colon) encoded once. It depends
+    // only on the keys, in their order, so it holds for the next records while classify() finds the same keys,
+    // as long as none of the fields is a map or array (those become a varying number of fields).
+    private boolean planned;
+    private int planCount;
+    private int[] planIdx = new int[16];
+    /** The value's reference type, or -1: by the field's kind, as attributeRef decides. */
+    private byte[] planType = new byte[16];
+    /** The value types of the record being written, set by {@link #planRoom}. */
+    private byte[] planT = new byte[16];
+    private int[] planKeyEnd = new int[16];
+    private final ByteOut planKeys = new ByteOut(256);
+
+    /** Makes the fields plan from the sorted references (none of them an entry of ents). */
+    private void plan(Metadata md) {
+        int n = refs;
+        if (planIdx.length < n) {
+            int cap = Math.max(n, planIdx.length * 2);
+            planIdx = new int[cap];
+            planType = new byte[cap];
+            planT = new byte[cap];
+            planKeyEnd = new int[cap];
+        }
+        planKeys.clear();
+        byte[] a = md.arena();
+        for (int s = 0; s < n; s++) {
+            int r = rOrder[s];
+            planIdx[s] = rIdx[r];
+            planType[s] = rKey[r] == a ? -1 : rType[r]; // an attribute's key lies in the arena; otlp.* ones do not
+            if (s == 0) {
+                planKeys.write(H_FIELDS);
+            } else {
+                planKeys.write(',');
+            }
+            planKeys.writeQuoted(rKey[r], rKeyOff[r], rKeyLen[r]);
+            planKeys.write(':');
+            planKeyEnd[s] = planKeys.length();
+        }
+        planCount = n;
+        planned = true;
+    }
+
+    /** Whether the plan holds for {@code md}, which has the planned keys: none of its attributes is a map or array. */
+    private boolean planFits(Metadata md) {
+        for (int s = 0; s < planCount; s++) {
+            if (planType[s] < 0 && md.kind(planIdx[s]) == Metadata.JSON) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** An attribute's reference type (attributeRef), for a field that is not a map or array. */
+    private static byte refType(Metadata md, byte[] a, int i) {
+        switch (md.kind(i)) {
+            case Metadata.STRING:
+                return R_STRING;
+            case Metadata.NUMBER:
+                int vo = md.valueOffset(i);
+                int vl = md.valueLength(i);
+                return vl > 0 && GoNumbers.isFloat(a, vo, vl) ? R_DOUBLE : R_RAW;
+            case Metadata.NULL:
+                return R_NULL;
+            default:
+                return R_RAW;
+        }
+    }
+
+    /** Room {@link #putPlan} needs; sets the value types it writes ({@link #planT}). */
+    private int planRoom(Metadata md) {
+        int room = 24 + planKeys.length();
+        byte[] a = md.arena();
+        for (int s = 0; s < planCount; s++) {
+            int i = planIdx[s];
+            byte t = planType[s] < 0 ? refType(md, a, i) : planType[s];
+            planT[s] = t;
+            room += t == R_STRING ? ByteOut.quotedRoom(a, md.valueOffset(i), md.valueLength(i)) : md.valueLength(i) + 48;
+        }
+        return room;
+    }
+
+    /**
+     * The fields by the plan, as {@link #putRefs} writes them; at {@code b[at]}, with the room {@link #planRoom}
+     * (called just before) asked for.
+     */
+    private int putPlan(byte[] b, int at, Metadata md) {
+        int n = planCount;
+        byte[] a = md.arena();
+        byte[] k = planKeys.array();
+        int from = 0;
+        for (int s = 0; s < n; s++) {
+            int end = planKeyEnd[s];
+            System.arraycopy(k, from, b, at, end - from);
+            at += end - from;
+            from = end;
+            int i = planIdx[s];
+            at = putValue(b, at, a, md.valueOffset(i), md.valueLength(i), planT[s]);
+        }
+        if (n > 0) {
+            b[at++] = '}';
+        }
+        b[at++] = '}';
+        b[at++] = '\n';
+        return at;
+    }
+
     /** Room {@link #putRefs} needs for the sorted references. */
     private int refsRoom(Metadata md) {
         int n = refs;
@@ -1015,34 +1151,38 @@ final class OtlpEvents {
                 }
                 at = ByteOut.putQuoted(b, at, rKey[r], rKeyOff[r], rKeyLen[r]);
                 b[at++] = ':';
-                int vo = md.valueOffset(i);
-                int vl = md.valueLength(i);
-                switch (t) {
-                    case R_STRING -> at = ByteOut.putQuoted(b, at, a, vo, vl);
-                    case R_NULL -> {
-                        System.arraycopy(NULL_TEXT, 0, b, at, 4);
-                        at += 4;
-                    }
-                    case R_DOUBLE -> {
-                        tmp.clear();
-                        json.writeNumber(a, vo, vl, tmp, GoNumbers.JSON);
-                        System.arraycopy(tmp.array(), 0, b, at, tmp.length());
-                        at += tmp.length();
-                    }
-                    default -> {
-                        if (vl == 0) { // a number without text: what the encoder writes for one elsewhere
-                            b[at++] = '0';
-                        } else {
-                            System.arraycopy(a, vo, b, at, vl);
-                            at += vl;
-                        }
-                    }
-                }
+                at = putValue(b, at, a, md.valueOffset(i), md.valueLength(i), t);
             }
             b[at++] = '}';
         }
         b[at++] = '}';
         b[at++] = '\n';
+        return at;
+    }
+
+    /** A scalar field's value, as its reference type says, at {@code b[at]}; returns the end. */
+    private int putValue(byte[] b, int at, byte[] a, int vo, int vl, byte t) {
+        switch (t) {
+            case R_STRING -> at = ByteOut.putQuoted(b, at, a, vo, vl);
+            case R_NULL -> {
+                System.arraycopy(NULL_TEXT, 0, b, at, 4);
+                at += 4;
+            }
+            case R_DOUBLE -> {
+                tmp.clear();
+                json.writeNumber(a, vo, vl, tmp, GoNumbers.JSON);
+                System.arraycopy(tmp.array(), 0, b, at, tmp.length());
+                at += tmp.length();
+            }
+            default -> {
+                if (vl == 0) { // a number without text: what the encoder writes for one elsewhere
+                    b[at++] = '0';
+                } else {
+                    System.arraycopy(a, vo, b, at, vl);
+                    at += vl;
+                }
+            }
+        }
         return at;
     }
 

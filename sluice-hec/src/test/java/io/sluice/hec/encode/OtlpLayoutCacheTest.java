@@ -147,4 +147,22 @@ class OtlpLayoutCacheTest {
         enc.encode(b1);
         assertThat(enc.eventsText()).isEqualTo(alone(b1)).contains("\"host\":\"unknown\"");
     }
+
+    @Test
+    void theSameKeysWithValuesOfEveryKind() {
+        // The fields plan (sorted keys, encoded once) holds while the keys do; a map or array among the values
+        // becomes several fields or JSON text, and a value's kind decides how it is written.
+        Object[] values = {"s", 7L, 1.5, 2.0, null, true, new OtlpMessages.Json("{\"m\":{\"n\":1},\"o\":\"p\"}"),
+            new OtlpMessages.Json("[1,\"two\",[3]]"), "line\nbreak \"quoted\"", 1e300, -0.0, "s2"};
+        Batch b = new BatchPool(32).acquire();
+        for (Object v : values) {
+            log(b).resource("custom", "from the resource").resource("zeta", v).severity("INFO", 9)
+                    .ids("0102030405060708090a0b0c0d0e0f10", "0102030405060708").attr("span_id", v).attr("custom", v)
+                    .attr("a.b", "x").body("x").time(1_000_000);
+        }
+        for (Object v : values) { // a body that is not a string, and no otlp.* fields
+            log(b).resource("custom", "r").attr("k", v).body("kvlist", "{\"a\":1}").time(2_000_000);
+        }
+        assertSameAsAlone(b);
+    }
 }
