@@ -153,7 +153,13 @@ final class OtlpEvents {
     private final int[] lastLength = new int[4];
     private final ByteOut lastMeta = new ByteOut(256);
     private boolean lastValid;
-    private final byte[][] valueArray = new byte[4][];
+    /**
+     * Whether slot s's value lies in the message's arena (else it is the default, {@link #defaults}): a flag, not
+     * the array, since storing a reference into this long-lived object costs a GC write barrier with a fence.
+     */
+    private final boolean[] valueInArena = new boolean[4];
+    /** The defaults of host (else "unknown"), source, sourcetype and index. */
+    private final byte[][] defaults;
     private final int[] valueOffset = new int[4];
     private final int[] valueLength = new int[4];
 
@@ -183,6 +189,8 @@ final class OtlpEvents {
 
     OtlpEvents(HecFormat format) {
         this.format = format;
+        this.defaults = new byte[][] {format.hostValue != null ? format.hostValue : UNKNOWN, format.sourceValue,
+            format.sourcetypeValue, format.indexValue};
         this.metaKeys = new byte[][] {null, format.otelHostKey, format.otelSourceKey, format.otelSourcetypeKey,
             format.otelIndexKey, TOKEN};
         this.metaByLength = byLength(metaKeys, HOST, FIELD);
@@ -506,11 +514,12 @@ final class OtlpEvents {
      * for them. Consecutive records mostly share them: then their encoding is copied from the last header.
      */
     private int headerRoom(Metadata md) {
-        value(0, md, iHost, format.hostValue != null ? format.hostValue : UNKNOWN, true);
-        value(1, md, iSource, format.sourceValue, false);
-        value(2, md, iSourcetype, format.sourcetypeValue, false);
-        value(3, md, iIndex, format.indexValue, false);
-        sameMeta = lastValid && sameAsLast(0) && sameAsLast(1) && sameAsLast(2) && sameAsLast(3);
+        value(0, md, iHost, true);
+        value(1, md, iSource, false);
+        value(2, md, iSourcetype, false);
+        value(3, md, iIndex, false);
+        byte[] a = md.arena();
+        sameMeta = lastValid && sameAsLast(0, a) && sameAsLast(1, a) && sameAsLast(2, a) && sameAsLast(3, a);
         if (sameMeta) {
             return HEADER_FIXED + lastMeta.length();
         }
@@ -528,7 +537,7 @@ final class OtlpEvents {
      * {@code {"time":T,"host":H[,"source":S][,"sourcetype":ST][,"index":I]}: as the exporter's Event struct; at
      * {@code b[at]}, with the room {@link #headerRoom} (called just before) asked for. Returns the end.
      */
-    private int putHeader(byte[] b, int at, long ms) {
+    private int putHeader(byte[] b, int at, long ms, byte[] a) {
         if (ms != 0) {
             System.arraycopy(H_TIME, 0, b, at, H_TIME.length);
             at = putMillisAsSeconds(b, at + H_TIME.length, ms);
@@ -543,10 +552,10 @@ final class OtlpEvents {
         }
         int start = at;
         System.arraycopy(H_HOST, 0, b, at, H_HOST.length);
-        at = ByteOut.putQuoted(b, at + H_HOST.length, valueArray[0], valueOffset[0], valueLength[0]);
-        at = putOptional(b, at, H_SOURCE, 1);
-        at = putOptional(b, at, H_SOURCETYPE, 2);
-        at = putOptional(b, at, H_INDEX, 3);
+        at = ByteOut.putQuoted(b, at + H_HOST.length, bytesOf(0, a), valueOffset[0], valueLength[0]);
+        at = putOptional(b, at, H_SOURCE, 1, a);
+        at = putOptional(b, at, H_SOURCETYPE, 2, a);
+        at = putOptional(b, at, H_INDEX, 3, a);
         lastMeta.clear();
         lastMeta.write(b, start, at - start);
         for (int s = 0; s < 4; s++) {
@@ -556,7 +565,7 @@ final class OtlpEvents {
                 if (lastValue[s].length < n) {
                     lastValue[s] = new byte[Math.max(n, lastValue[s].length * 2)];
                 }
-                System.arraycopy(valueArray[s], valueOffset[s], lastValue[s], 0, n);
+                System.arraycopy(bytesOf(s, a), valueOffset[s], lastValue[s], 0, n);
             }
         }
         lastValid = true;
@@ -568,13 +577,14 @@ final class OtlpEvents {
      * text when it is a string, else empty, as pdata answers), else the default; length -1 when it is not
      * written (an empty source, sourcetype or index is {@code omitempty} in the exporter's Event; host is not).
      */
-    private void value(int s, Metadata md, int i, byte[] dflt, boolean always) {
+    private void value(int s, Metadata md, int i, boolean always) {
         if (i >= 0) {
-            valueArray[s] = md.arena();
+            valueInArena[s] = true;
             valueOffset[s] = md.valueOffset(i);
             valueLength[s] = md.kind(i) == Metadata.STRING ? md.valueLength(i) : 0;
         } else {
-            valueArray[s] = dflt;
+            byte[] dflt = defaults[s];
+            valueInArena[s] = false;
             valueOffset[s] = 0;
             valueLength[s] = dflt == null ? 0 : dflt.length;
         }
@@ -584,7 +594,12 @@ final class OtlpEvents {
     }
 
     /** Whether slot {@code s}'s value is the one written last (compared as bytes: a copy was kept). */
-    private boolean sameAsLast(int s) {
+    /** The bytes slot {@code s}'s value lies in: the arena {@code a}, or the default. */
+    private byte[] bytesOf(int s, byte[] a) {
+        return valueInArena[s] ? a : defaults[s];
+    }
+
+    private boolean sameAsLast(int s, byte[] a) {
         int n = valueLength[s];
         if (n != lastLength[s]) {
             return false;
@@ -592,7 +607,7 @@ final class OtlpEvents {
         if (n <= 0) {
             return true;
         }
-        byte[] v = valueArray[s];
+        byte[] v = bytesOf(s, a);
         int off = valueOffset[s];
         byte[] last = lastValue[s]; // at least 64 bytes long
         if (n <= 8) {
@@ -607,10 +622,10 @@ final class OtlpEvents {
         return eq(v, off, last, n);
     }
 
-    private int putOptional(byte[] b, int at, byte[] key, int s) {
+    private int putOptional(byte[] b, int at, byte[] key, int s, byte[] a) {
         if (valueLength[s] > 0) {
             System.arraycopy(key, 0, b, at, key.length);
-            at = ByteOut.putQuoted(b, at + key.length, valueArray[s], valueOffset[s], valueLength[s]);
+            at = ByteOut.putQuoted(b, at + key.length, bytesOf(s, a), valueOffset[s], valueLength[s]);
         }
         return at;
     }
@@ -800,7 +815,7 @@ final class OtlpEvents {
                 room += ByteOut.quotedRoom(p, 0, len);
             }
             byte[] b = o.ensure(room);
-            int at = putHeader(b, o.length(), roundToMillis(ts));
+            int at = putHeader(b, o.length(), roundToMillis(ts), md.arena());
             System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
             at += H_EVENT.length;
             if (bt < 0) {
@@ -853,7 +868,7 @@ final class OtlpEvents {
             room += ByteOut.quotedRoom(p, 0, len);
         }
         byte[] b = o.ensure(room);
-        int at = putHeader(b, o.length(), roundToMillis(ts));
+        int at = putHeader(b, o.length(), roundToMillis(ts), md.arena());
         System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
         at += H_EVENT.length;
         if (bt < 0) {
@@ -1363,7 +1378,7 @@ final class OtlpEvents {
         // math.Round(float64(ts)/1e6): ts is a uint64 (one past 2^63 is a negative long here).
         hdr.clear();
         byte[] hb = hdr.ensure(headerRoom(md) + H_METRIC.length);
-        int hat = putHeader(hb, 0, Math.round(unsignedToDouble(m.timestamp()) / 1e6));
+        int hat = putHeader(hb, 0, Math.round(unsignedToDouble(m.timestamp()) / 1e6), md.arena());
         System.arraycopy(H_METRIC, 0, hb, hat, H_METRIC.length);
         hdr.setLength(hat + H_METRIC.length);
 
