@@ -272,15 +272,16 @@ final class OtlpEvents {
         return false;
     }
 
-    // The keys classify() last looked at (count, and per key its length, first and last 8 bytes, and the bytes
-    // between those for keys longer than 16), with the message kind: the records of a resource and scope mostly
-    // carry the same keys in the same order, and checking that costs less than classifying them again.
+    // The keys classify() last looked at, with the message kind: per key its length, first and last 8 bytes and,
+    // for keys longer than 16, the bytes between (the word at 8 up to 24 bytes, else a copy). The records of a
+    // resource and scope mostly carry the same keys in the same order; checking costs less than classifying.
     private int lN = -1;
     private boolean lMetric;
     private int[] lLen = new int[16];
     private long[] lFirst = new long[16];
     private long[] lLast = new long[16];
     private int[] lMid = new int[16];
+    private long[] lMidWord = new long[16];
     private final ByteOut lMidBytes = new ByteOut(256);
 
     /** Whether {@code md}'s keys are those {@link #keepLayout} kept, in the same order. */
@@ -300,8 +301,9 @@ final class OtlpEvents {
                 if ((long) LONGS.get(a, off) != lFirst[i] || (long) LONGS.get(a, off + len - 8) != lLast[i]) {
                     return false;
                 }
-                if (len > 16 && !eqRange(a, off + 8, lMidBytes.array(), lMid[i], len - 16)) {
-                    return false;
+                if (len > 16 && (len <= 24 ? (long) LONGS.get(a, off + 8) != lMidWord[i]
+                        : !eqRange(a, off + 8, lMidBytes.array(), lMid[i], len - 16))) {
+                    return false; // up to 24 bytes: three words cover the key
                 }
             } else if (shortWord(a, off, len) != lFirst[i]) {
                 return false;
@@ -319,6 +321,7 @@ final class OtlpEvents {
             lFirst = new long[cap];
             lLast = new long[cap];
             lMid = new int[cap];
+            lMidWord = new long[cap];
         }
         lMidBytes.clear();
         byte[] a = md.arena();
@@ -330,8 +333,10 @@ final class OtlpEvents {
                 lFirst[i] = (long) LONGS.get(a, off);
                 lLast[i] = (long) LONGS.get(a, off + len - 8);
                 lMid[i] = lMidBytes.length();
-                if (len > 16) {
+                if (len > 24) {
                     lMidBytes.write(a, off + 8, len - 16);
+                } else if (len > 16) {
+                    lMidWord[i] = (long) LONGS.get(a, off + 8);
                 }
             } else {
                 lFirst[i] = shortWord(a, off, len);
@@ -1094,7 +1099,8 @@ final class OtlpEvents {
             int i = planIdx[s];
             byte t = planType[s] < 0 ? refType(md, a, i) : planType[s];
             planT[s] = t;
-            room += t == R_STRING ? ByteOut.quotedRoom(a, md.valueOffset(i), md.valueLength(i)) : md.valueLength(i) + 48;
+            int vl = md.valueLength(i);
+            room += t == R_STRING ? ByteOut.quotedRoom(a, md.valueOffset(i), vl) : vl + 48;
         }
         return room;
     }
