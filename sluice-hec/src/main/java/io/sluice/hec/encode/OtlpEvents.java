@@ -811,11 +811,12 @@ final class OtlpEvents {
             ts = parseLong(md.arena(), md.valueOffset(at[OBSERVED]), md.valueLength(at[OBSERVED]));
         }
 
-        if (sameKeys && planned && planFits(md)) {
+        int byPlan = sameKeys && planned ? planRoom(md) : -1;
+        if (byPlan >= 0) {
             // The last record's keys, and no map or array among the fields: its fields plan holds.
             byte[] p = m.payload();
             int len = m.length();
-            int room = headerRoom(md) + H_EVENT.length + planRoom(md);
+            int room = headerRoom(md) + H_EVENT.length + byPlan;
             if (bt < 0) {
                 room += ByteOut.quotedRoom(p, 0, len);
             }
@@ -828,7 +829,7 @@ final class OtlpEvents {
             } else {
                 o.setLength(at);
                 putBody(o, m, md, bt);
-                b = o.ensure(planRoom(md));
+                b = o.ensure(byPlan);
                 at = o.length();
             }
             o.setLength(putPlan(b, at, md));
@@ -1065,21 +1066,13 @@ final class OtlpEvents {
         planned = true;
     }
 
-    /** Whether the plan holds for {@code md}, which has the planned keys: none of its attributes is a map or array. */
-    private boolean planFits(Metadata md) {
-        for (int s = 0; s < planCount; s++) {
-            if (planType[s] < 0 && md.kind(planIdx[s]) == Metadata.JSON) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** An attribute's reference type (attributeRef), for a field that is not a map or array. */
+    /** An attribute's reference type, as attributeRef decides; R_ENTRY for a map or array (not planned). */
     private static byte refType(Metadata md, byte[] a, int i) {
         switch (md.kind(i)) {
             case Metadata.STRING:
                 return R_STRING;
+            case Metadata.JSON:
+                return R_ENTRY;
             case Metadata.NUMBER:
                 int vo = md.valueOffset(i);
                 int vl = md.valueLength(i);
@@ -1091,13 +1084,19 @@ final class OtlpEvents {
         }
     }
 
-    /** Room {@link #putPlan} needs; sets the value types it writes ({@link #planT}). */
+    /**
+     * Room {@link #putPlan} needs, and the value types it writes ({@link #planT}); -1 when the plan does not hold
+     * for {@code md} (which has the planned keys): one of its attributes is a map or array.
+     */
     private int planRoom(Metadata md) {
         int room = 24 + planKeys.length();
         byte[] a = md.arena();
         for (int s = 0; s < planCount; s++) {
             int i = planIdx[s];
             byte t = planType[s] < 0 ? refType(md, a, i) : planType[s];
+            if (t == R_ENTRY) {
+                return -1;
+            }
             planT[s] = t;
             int vl = md.valueLength(i);
             room += t == R_STRING ? ByteOut.quotedRoom(a, md.valueOffset(i), vl) : vl + 48;
