@@ -34,7 +34,10 @@ import java.util.Arrays;
  *       for byte as the exporter's, but for the newline after each event and Go's escaping of {@code <>&}.</li>
  * </ul>
  * Keys of scope attributes and the other {@code otlp.*} fields are not sent: the exporter ignores them too.
- * Everything is written through reused buffers; nothing is allocated per event once they have grown.
+ * Everything is written through reused buffers; nothing is allocated per event once they have grown. The records
+ * of a resource and scope carry the same keys in the same order: what depends only on the keys (which field is
+ * what, a log record's sorted fields with their keys encoded) is kept from the last message and reused while a
+ * word-wise check finds the same keys ({@link #classify}, {@link #plan}).
  */
 final class OtlpEvents {
     /** {@link #signal}: not an OTLP message. */
