@@ -175,10 +175,27 @@ public class OtlpToHecBenchmark {
 
     /**
      * Thread CPU time per delivery of the decoded batch (robust to a busy machine): {@code java -cp
-     * benchmarks.jar io.sluice.bench.hec.OtlpToHecBenchmark [rounds]}; prints the median ms of each round of 200.
+     * benchmarks.jar io.sluice.bench.hec.OtlpToHecBenchmark [rounds [otlp|plain|plain-first|full [n]]]}; prints the
+     * median ms of each round (200 deliveries; {@code full}: 100 decodes and deliveries, the benchmark's op).
      */
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (args.length > 1 && args[1].equals("full")) { // the benchmark's own op: decode, then deliver
+            OtlpToHecBenchmark full = new OtlpToHecBenchmark();
+            full.setup();
+            for (int r = 0; r < rounds; r++) {
+                long[] t = new long[100];
+                for (int i = 0; i < t.length; i++) {
+                    long c0 = cpu.getCurrentThreadCpuTime();
+                    full.push();
+                    t[i] = cpu.getCurrentThreadCpuTime() - c0;
+                }
+                Arrays.sort(t);
+                System.out.printf("full %.3f ms%n", t[t.length / 2] / 1e6);
+            }
+            return;
+        }
         Decoded d = new Decoded();
         d.setup();
         if (args.length > 2) { // only the first n records (a working set that fits the caches), times 20000 / n
