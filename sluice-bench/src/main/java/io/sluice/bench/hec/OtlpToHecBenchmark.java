@@ -128,4 +128,97 @@ public class OtlpToHecBenchmark {
     public long otlpToHec_pushLogData_100_200_2M() throws Exception {
         return push();
     }
+
+    /**
+     * The HEC side alone: the same request decoded once (in setup), then only delivered per op, so that the OTLP
+     * mapping's cost can be measured apart from the decoder's. {@link #plainToHec_encodeOnly} delivers the same
+     * messages without their {@code otlp.signal} (the plain path, for reference).
+     */
+    @State(Scope.Benchmark)
+    public static class Decoded {
+        Batch otlp;
+        Batch plain;
+        SplunkHEC producer;
+
+        @Setup
+        public void setup() throws Exception {
+            OtlpToHecBenchmark b = new OtlpToHecBenchmark();
+            b.setup();
+            producer = b.producer;
+            // Both batches decoded alike, one after the other, then collected: their messages then lie in
+            // memory alike (the setup's own batch, older, may have been moved by more collections).
+            otlp = new BatchPool(100 * 200).acquire();
+            b.decoder.decode(b.request, 0, b.request.length, otlp::add);
+            plain = new BatchPool(100 * 200).acquire();
+            b.decoder.decode(b.request, 0, b.request.length, plain::add);
+            for (int i = 0; i < plain.size(); i++) {
+                io.sluice.core.message.Metadata md = plain.get(i).metadata();
+                md.remove(md.indexOf(io.sluice.core.message.OtlpFields.SIGNAL));
+            }
+            b.batch = null;
+            System.gc();
+            System.gc();
+        }
+    }
+
+    @Benchmark
+    public long otlpToHec_encodeOnly(Decoded d) throws Exception {
+        d.producer.deliver(d.otlp);
+        return d.otlp.size();
+    }
+
+    @Benchmark
+    public long plainToHec_encodeOnly(Decoded d) throws Exception {
+        d.producer.deliver(d.plain);
+        return d.plain.size();
+    }
+
+    /**
+     * Thread CPU time per delivery of the decoded batch (robust to a busy machine): {@code java -cp
+     * benchmarks.jar io.sluice.bench.hec.OtlpToHecBenchmark [rounds [otlp|plain|plain-first|full [n]]]}; prints the
+     * median ms of each round (200 deliveries; {@code full}: 100 decodes and deliveries, the benchmark's op).
+     */
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (args.length > 1 && args[1].equals("full")) { // the benchmark's own op: decode, then deliver
+            OtlpToHecBenchmark full = new OtlpToHecBenchmark();
+            full.setup();
+            for (int r = 0; r < rounds; r++) {
+                long[] t = new long[100];
+                for (int i = 0; i < t.length; i++) {
+                    long c0 = cpu.getCurrentThreadCpuTime();
+                    full.push();
+                    t[i] = cpu.getCurrentThreadCpuTime() - c0;
+                }
+                Arrays.sort(t);
+                System.out.printf("full %.3f ms%n", t[t.length / 2] / 1e6);
+            }
+            return;
+        }
+        Decoded d = new Decoded();
+        d.setup();
+        if (args.length > 2) { // only the first n records (a working set that fits the caches), times 20000 / n
+            int n = Integer.parseInt(args[2]);
+            d.otlp.truncate(n);
+            d.plain.truncate(n);
+        }
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int r = 0; r < rounds; r++) {
+            Batch[] which = args.length > 1 && args[1].equals("plain-first") ? new Batch[] {d.plain, d.otlp}
+                    : args.length > 1 && args[1].equals("otlp") ? new Batch[] {d.otlp}
+                    : args.length > 1 && args[1].equals("plain") ? new Batch[] {d.plain} : new Batch[] {d.otlp, d.plain};
+            for (Batch b : which) {
+                long[] t = new long[200];
+                for (int i = 0; i < t.length; i++) {
+                    long c0 = mx.getCurrentThreadCpuTime();
+                    d.producer.deliver(b);
+                    t[i] = mx.getCurrentThreadCpuTime() - c0;
+                }
+                Arrays.sort(t);
+                System.out.printf("%s %.3f ms  ", b == d.otlp ? "otlp" : "plain", t[t.length / 2] / 1e6);
+            }
+            System.out.println();
+        }
+    }
 }

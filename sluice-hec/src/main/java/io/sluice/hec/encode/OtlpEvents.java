@@ -34,7 +34,10 @@ import java.util.Arrays;
  *       for byte as the exporter's, but for the newline after each event and Go's escaping of {@code <>&}.</li>
  * </ul>
  * Keys of scope attributes and the other {@code otlp.*} fields are not sent: the exporter ignores them too.
- * Everything is written through reused buffers; nothing is allocated per event once they have grown.
+ * Everything is written through reused buffers; nothing is allocated per event once they have grown. The records
+ * of a resource and scope carry the same keys in the same order: what depends only on the keys (which field is
+ * what, a log record's sorted fields with their keys encoded) is kept from the last message and reused while a
+ * word-wise check finds the same keys ({@link #classify}, {@link #plan}).
  */
 final class OtlpEvents {
     /** {@link #signal}: not an OTLP message. */
@@ -153,7 +156,13 @@ final class OtlpEvents {
     private final int[] lastLength = new int[4];
     private final ByteOut lastMeta = new ByteOut(256);
     private boolean lastValid;
-    private final byte[][] valueArray = new byte[4][];
+    /**
+     * Whether slot s's value lies in the message's arena (else it is the default, {@link #defaults}): a flag, not
+     * the array, since storing a reference into this long-lived object costs a GC write barrier with a fence.
+     */
+    private final boolean[] valueInArena = new boolean[4];
+    /** The defaults of host (else "unknown"), source, sourcetype and index. */
+    private final byte[][] defaults;
     private final int[] valueOffset = new int[4];
     private final int[] valueLength = new int[4];
 
@@ -164,6 +173,17 @@ final class OtlpEvents {
     private static final int W_SCOP = (int) INTS.get(SCOPE_PREFIX, 0);
     private static final long W_METRIC_N = (long) LONGS.get(METRIC_PREFIX, 0);
     private static final int W_AME = (int) INTS.get(METRIC_PREFIX, 8);
+    private static final int W_RESO = (int) INTS.get(RESOURCE_PREFIX, 0);
+    /** {@link #byLength}: several keys of one length. */
+    private static final byte AMBIGUOUS = 100;
+    /** The {@link #OTLP_KEYS} index by key length, -1 for none ({@link #byLength}). */
+    private static final byte[] OTLP_BY_LENGTH = byLength(OTLP_KEYS, 0, -1);
+    /** The keys {@link #metaCode} looks for, at their codes (HOST..TOKEN_CODE), and their codes by length. */
+    private final byte[][] metaKeys;
+    /** {@link #first} and {@link #last} of each of {@link #metaKeys}. */
+    private final long[] metaFirst = new long[6];
+    private final long[] metaLast = new long[6];
+    private final byte[] metaByLength;
 
     // A metric message's events: their extra dimension (le, qt) and measurement entries (-1: none).
     private int events;
@@ -172,6 +192,15 @@ final class OtlpEvents {
 
     OtlpEvents(HecFormat format) {
         this.format = format;
+        this.defaults = new byte[][] {format.hostValue != null ? format.hostValue : UNKNOWN, format.sourceValue,
+            format.sourcetypeValue, format.indexValue};
+        this.metaKeys = new byte[][] {null, format.otelHostKey, format.otelSourceKey, format.otelSourcetypeKey,
+            format.otelIndexKey, TOKEN};
+        this.metaByLength = byLength(metaKeys, HOST, FIELD);
+        for (int k = HOST; k <= TOKEN_CODE; k++) {
+            metaFirst[k] = first(metaKeys[k]);
+            metaLast[k] = last(metaKeys[k]);
+        }
     }
 
     private static byte[] ascii(String s) {
@@ -194,7 +223,7 @@ final class OtlpEvents {
 
     private static boolean is(Metadata md, int i, byte[] v) {
         int off = md.valueOffset(i);
-        return md.valueLength(i) == v.length && Arrays.equals(md.arena(), off, off + v.length, v, 0, v.length);
+        return md.valueLength(i) == v.length && eq(md.arena(), off, v);
     }
 
     private static boolean equal(byte[] a, int off, int len, byte[] k) {
@@ -206,7 +235,11 @@ final class OtlpEvents {
      * range compare costs more in its setup than in comparing them.
      */
     private static boolean eq(byte[] a, int off, byte[] k) {
-        int n = k.length;
+        return eq(a, off, k, k.length);
+    }
+
+    /** Whether {@code a[off, off+n)} equals {@code k[0, n)}, as {@link #eq(byte[], int, byte[])}. */
+    private static boolean eq(byte[] a, int off, byte[] k, int n) {
         if (n >= 8) {
             for (int i = 0; i < n - 8; i += 8) {
                 if ((long) LONGS.get(a, off + i) != (long) LONGS.get(k, i)) {
@@ -232,7 +265,120 @@ final class OtlpEvents {
      * Sorts the message's fields into otlp.* values, resource attributes and record attributes, and finds which
      * give host, source, sourcetype and index. Prefixes are compared as words: this runs for every record.
      */
-    private void classify(Metadata md, boolean metric) {
+    private boolean classify(Metadata md, boolean metric) {
+        if (sameLayout(md, metric)) {
+            return true; // the keys of the last message classified, in the same order: the same answers
+        }
+        classifyKeys(md, metric);
+        keepLayout(md, metric);
+        planned = false;
+        return false;
+    }
+
+    // The keys classify() last looked at, with the message kind: per key its length, first and last 8 bytes and,
+    // for keys longer than 16, the bytes between (the word at 8 up to 24 bytes, else a copy). The records of a
+    // resource and scope mostly carry the same keys in the same order; checking costs less than classifying.
+    private int lN = -1;
+    private boolean lMetric;
+    private int[] lLen = new int[16];
+    private long[] lFirst = new long[16];
+    private long[] lLast = new long[16];
+    private int[] lMid = new int[16];
+    private long[] lMidWord = new long[16];
+    private final ByteOut lMidBytes = new ByteOut(256);
+
+    /** Whether {@code md}'s keys are those {@link #keepLayout} kept, in the same order. */
+    private boolean sameLayout(Metadata md, boolean metric) {
+        int n = md.size();
+        if (n != lN || metric != lMetric) {
+            return false;
+        }
+        byte[] a = md.arena();
+        for (int i = 0; i < n; i++) {
+            int off = md.keyOffset(i);
+            int len = md.keyLength(i);
+            if (len != lLen[i]) {
+                return false;
+            }
+            if (len >= 8) {
+                if ((long) LONGS.get(a, off) != lFirst[i] || (long) LONGS.get(a, off + len - 8) != lLast[i]) {
+                    return false;
+                }
+                if (len > 16 && (len <= 24 ? (long) LONGS.get(a, off + 8) != lMidWord[i]
+                        : !eqRange(a, off + 8, lMidBytes.array(), lMid[i], len - 16))) {
+                    return false; // up to 24 bytes: three words cover the key
+                }
+            } else if (shortWord(a, off, len) != lFirst[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Keeps {@code md}'s keys for {@link #sameLayout}. */
+    private void keepLayout(Metadata md, boolean metric) {
+        int n = md.size();
+        if (lLen.length < n) {
+            int cap = Math.max(n, lLen.length * 2);
+            lLen = new int[cap];
+            lFirst = new long[cap];
+            lLast = new long[cap];
+            lMid = new int[cap];
+            lMidWord = new long[cap];
+        }
+        lMidBytes.clear();
+        byte[] a = md.arena();
+        for (int i = 0; i < n; i++) {
+            int off = md.keyOffset(i);
+            int len = md.keyLength(i);
+            lLen[i] = len;
+            if (len >= 8) {
+                lFirst[i] = (long) LONGS.get(a, off);
+                lLast[i] = (long) LONGS.get(a, off + len - 8);
+                lMid[i] = lMidBytes.length();
+                if (len > 24) {
+                    lMidBytes.write(a, off + 8, len - 16);
+                } else if (len > 16) {
+                    lMidWord[i] = (long) LONGS.get(a, off + 8);
+                }
+            } else {
+                lFirst[i] = shortWord(a, off, len);
+            }
+        }
+        lMetric = metric;
+        lN = n;
+    }
+
+    /** A key of fewer than 8 bytes as a word, its bytes little-endian and zeros above. */
+    private static long shortWord(byte[] a, int off, int len) {
+        if (off + 8 <= a.length) {
+            return len == 0 ? 0 : (long) LONGS.get(a, off) & (-1L >>> ((8 - len) << 3));
+        }
+        long w = 0;
+        for (int i = len - 1; i >= 0; i--) {
+            w = (w << 8) | (a[off + i] & 0xFF);
+        }
+        return w;
+    }
+
+    /** Whether {@code a[ao, ao+n)} equals {@code b[bo, bo+n)}, eight bytes at a time. */
+    private static boolean eqRange(byte[] a, int ao, byte[] b, int bo, int n) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if ((long) LONGS.get(a, ao + i) != (long) LONGS.get(b, bo + i)) {
+                return false;
+            }
+        }
+        for (; i < n; i++) {
+            if (a[ao + i] != b[bo + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@link #classify} without the layout check. */
+    private void classifyKeys(Metadata md, boolean metric) {
         Arrays.fill(at, -1);
         Arrays.fill(meta, -1);
         resCount = 0;
@@ -243,55 +389,115 @@ final class OtlpEvents {
         for (int i = 0; i < n; i++) {
             int off = md.keyOffset(i);
             int len = md.keyLength(i);
-            if (len >= 5 && (int) INTS.get(a, off) == W_OTLP && a[off + 4] == '.') {
-                for (int k = 0; k < OTLP_KEYS.length; k++) {
-                    if (equal(a, off, len, OTLP_KEYS[k])) {
-                        at[k] = i;
-                        break;
+            if (len >= 5) {
+                int w = (int) INTS.get(a, off);
+                if (w == W_OTLP && a[off + 4] == '.') {
+                    int k = len < 64 ? OTLP_BY_LENGTH[len] : -1; // otlp.signal and the others: no length of ours
+                    if (k >= 0 && k != AMBIGUOUS) {
+                        if (eq(a, off, OTLP_KEYS[k])) {
+                            at[k] = i;
+                        }
+                    } else if (k == AMBIGUOUS) {
+                        for (k = 0; k < OTLP_KEYS.length; k++) {
+                            if (equal(a, off, len, OTLP_KEYS[k])) {
+                                at[k] = i;
+                                break;
+                            }
+                        }
                     }
+                    continue;
                 }
-            } else if (len >= 9 && (long) LONGS.get(a, off) == W_RESOURCE && a[off + 8] == '.') {
-                if (resCount == res.length) {
-                    res = Arrays.copyOf(res, resCount * 2);
-                    resCode = Arrays.copyOf(resCode, resCount * 2);
+                if (len >= 9 && w == W_RESO && (long) LONGS.get(a, off) == W_RESOURCE && a[off + 8] == '.') {
+                    if (resCount == res.length) {
+                        res = Arrays.copyOf(res, resCount * 2);
+                        resCode = Arrays.copyOf(resCode, resCount * 2);
+                    }
+                    int code = metaCode(a, off + 9, len - 9);
+                    meta[code] = i;
+                    res[resCount] = i;
+                    resCode[resCount++] = code;
+                    continue;
                 }
-                int code = metaCode(a, off + 9, len - 9);
-                meta[code] = i;
-                res[resCount] = i;
-                resCode[resCount++] = code;
-            } else if (len >= 6 && (int) INTS.get(a, off) == W_SCOP && a[off + 4] == 'e' && a[off + 5] == '.') {
-                continue; // the exporter sends nothing of the scope
-            } else if (metric && len > 12 && (long) LONGS.get(a, off) == W_METRIC_N && (int) INTS.get(a, off + 8) == W_AME) {
-                iValue = i;
-            } else {
-                if (recCount == rec.length) {
-                    rec = Arrays.copyOf(rec, recCount * 2);
-                    recCode = Arrays.copyOf(recCode, recCount * 2);
+                if (w == W_SCOP && len >= 6 && a[off + 4] == 'e' && a[off + 5] == '.') {
+                    continue; // the exporter sends nothing of the scope
                 }
-                int code = metaCode(a, off, len);
-                meta[5 + code] = i;
-                rec[recCount] = i;
-                recCode[recCount++] = code;
+                if (metric && len > 12 && (long) LONGS.get(a, off) == W_METRIC_N && (int) INTS.get(a, off + 8) == W_AME) {
+                    iValue = i;
+                    continue;
+                }
             }
+            if (recCount == rec.length) {
+                rec = Arrays.copyOf(rec, recCount * 2);
+                recCode = Arrays.copyOf(recCode, recCount * 2);
+            }
+            int code = metaCode(a, off, len);
+            meta[5 + code] = i;
+            rec[recCount] = i;
+            recCode[recCount++] = code;
         }
     }
 
-    /** What the exporter makes of attribute key {@code a[off, off+len)}: FIELD, HOST, ..., TOKEN_CODE. */
+    /**
+     * What the exporter makes of attribute key {@code a[off, off+len)}: FIELD, HOST, ..., TOKEN_CODE. The key's
+     * length picks the one candidate it can be ({@link #metaByLength}), so that a key costs at most one compare.
+     */
     private int metaCode(byte[] a, int off, int len) {
-        HecFormat f = format;
-        if (equal(a, off, len, f.otelHostKey)) {
-            return HOST;
+        int c = len < 64 ? metaByLength[len] : AMBIGUOUS;
+        if (c == FIELD) {
+            return FIELD;
         }
-        if (equal(a, off, len, f.otelSourceKey)) {
-            return SOURCE;
+        if (c != AMBIGUOUS) {
+            return same(a, off, len, metaFirst[c], metaLast[c]) && (len <= 16 || eq(a, off, metaKeys[c])) ? c : FIELD;
         }
-        if (equal(a, off, len, f.otelSourcetypeKey)) {
-            return SOURCETYPE;
+        for (int k = HOST; k <= TOKEN_CODE; k++) {
+            if (equal(a, off, len, metaKeys[k])) {
+                return k;
+            }
         }
-        if (equal(a, off, len, f.otelIndexKey)) {
-            return INDEX;
+        return FIELD;
+    }
+
+    /**
+     * Whether {@code a[off, off+len)} has the first and last 8 bytes {@code first} and {@code last} ({@link #first},
+     * {@link #last}): the whole key when it has 16 bytes or fewer. Two loads instead of a loop: this runs for the
+     * host/source/sourcetype/index candidates of every record.
+     */
+    private static boolean same(byte[] a, int off, int len, long first, long last) {
+        if (len >= 8) {
+            return (long) LONGS.get(a, off) == first && (long) LONGS.get(a, off + len - 8) == last;
         }
-        return equal(a, off, len, TOKEN) ? TOKEN_CODE : FIELD;
+        long w = 0;
+        for (int i = len - 1; i >= 0; i--) {
+            w = (w << 8) | (a[off + i] & 0xFF);
+        }
+        return w == first;
+    }
+
+    /** The first 8 bytes of {@code k} as {@link #same} compares them (fewer: the bytes it has, zero above). */
+    private static long first(byte[] k) {
+        return k == null ? 0 : k.length >= 8 ? (long) LONGS.get(k, 0) : ByteOut.word(k, 0);
+    }
+
+    /** The last 8 bytes of {@code k} as {@link #same} compares them. */
+    private static long last(byte[] k) {
+        return k == null || k.length < 8 ? 0 : (long) LONGS.get(k, k.length - 8);
+    }
+
+    /**
+     * For each length below 64: the one of {@code keys} (its index) with that length, {@code none} when there is
+     * none, {@link #AMBIGUOUS} when several share it; keys of 64 bytes or more make every longer length ambiguous
+     * (callers treat lengths from 64 on as ambiguous).
+     */
+    private static byte[] byLength(byte[][] keys, int from, int none) {
+        byte[] t = new byte[64];
+        Arrays.fill(t, (byte) none);
+        for (int k = from; k < keys.length; k++) {
+            int n = keys[k].length;
+            if (n < 64) {
+                t[n] = t[n] == none ? (byte) k : AMBIGUOUS;
+            }
+        }
+        return t;
     }
 
     /**
@@ -308,31 +514,58 @@ final class OtlpEvents {
 
     // ------------------------------------------------------------------------------------------ header
 
-    /** {@code {"time":T,"host":H[,"source":S][,"sourcetype":ST][,"index":I]}: as the exporter's Event struct. */
-    private void putHeader(ByteOut o, Metadata md, long ms) {
+    /** Room for the header's fixed parts: keys, braces, commas, the time (up to 25 bytes) and slack. */
+    private static final int HEADER_FIXED = 96;
+
+    /**
+     * Picks the header's host, source, sourcetype and index values and returns the room {@link #putHeader} needs
+     * for them. Consecutive records mostly share them: then their encoding is copied from the last header.
+     */
+    private int headerRoom(Metadata md) {
+        value(0, md, iHost, true);
+        value(1, md, iSource, false);
+        value(2, md, iSourcetype, false);
+        value(3, md, iIndex, false);
+        byte[] a = md.arena();
+        sameMeta = lastValid && sameAsLast(0, a) && sameAsLast(1, a) && sameAsLast(2, a) && sameAsLast(3, a);
+        if (sameMeta) {
+            return HEADER_FIXED + lastMeta.length();
+        }
+        int n = HEADER_FIXED;
+        for (int s = 0; s < 4; s++) {
+            n += ByteOut.quotedBound(Math.max(0, valueLength[s]));
+        }
+        return n;
+    }
+
+    /** Whether the values {@link #headerRoom} picked are the last header's. */
+    private boolean sameMeta;
+
+    /**
+     * {@code {"time":T,"host":H[,"source":S][,"sourcetype":ST][,"index":I]}: as the exporter's Event struct; at
+     * {@code b[at]}, with the room {@link #headerRoom} (called just before) asked for. Returns the end.
+     */
+    private int putHeader(byte[] b, int at, long ms, byte[] a) {
         if (ms != 0) {
-            o.write(H_TIME);
-            putMillisAsSeconds(o, ms);
-            o.write(',');
+            System.arraycopy(H_TIME, 0, b, at, H_TIME.length);
+            at = putMillisAsSeconds(b, at + H_TIME.length, ms);
+            b[at++] = ',';
         } else {
-            o.write('{');
+            b[at++] = '{';
         }
-        value(0, md, iHost, format.hostValue != null ? format.hostValue : UNKNOWN, true);
-        value(1, md, iSource, format.sourceValue, false);
-        value(2, md, iSourcetype, format.sourcetypeValue, false);
-        value(3, md, iIndex, format.indexValue, false);
-        if (lastValid && sameAsLast(0) && sameAsLast(1) && sameAsLast(2) && sameAsLast(3)) {
-            o.write(lastMeta.array(), 0, lastMeta.length());
-            return;
+        if (sameMeta) {
+            int n = lastMeta.length();
+            System.arraycopy(lastMeta.array(), 0, b, at, n);
+            return at + n;
         }
-        int start = o.length();
-        o.write(H_HOST);
-        o.writeQuoted(valueArray[0], valueOffset[0], valueLength[0]);
-        putOptional(o, H_SOURCE, 1);
-        putOptional(o, H_SOURCETYPE, 2);
-        putOptional(o, H_INDEX, 3);
+        int start = at;
+        System.arraycopy(H_HOST, 0, b, at, H_HOST.length);
+        at = ByteOut.putQuoted(b, at + H_HOST.length, bytesOf(0, a), valueOffset[0], valueLength[0]);
+        at = putOptional(b, at, H_SOURCE, 1, a);
+        at = putOptional(b, at, H_SOURCETYPE, 2, a);
+        at = putOptional(b, at, H_INDEX, 3, a);
         lastMeta.clear();
-        lastMeta.write(o.array(), start, o.length() - start);
+        lastMeta.write(b, start, at - start);
         for (int s = 0; s < 4; s++) {
             int n = valueLength[s];
             lastLength[s] = n;
@@ -340,10 +573,11 @@ final class OtlpEvents {
                 if (lastValue[s].length < n) {
                     lastValue[s] = new byte[Math.max(n, lastValue[s].length * 2)];
                 }
-                System.arraycopy(valueArray[s], valueOffset[s], lastValue[s], 0, n);
+                System.arraycopy(bytesOf(s, a), valueOffset[s], lastValue[s], 0, n);
             }
         }
         lastValid = true;
+        return at;
     }
 
     /**
@@ -351,13 +585,14 @@ final class OtlpEvents {
      * text when it is a string, else empty, as pdata answers), else the default; length -1 when it is not
      * written (an empty source, sourcetype or index is {@code omitempty} in the exporter's Event; host is not).
      */
-    private void value(int s, Metadata md, int i, byte[] dflt, boolean always) {
+    private void value(int s, Metadata md, int i, boolean always) {
         if (i >= 0) {
-            valueArray[s] = md.arena();
+            valueInArena[s] = true;
             valueOffset[s] = md.valueOffset(i);
             valueLength[s] = md.kind(i) == Metadata.STRING ? md.valueLength(i) : 0;
         } else {
-            valueArray[s] = dflt;
+            byte[] dflt = defaults[s];
+            valueInArena[s] = false;
             valueOffset[s] = 0;
             valueLength[s] = dflt == null ? 0 : dflt.length;
         }
@@ -367,36 +602,66 @@ final class OtlpEvents {
     }
 
     /** Whether slot {@code s}'s value is the one written last (compared as bytes: a copy was kept). */
-    private boolean sameAsLast(int s) {
-        int n = valueLength[s];
-        return n == lastLength[s] && (n <= 0 || compareBytes(valueArray[s], valueOffset[s], n, lastValue[s], 0, n) == 0);
+    /** The bytes slot {@code s}'s value lies in: the arena {@code a}, or the default. */
+    private byte[] bytesOf(int s, byte[] a) {
+        return valueInArena[s] ? a : defaults[s];
     }
 
-    private void putOptional(ByteOut o, byte[] key, int s) {
-        if (valueLength[s] > 0) {
-            o.write(key);
-            o.writeQuoted(valueArray[s], valueOffset[s], valueLength[s]);
+    private boolean sameAsLast(int s, byte[] a) {
+        int n = valueLength[s];
+        if (n != lastLength[s]) {
+            return false;
         }
+        if (n <= 0) {
+            return true;
+        }
+        byte[] v = bytesOf(s, a);
+        int off = valueOffset[s];
+        byte[] last = lastValue[s]; // at least 64 bytes long
+        if (n <= 8) {
+            if (off + 8 <= v.length) {
+                long x = (long) LONGS.get(v, off) ^ (long) LONGS.get(last, 0);
+                return x << ((8 - n) << 3) == 0; // little-endian: the bytes past n are the high ones
+            }
+        } else if (n <= 16) {
+            return (long) LONGS.get(v, off) == (long) LONGS.get(last, 0)
+                    && (long) LONGS.get(v, off + n - 8) == (long) LONGS.get(last, n - 8);
+        }
+        return eq(v, off, last, n);
+    }
+
+    private int putOptional(byte[] b, int at, byte[] key, int s, byte[] a) {
+        if (valueLength[s] > 0) {
+            System.arraycopy(key, 0, b, at, key.length);
+            at = ByteOut.putQuoted(b, at + key.length, bytesOf(s, a), valueOffset[s], valueLength[s]);
+        }
+        return at;
     }
 
     /** Milliseconds as the float64 seconds Go prints: {@code 1.001}, {@code 1433188255.5}, {@code 2}. */
     static void putMillisAsSeconds(ByteOut o, long ms) {
+        o.setLength(putMillisAsSeconds(o.ensure(32), o.length(), ms));
+    }
+
+    /** {@link #putMillisAsSeconds(ByteOut, long)} at {@code b[at]}, which has room for 32 bytes; returns the end. */
+    static int putMillisAsSeconds(byte[] b, int at, long ms) {
         if (ms < 0) {
-            o.write('-');
+            b[at++] = '-';
             ms = -ms;
         }
-        o.writeLong(ms / 1000);
+        at = ByteOut.putLong(b, at, ms / 1000);
         int frac = (int) (ms % 1000);
         if (frac != 0) {
-            o.write('.');
-            o.write('0' + frac / 100);
+            b[at++] = '.';
+            b[at++] = (byte) ('0' + frac / 100);
             if (frac % 100 != 0) {
-                o.write('0' + frac / 10 % 10);
+                b[at++] = (byte) ('0' + frac / 10 % 10);
                 if (frac % 10 != 0) {
-                    o.write('0' + frac % 10);
+                    b[at++] = (byte) ('0' + frac % 10);
                 }
             }
         }
+        return at;
     }
 
     /** {@code float64(uint64)}: the unsigned value rounded to the nearest double, as Go converts it. */
@@ -538,7 +803,7 @@ final class OtlpEvents {
      * false (and nothing written) when the exporter would skip it: a record without a body.
      */
     boolean writeLog(ByteOut o, Message m, Metadata md) {
-        classify(md, false);
+        boolean sameKeys = classify(md, false);
         int bt = at[BODY_TYPE];
         if (bt >= 0 ? is(md, bt, EMPTY) : m.length() == 0) {
             return false; // "events with no body are rejected by Splunk"
@@ -547,6 +812,31 @@ final class OtlpEvents {
         long ts = m.timestamp();
         if (ts == 0 && at[OBSERVED] >= 0) {
             ts = parseLong(md.arena(), md.valueOffset(at[OBSERVED]), md.valueLength(at[OBSERVED]));
+        }
+
+        int byPlan = sameKeys && planned ? planRoom(md) : -1;
+        if (byPlan >= 0) {
+            // The last record's keys, and no map or array among the fields: its fields plan holds.
+            byte[] p = m.payload();
+            int len = m.length();
+            int room = headerRoom(md) + H_EVENT.length + byPlan;
+            if (bt < 0) {
+                room += ByteOut.quotedRoom(p, 0, len);
+            }
+            byte[] b = o.ensure(room);
+            int at = putHeader(b, o.length(), roundToMillis(ts), md.arena());
+            System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
+            at += H_EVENT.length;
+            if (bt < 0) {
+                at = ByteOut.putQuoted(b, at, p, 0, len);
+            } else {
+                o.setLength(at);
+                putBody(o, m, md, bt);
+                b = o.ensure(byPlan);
+                at = o.length();
+            }
+            o.setLength(putPlan(b, at, md));
+            return true;
         }
 
         // The fields as references (key bytes, what the value is), sorted by key and then written once, straight
@@ -573,11 +863,32 @@ final class OtlpEvents {
             }
         }
         sortRefs();
+        if (!planned && entries == 0) {
+            plan(md);
+        }
 
-        putHeader(o, md, roundToMillis(ts));
-        o.write(H_EVENT);
-        putBody(o, m, md, bt);
-        writeRefs(o, md);
+        // One reservation for the whole event, written at a local position (see ByteOut); a body other than a
+        // string goes through the JSON writer, and the fields' room is then reserved after it.
+        int fieldsRoom = refsRoom(md);
+        byte[] p = m.payload();
+        int len = m.length();
+        int room = headerRoom(md) + H_EVENT.length + fieldsRoom;
+        if (bt < 0) {
+            room += ByteOut.quotedRoom(p, 0, len);
+        }
+        byte[] b = o.ensure(room);
+        int at = putHeader(b, o.length(), roundToMillis(ts), md.arena());
+        System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
+        at += H_EVENT.length;
+        if (bt < 0) {
+            at = ByteOut.putQuoted(b, at, p, 0, len); // a string body is sent as a string, whatever it holds
+        } else {
+            o.setLength(at);
+            putBody(o, m, md, bt);
+            b = o.ensure(fieldsRoom);
+            at = o.length();
+        }
+        o.setLength(putRefs(b, at, md));
         return true;
     }
 
@@ -715,13 +1026,117 @@ final class OtlpEvents {
         return al - bl;
     }
 
-    /** {@code ,"fields":{...}}} and the newline (no fields: {@code }} and the newline), into room reserved once. */
-    private void writeRefs(ByteOut o, Metadata md) {
+    // A log record's fields plan: its sorted fields as metadata indices and how each value is written, with the
+    // text before each value (",\"fields\":{" or a comma, the quoted key, the colon) encoded once. It depends
+    // only on the keys, in their order, so it holds for the next records while classify() finds the same keys,
+    // as long as none of the fields is a map or array (those become a varying number of fields).
+    private boolean planned;
+    private int planCount;
+    private int[] planIdx = new int[16];
+    /** The value's reference type, or -1: by the field's kind, as attributeRef decides. */
+    private byte[] planType = new byte[16];
+    /** The value types of the record being written, set by {@link #planRoom}. */
+    private byte[] planT = new byte[16];
+    private int[] planKeyEnd = new int[16];
+    private final ByteOut planKeys = new ByteOut(256);
+
+    /** Makes the fields plan from the sorted references (none of them an entry of ents). */
+    private void plan(Metadata md) {
         int n = refs;
-        int[] order = rOrder;
-        int room = 24;
+        if (planIdx.length < n) {
+            int cap = Math.max(n, planIdx.length * 2);
+            planIdx = new int[cap];
+            planType = new byte[cap];
+            planT = new byte[cap];
+            planKeyEnd = new int[cap];
+        }
+        planKeys.clear();
+        byte[] a = md.arena();
         for (int s = 0; s < n; s++) {
-            int r = order[s];
+            int r = rOrder[s];
+            planIdx[s] = rIdx[r];
+            planType[s] = rKey[r] == a ? -1 : rType[r]; // an attribute's key lies in the arena; otlp.* ones do not
+            if (s == 0) {
+                planKeys.write(H_FIELDS);
+            } else {
+                planKeys.write(',');
+            }
+            planKeys.writeQuoted(rKey[r], rKeyOff[r], rKeyLen[r]);
+            planKeys.write(':');
+            planKeyEnd[s] = planKeys.length();
+        }
+        planCount = n;
+        planned = true;
+    }
+
+    /** An attribute's reference type, as attributeRef decides; R_ENTRY for a map or array (not planned). */
+    private static byte refType(Metadata md, byte[] a, int i) {
+        switch (md.kind(i)) {
+            case Metadata.STRING:
+                return R_STRING;
+            case Metadata.JSON:
+                return R_ENTRY;
+            case Metadata.NUMBER:
+                int vo = md.valueOffset(i);
+                int vl = md.valueLength(i);
+                return vl > 0 && GoNumbers.isFloat(a, vo, vl) ? R_DOUBLE : R_RAW;
+            case Metadata.NULL:
+                return R_NULL;
+            default:
+                return R_RAW;
+        }
+    }
+
+    /**
+     * Room {@link #putPlan} needs, and the value types it writes ({@link #planT}); -1 when the plan does not hold
+     * for {@code md} (which has the planned keys): one of its attributes is a map or array.
+     */
+    private int planRoom(Metadata md) {
+        int room = 24 + planKeys.length();
+        byte[] a = md.arena();
+        for (int s = 0; s < planCount; s++) {
+            int i = planIdx[s];
+            byte t = planType[s] < 0 ? refType(md, a, i) : planType[s];
+            if (t == R_ENTRY) {
+                return -1;
+            }
+            planT[s] = t;
+            int vl = md.valueLength(i);
+            room += t == R_STRING ? ByteOut.quotedRoom(a, md.valueOffset(i), vl) : vl + 48;
+        }
+        return room;
+    }
+
+    /**
+     * The fields by the plan, as {@link #putRefs} writes them; at {@code b[at]}, with the room {@link #planRoom}
+     * (called just before) asked for.
+     */
+    private int putPlan(byte[] b, int at, Metadata md) {
+        int n = planCount;
+        byte[] a = md.arena();
+        byte[] k = planKeys.array();
+        int from = 0;
+        for (int s = 0; s < n; s++) {
+            int end = planKeyEnd[s];
+            System.arraycopy(k, from, b, at, end - from);
+            at += end - from;
+            from = end;
+            int i = planIdx[s];
+            at = putValue(b, at, a, md.valueOffset(i), md.valueLength(i), planT[s]);
+        }
+        if (n > 0) {
+            b[at++] = '}';
+        }
+        b[at++] = '}';
+        b[at++] = '\n';
+        return at;
+    }
+
+    /** Room {@link #putRefs} needs for the sorted references. */
+    private int refsRoom(Metadata md) {
+        int n = refs;
+        int room = 24;
+        for (int r = 0; r < n; r++) {
             room += ByteOut.quotedBound(rKeyLen[r]) + 2;
             int i = rIdx[r];
             room += switch (rType[r]) {
@@ -730,8 +1145,16 @@ final class OtlpEvents {
                 default -> md.valueLength(i) + 48; // a number as Go prints it: its digits and some zeros
             };
         }
-        byte[] b = o.ensure(room);
-        int at = o.length();
+        return room;
+    }
+
+    /**
+     * {@code ,"fields":{...}}} and the newline (no fields: {@code }} and the newline) at {@code b[at]}, which has
+     * the room {@link #refsRoom} asked for; returns the end.
+     */
+    private int putRefs(byte[] b, int at, Metadata md) {
+        int n = refs;
+        int[] order = rOrder;
         if (n > 0) {
             System.arraycopy(H_FIELDS, 0, b, at, H_FIELDS.length);
             at += H_FIELDS.length;
@@ -751,35 +1174,39 @@ final class OtlpEvents {
                 }
                 at = ByteOut.putQuoted(b, at, rKey[r], rKeyOff[r], rKeyLen[r]);
                 b[at++] = ':';
-                int vo = md.valueOffset(i);
-                int vl = md.valueLength(i);
-                switch (t) {
-                    case R_STRING -> at = ByteOut.putQuoted(b, at, a, vo, vl);
-                    case R_NULL -> {
-                        System.arraycopy(NULL_TEXT, 0, b, at, 4);
-                        at += 4;
-                    }
-                    case R_DOUBLE -> {
-                        tmp.clear();
-                        json.writeNumber(a, vo, vl, tmp, GoNumbers.JSON);
-                        System.arraycopy(tmp.array(), 0, b, at, tmp.length());
-                        at += tmp.length();
-                    }
-                    default -> {
-                        if (vl == 0) { // a number without text: what the encoder writes for one elsewhere
-                            b[at++] = '0';
-                        } else {
-                            System.arraycopy(a, vo, b, at, vl);
-                            at += vl;
-                        }
-                    }
-                }
+                at = putValue(b, at, a, md.valueOffset(i), md.valueLength(i), t);
             }
             b[at++] = '}';
         }
         b[at++] = '}';
         b[at++] = '\n';
-        o.setLength(at);
+        return at;
+    }
+
+    /** A scalar field's value, as its reference type says, at {@code b[at]}; returns the end. */
+    private int putValue(byte[] b, int at, byte[] a, int vo, int vl, byte t) {
+        switch (t) {
+            case R_STRING -> at = ByteOut.putQuoted(b, at, a, vo, vl);
+            case R_NULL -> {
+                System.arraycopy(NULL_TEXT, 0, b, at, 4);
+                at += 4;
+            }
+            case R_DOUBLE -> {
+                tmp.clear();
+                json.writeNumber(a, vo, vl, tmp, GoNumbers.JSON);
+                System.arraycopy(tmp.array(), 0, b, at, tmp.length());
+                at += tmp.length();
+            }
+            default -> {
+                if (vl == 0) { // a number without text: what the encoder writes for one elsewhere
+                    b[at++] = '0';
+                } else {
+                    System.arraycopy(a, vo, b, at, vl);
+                    at += vl;
+                }
+            }
+        }
+        return at;
     }
 
     /** {@code event}: the body's {@code AsRaw()} as Go marshals it. */
@@ -956,10 +1383,12 @@ final class OtlpEvents {
         int dims = entries;
         sortEntries(dims);
 
-        hdr.clear();
         // math.Round(float64(ts)/1e6): ts is a uint64 (one past 2^63 is a negative long here).
-        putHeader(hdr, md, Math.round(unsignedToDouble(m.timestamp()) / 1e6));
-        hdr.write(H_METRIC);
+        hdr.clear();
+        byte[] hb = hdr.ensure(headerRoom(md) + H_METRIC.length);
+        int hat = putHeader(hb, 0, Math.round(unsignedToDouble(m.timestamp()) / 1e6), md.arena());
+        System.arraycopy(H_METRIC, 0, hb, hat, H_METRIC.length);
+        hdr.setLength(hat + H_METRIC.length);
 
         events = 0;
         switch (type) {
