@@ -24,7 +24,11 @@ public final class OtlpDecodeCpu {
         int perRound = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
         byte[] request = OtlpDecodeBenchmark.logs(OtlpDecodeBenchmark.RECORDS).toByteArray();
         Batch batch = new BatchPool(OtlpDecodeBenchmark.RECORDS).acquire();
-        RecordSink sink = batch::add;
+        // "one": every record into the same message, to tell cache misses on 1,000 messages from the decoding work.
+        RecordSink sink = args.length > 2 && args[2].equals("one") ? () -> {
+            batch.clear();
+            return batch.add();
+        } : batch::add;
         LogsDecoder decoder = new LogsDecoder();
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long sum = 0;

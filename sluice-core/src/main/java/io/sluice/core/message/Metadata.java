@@ -394,6 +394,47 @@ public final class Metadata {
     }
 
     /**
+     * Like {@link #setDecodedRange} for a caller that knows more, so that a field costs no hashing and (mostly) no
+     * search: {@code keyHash} is the key's {@link #hash}, and the caller guarantees that the key differs from the
+     * keys of fields {@code checkFrom} to {@code size()-1} (say, it adds a batch of fields whose keys it knows to be
+     * distinct, and {@code checkFrom} is where the batch started). Only fields {@code 0} to {@code checkFrom-1} are
+     * searched for the key; one holding it is replaced in place (last value, first place), as {@link #set} does.
+     * With {@code checkFrom == size()} this is exactly {@link #setDecodedRange}. A caller breaking the guarantee
+     * gets two fields with one key (lookups then find the later one): a bug in the caller.
+     */
+    public void setDecodedRange(int keyOffset, int keyLength, int keyHash, int valueOffset, int valueLength, byte kind,
+                                int checkFrom) {
+        int i = -1;
+        if ((hashBits & (1L << keyHash)) != 0) {
+            for (int j = checkFrom - 1; j >= 0; j--) {
+                if (f[j * S + KEY_HASH] == keyHash && f[j * S + KEY_LEN] == keyLength
+                        && equalBytes(arena, f[j * S + KEY_OFF], arena, keyOffset, keyLength)) {
+                    i = j;
+                    break;
+                }
+            }
+        }
+        if (i < 0) {
+            i = count;
+            if ((i + 1) * S > f.length) {
+                grow(i + 1);
+            }
+            count = i + 1;
+        }
+        int[] t = f;
+        int o = i * S;
+        t[o + KEY_OFF] = keyOffset;
+        t[o + KEY_LEN] = keyLength;
+        t[o + KEY_HASH] = keyHash;
+        t[o + VAL_OFF] = valueOffset;
+        t[o + VAL_LEN] = valueLength;
+        t[o + KIND] = kind;
+        t[o + FORM] = DECODED;
+        t[o + KEY_RAW] = 0;
+        hashBits |= 1L << keyHash;
+    }
+
+    /**
      * Sets a field named {@code key} whose value is a range already in the arena; only the key is copied.
      * Returns the field's index.
      */

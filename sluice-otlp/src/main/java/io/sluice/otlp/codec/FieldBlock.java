@@ -16,17 +16,28 @@ import java.util.Arrays;
  * {@link Metadata#setDecodedRange} takes them.
  */
 final class FieldBlock {
-    private static final int STRIDE = 5;
+    private static final int STRIDE = 6;
     private byte[] bytes = new byte[512];
     private int used;
+    /** Per field: key offset, key length, value offset, value length, kind, key hash ({@link Metadata#hash}). */
     private int[] spans = new int[32 * STRIDE];
     private int count;
     private int keyStart;
+    private int keyHash;
+    /** Bit {@code hash & 63} set for every key hash in the block: most new keys are told apart without a scan. */
+    private long hashBits;
+    /**
+     * Whether the keys are known to differ from each other (no two fields share a hash), so {@link #copyTo} may
+     * add them without looking each up among the others. False once two keys share a hash: then it looks up all.
+     */
+    private boolean distinct = true;
 
     /** Empties the block, keeping its storage. */
     void clear() {
         used = 0;
         count = 0;
+        hashBits = 0;
+        distinct = true;
     }
 
     /** Number of fields. */
@@ -45,6 +56,8 @@ final class FieldBlock {
         }
         System.arraycopy(other.spans, 0, spans, 0, other.count * STRIDE);
         count = other.count;
+        hashBits = other.hashBits;
+        distinct = other.distinct;
     }
 
     /** Starts a field whose key is {@code prefix} followed by {@code k[ko, ko+kl)}. */
@@ -54,16 +67,48 @@ final class FieldBlock {
         System.arraycopy(prefix, 0, bytes, used, prefix.length);
         System.arraycopy(k, ko, bytes, used + prefix.length, kl);
         used += prefix.length + kl;
+        note(Metadata.hash(bytes, keyStart, prefix.length + kl));
+        return this;
+    }
+
+    /** Starts a field named {@code k[ko, ko+kl)}, whose {@link Metadata#hash} the caller knows. */
+    FieldBlock key(byte[] k, int ko, int kl, int hash) {
+        ensure(kl);
+        keyStart = used;
+        System.arraycopy(k, ko, bytes, used, kl);
+        used += kl;
+        note(hash);
         return this;
     }
 
     /** Starts a field named {@code key}. */
     FieldBlock key(byte[] key) {
-        ensure(key.length);
-        keyStart = used;
-        System.arraycopy(key, 0, bytes, used, key.length);
-        used += key.length;
-        return this;
+        return key(key, 0, key.length, Metadata.hash(key, 0, key.length));
+    }
+
+    /** Starts a field named {@code key}, a constant whose {@link Metadata#hash} is {@code hash}. */
+    FieldBlock key(byte[] key, int hash) {
+        return key(key, 0, key.length, hash);
+    }
+
+    /** Takes the hash of the key just started, noting whether another key of the block may equal it. */
+    private void note(int hash) {
+        keyHash = hash;
+        long bit = 1L << hash;
+        if ((hashBits & bit) != 0 && hasHash(hash)) {
+            distinct = false;
+        }
+        hashBits |= bit;
+    }
+
+    private boolean hasHash(int hash) {
+        int[] s = spans;
+        for (int o = 5, n = count * STRIDE; o < n; o += STRIDE) {
+            if (s[o] == hash) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Ends the field started by {@link #key} with a value of {@code kind} copied from {@code v[vo, vo+vl)}. */
@@ -137,6 +182,7 @@ final class FieldBlock {
         spans[o + 2] = valueOffset;
         spans[o + 3] = valueLength;
         spans[o + 4] = kind;
+        spans[o + 5] = keyHash;
         used = valueOffset + valueLength;
         count++;
     }
@@ -151,15 +197,22 @@ final class FieldBlock {
         copyTo(md);
     }
 
-    /** Copies every field into {@code md}, after the fields it has (a field with the same key is replaced). */
+    /**
+     * Copies every field into {@code md}, after the fields it has (a field with the same key is replaced: first
+     * place, last value). Keys known to be {@link #distinct} are looked up only among the fields {@code md} had
+     * before, and no key is hashed again.
+     */
     void copyTo(Metadata md) {
         if (count == 0) {
             return;
         }
+        int before = md.size();
         int base = md.appendToArena(bytes, 0, used);
         int[] s = spans;
+        boolean d = distinct;
         for (int o = 0, n = count * STRIDE; o < n; o += STRIDE) {
-            md.setDecodedRange(base + s[o], s[o + 1], base + s[o + 2], s[o + 3], (byte) s[o + 4]);
+            md.setDecodedRange(base + s[o], s[o + 1], s[o + 5], base + s[o + 2], s[o + 3], (byte) s[o + 4],
+                    d ? before : md.size());
         }
     }
 

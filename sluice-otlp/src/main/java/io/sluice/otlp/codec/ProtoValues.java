@@ -22,6 +22,8 @@ final class ProtoValues {
     private final int maxDepth;
     private final JsonWriter json = new JsonWriter();
     private final ValueText.Json text = new ValueText.Json();
+    /** The attribute keys of the records read last, with their hashes. */
+    private final KeyCache keys = new KeyCache();
 
     // The AnyValue just read by readAnyValue: its oneof field (0: empty) and its value.
     private int type;
@@ -118,8 +120,18 @@ final class ProtoValues {
         if (!in.hasMore() || in.readTag() != KEY_TAG) {
             return false;
         }
-        int ko = readString(KEY_TAG);
-        int kl = lastLength;
+        int ko;
+        int kl;
+        int hash = 0;
+        if (prefix.length == 0) { // a record's or point's attribute: the key is most likely the one cached
+            kl = in.readLength();
+            ko = in.position();
+            hash = keys.hash(in.buffer(), ko, kl, block.size(), in);
+            in.skipBytes(kl);
+        } else {
+            ko = readString(KEY_TAG);
+            kl = lastLength;
+        }
         if (!in.hasMore() || in.readTag() != VALUE_TAG) {
             return false;
         }
@@ -129,7 +141,11 @@ final class ProtoValues {
         }
         int anyStart = in.position();
         int old = in.enter(len);
-        block.key(prefix, in.buffer(), ko, kl);
+        if (prefix.length == 0) {
+            block.key(in.buffer(), ko, kl, hash);
+        } else {
+            block.key(prefix, in.buffer(), ko, kl);
+        }
         writeValue(block, anyStart);
         in.leave(old);
         return true;
