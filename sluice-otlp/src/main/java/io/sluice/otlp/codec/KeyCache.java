@@ -40,6 +40,7 @@ final class KeyCache {
     /** A key not cached at its position: checked, hashed and remembered there (kept out of the hot path). */
     private int miss(byte[] b, int off, int len, int slot, ProtoReader in) throws OtlpFormatException {
         if (!Utf8.isValid(b, off, len)) {
+            in.position(off);
             throw in.error("invalid UTF-8 in a string");
         }
         int h = Metadata.hash(b, off, len);
