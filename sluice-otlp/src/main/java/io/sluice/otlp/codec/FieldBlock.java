@@ -206,13 +206,15 @@ final class FieldBlock {
         if (count == 0) {
             return;
         }
-        int before = md.size();
+        if (distinct) {
+            md.addDecodedFields(bytes, 0, used, spans, count);
+            return;
+        }
         int base = md.appendToArena(bytes, 0, used);
         int[] s = spans;
-        boolean d = distinct;
         for (int o = 0, n = count * STRIDE; o < n; o += STRIDE) {
             md.setDecodedRange(base + s[o], s[o + 1], s[o + 5], base + s[o + 2], s[o + 3], (byte) s[o + 4],
-                    d ? before : md.size());
+                    md.size());
         }
     }
 

@@ -2,6 +2,9 @@ package io.sluice.otlp.codec;
 
 import io.sluice.core.json.Decimal;
 import io.sluice.core.json.JsonWriter;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -19,6 +22,8 @@ final class ValueText {
     static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
     static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
     static final byte[] BYTES_VALUE = "bytesValue".getBytes(StandardCharsets.US_ASCII);
+    private static final VarHandle INTS_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BASE64 =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
@@ -160,9 +165,24 @@ final class ValueText {
         return at + digits;
     }
 
-    /** Writes {@code src[off, off+len)} as lower-case hex; returns the end. */
+    /**
+     * Writes {@code src[off, off+len)} as lower-case hex; returns the end. Four bytes per step, without a table:
+     * their eight nibbles spread into the eight bytes of a long, turned into digits all at once (ids are 8 and 16
+     * bytes, written per record).
+     */
     static int putHex(byte[] b, int at, byte[] src, int off, int len) {
-        for (int i = off; i < off + len; i++) {
+        int end = off + len;
+        int i = off;
+        for (; i + 4 <= end; i += 4, at += 8) {
+            long x = (int) INTS_BE.get(src, i) & 0xFFFFFFFFL;
+            x = (x | x << 16) & 0x0000FFFF0000FFFFL;
+            x = (x | x << 8) & 0x00FF00FF00FF00FFL;
+            x = (x | x << 4) & 0x0F0F0F0F0F0F0F0FL;
+            // a nibble above 9 gets 'a' - 10 rather than '0' added: (nibble + 6) has bit 4 set exactly then
+            long letters = ((x + 0x0606060606060606L) >>> 4) & 0x0101010101010101L;
+            LONGS_BE.set(b, at, x + 0x3030303030303030L + letters * ('a' - '0' - 10));
+        }
+        for (; i < end; i++) {
             b[at++] = HEX[(src[i] >> 4) & 0xF];
             b[at++] = HEX[src[i] & 0xF];
         }
