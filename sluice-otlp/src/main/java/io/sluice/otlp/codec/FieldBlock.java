@@ -17,6 +17,11 @@ import java.util.Arrays;
  */
 final class FieldBlock {
     private static final int STRIDE = 6;
+    /**
+     * Room every {@link #key} makes for the value after it, so that numbers, booleans and null (at most
+     * {@link ValueText#MAX_DOUBLE} bytes) are written without a check of their own.
+     */
+    private static final int SCALAR = ValueText.MAX_DOUBLE;
     private byte[] bytes = new byte[512];
     private int used;
     /** Per field: key offset, key length, value offset, value length, kind, key hash ({@link Metadata#hash}). */
@@ -62,7 +67,7 @@ final class FieldBlock {
 
     /** Starts a field whose key is {@code prefix} followed by {@code k[ko, ko+kl)}. */
     FieldBlock key(byte[] prefix, byte[] k, int ko, int kl) {
-        ensure(prefix.length + kl);
+        ensure(prefix.length + kl + SCALAR);
         keyStart = used;
         System.arraycopy(prefix, 0, bytes, used, prefix.length);
         System.arraycopy(k, ko, bytes, used + prefix.length, kl);
@@ -73,7 +78,7 @@ final class FieldBlock {
 
     /** Starts a field named {@code k[ko, ko+kl)}, whose {@link Metadata#hash} the caller knows. */
     FieldBlock key(byte[] k, int ko, int kl, int hash) {
-        ensure(kl);
+        ensure(kl + SCALAR);
         keyStart = used;
         System.arraycopy(k, ko, bytes, used, kl);
         used += kl;
@@ -125,14 +130,12 @@ final class FieldBlock {
 
     /** A signed integer, NUMBER. */
     void signed(long v) {
-        ensure(Decimal.MAX_LONG);
         int start = used;
         end(start, Decimal.putLong(bytes, start, v) - start, Metadata.NUMBER);
     }
 
     /** An unsigned 64-bit integer, NUMBER. */
     void unsigned(long v) {
-        ensure(Decimal.MAX_LONG);
         int start = used;
         end(start, ValueText.putUnsigned(bytes, start, v) - start, Metadata.NUMBER);
     }
@@ -144,7 +147,6 @@ final class FieldBlock {
             value(s, 0, s.length, Metadata.STRING);
             return;
         }
-        ensure(ValueText.MAX_DOUBLE);
         int start = used;
         end(start, ValueText.putDouble(bytes, start, d) - start, Metadata.NUMBER);
     }
