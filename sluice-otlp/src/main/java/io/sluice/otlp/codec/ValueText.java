@@ -59,8 +59,16 @@ final class ValueText {
             return Decimal.putLong(b, at, v);
         }
         long high = v / EIGHT_DIGITS;
-        at = putUnsigned(b, at, high);
-        put8(b, at, (int) (v - high * EIGHT_DIGITS));
+        int low = (int) (v - high * EIGHT_DIGITS);
+        if (high < EIGHT_DIGITS) {
+            at = Decimal.putLong(b, at, high);
+        } else { // 17 to 19 digits: nanosecond timestamps
+            long top = high / EIGHT_DIGITS;
+            at = Decimal.putLong(b, at, top);
+            put8(b, at, (int) (high - top * EIGHT_DIGITS));
+            at += 8;
+        }
+        put8(b, at, low);
         return at + 8;
     }
 
@@ -217,7 +225,13 @@ final class ValueText {
 
     /** Whether {@code src[off, off+len)} holds only zero bytes (an id that is not set). */
     static boolean allZero(byte[] src, int off, int len) {
-        for (int i = off; i < off + len; i++) {
+        int i = off;
+        for (; i + 8 <= off + len; i += 8) {
+            if ((long) LONGS_BE.get(src, i) != 0) {
+                return false;
+            }
+        }
+        for (; i < off + len; i++) {
             if (src[i] != 0) {
                 return false;
             }
