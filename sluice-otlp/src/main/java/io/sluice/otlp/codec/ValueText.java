@@ -23,6 +23,7 @@ final class ValueText {
     static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
     static final byte[] BYTES_VALUE = "bytesValue".getBytes(StandardCharsets.US_ASCII);
     private static final VarHandle INTS_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONGS_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BASE64 =
@@ -73,29 +74,17 @@ final class ValueText {
     }
 
     private static final long EIGHT_DIGITS = 100_000_000L;
-    private static final byte[] PAIRS = new byte[200];
-
-    static {
-        for (int i = 0; i < 100; i++) {
-            PAIRS[2 * i] = (byte) ('0' + i / 10);
-            PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
-        }
-    }
-
-    /** Writes {@code v < 10^8} as exactly eight digits. */
+    /**
+     * Writes {@code v < 10^8} as exactly eight digits, all in one long: its two halves of four digits, their pairs
+     * and then their digits split by multiplying with reciprocals lane by lane (exact for these ranges), no table.
+     */
     private static void put8(byte[] b, int at, int v) {
-        int high = v / 10000;
-        put4(b, at, high);
-        put4(b, at + 4, v - high * 10000);
-    }
-
-    private static void put4(byte[] b, int at, int v) {
-        int h = v / 100;
-        int l = v - h * 100;
-        b[at] = PAIRS[2 * h];
-        b[at + 1] = PAIRS[2 * h + 1];
-        b[at + 2] = PAIRS[2 * l];
-        b[at + 3] = PAIRS[2 * l + 1];
+        long hi = v / 10000;
+        long merged = hi | (v - hi * 10000) << 32; // first four digits in the low lane: the first byte written
+        long pairs = ((merged * 10486) >>> 20) & 0x0000007F0000007FL; // lane / 100
+        long hundreds = (merged - 100 * pairs) << 16 | pairs;
+        long tens = ((hundreds * 103) >>> 10) & 0x000F000F000F000FL; // lane / 10
+        LONGS_LE.set(b, at, ((hundreds - 10 * tens) << 8 | tens) + 0x3030303030303030L);
     }
 
     /** Whether {@code d} can be written as a JSON number (not NaN, not infinite). */
