@@ -52,6 +52,19 @@ class ValueTextTest {
     }
 
     @Test
+    void wholeNumbersOf1024thsAsDoubleToStringWritesThem() {
+        SplittableRandom r = new SplittableRandom(11);
+        for (int i = 0; i < 300_000; i++) {
+            long m = i < 100_000 ? i : r.nextLong(8192L * 1024 + 5000);
+            for (double d : new double[] {m / 1024.0, -m / 1024.0, m / 512.0 + 1 / 1024.0}) {
+                if (Math.abs(d) >= 1e-3 && Math.abs(d) < 1e7) {
+                    assertThat(dbl(d)).isEqualTo(Double.toString(d));
+                }
+            }
+        }
+    }
+
+    @Test
     void unsignedDecimalsOfEveryLength() {
         assertThat(unsigned(0)).isEqualTo("0");
         assertThat(unsigned(-1)).isEqualTo("18446744073709551615");
