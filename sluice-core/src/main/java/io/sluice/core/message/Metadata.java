@@ -444,7 +444,7 @@ public final class Metadata {
      * field gives, without hashing a key or searching the fields being added.
      */
     public void addDecodedFields(byte[] src, int srcOff, int len, int[] table, int n) {
-        int base = appendToArena(src, srcOff, len) - srcOff;
+        int base = appendToArena(src, srcOff, len);
         int before = count;
         long oldBits = hashBits;
         grow(before + n);
