@@ -411,6 +411,18 @@ final class ProtoValues {
      * base64 JSON string (the caller drops the quotes); anything else as JSON into {@link #json()}.
      */
     int body(int off, int len) throws OtlpFormatException {
+        byte[] buf = in.buffer();
+        if (len >= 2 && buf[off] == (1 << 3 | ProtoReader.LEN) && buf[off + 1] == len - 2) { // a string (< 128 B)
+            if (!Utf8.isValid(buf, off + 2, len - 2)) {
+                in.position(off + 2);
+                throw in.error("invalid UTF-8 in a string");
+            }
+            json.reset();
+            valueOff = off + 2;
+            valueLen = len - 2;
+            type = STRING;
+            return STRING;
+        }
         int save = in.position();
         in.position(off);
         int old = in.enter(len);
