@@ -14,6 +14,12 @@ import java.util.Arrays;
  * <p>A field is written in two steps: {@link #key} and then one value method ({@link #string},
  * {@link #signed}, {@link #dbl}, ...). Bytes are decoded text (not JSON string contents), as
  * {@link Metadata#setDecodedRange} takes them.
+ *
+ * <p>Every key's {@link Metadata#hash} is kept with it (constants' precomputed in {@link Keys}, attribute keys'
+ * from {@link KeyCache}), and the block knows whether its keys are distinct (no two share a hash). A distinct
+ * block goes into a message with {@link Metadata#addDecodedFields}: no key hashed again, each looked up only
+ * among the fields the message had (the resource's and scope's); otherwise field by field with full lookups. Both
+ * keep OtlpFields' rule for a key set twice: first place, last value.
  */
 final class FieldBlock {
     private static final int STRIDE = 6;
