@@ -64,6 +64,10 @@ final class Keys {
     static final int H_EXPONENTIAL_HISTOGRAM = h(EXPONENTIAL_HISTOGRAM);
     static final int H_SUMMARY = h(SUMMARY);
 
+    private static int h(byte[] key) {
+        return Metadata.hash(key, 0, key.length);
+    }
+
     // Member names of the metric JSON values (OTLP JSON's).
     static final byte[] J_COUNT = b("count");
     static final byte[] J_SUM = b("sum");
@@ -90,10 +94,6 @@ final class Keys {
     /** Values of otlp.body_type, indexed by the AnyValue oneof field number (0: empty). */
     static final byte[][] BODY_TYPES = {b("empty"), b("string"), b("bool"), b("int"), b("double"), b("array"),
         b("kvlist"), b("bytes")};
-
-    private static int h(byte[] key) {
-        return Metadata.hash(key, 0, key.length);
-    }
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
