@@ -402,6 +402,97 @@ public final class Metadata {
     }
 
     /**
+     * Like {@link #setDecodedRange} for a caller that knows more, so that a field costs no hashing and (mostly) no
+     * search: {@code keyHash} is the key's {@link #hash}, and the caller guarantees that the key differs from the
+     * keys of fields {@code checkFrom} to {@code size()-1} (say, it adds a batch of fields whose keys it knows to be
+     * distinct, and {@code checkFrom} is where the batch started). Only fields {@code 0} to {@code checkFrom-1} are
+     * searched for the key; one holding it is replaced in place (last value, first place), as {@link #set} does.
+     * With {@code checkFrom == size()} this is exactly {@link #setDecodedRange}. A caller breaking the guarantee
+     * gets two fields with one key (lookups then find the later one): a bug in the caller.
+     */
+    public void setDecodedRange(int keyOffset, int keyLength, int keyHash, int valueOffset, int valueLength, byte kind,
+                                int checkFrom) {
+        int i = -1;
+        if ((hashBits & (1L << keyHash)) != 0) {
+            for (int j = checkFrom - 1; j >= 0; j--) {
+                if (f[j * S + KEY_HASH] == keyHash && f[j * S + KEY_LEN] == keyLength
+                        && equalBytes(arena, f[j * S + KEY_OFF], arena, keyOffset, keyLength)) {
+                    i = j;
+                    break;
+                }
+            }
+        }
+        if (i < 0) {
+            i = count;
+            if ((i + 1) * S > f.length) {
+                grow(i + 1);
+            }
+            count = i + 1;
+        }
+        int[] t = f;
+        int o = i * S;
+        t[o + KEY_OFF] = keyOffset;
+        t[o + KEY_LEN] = keyLength;
+        t[o + KEY_HASH] = keyHash;
+        t[o + VAL_OFF] = valueOffset;
+        t[o + VAL_LEN] = valueLength;
+        t[o + KIND] = kind;
+        t[o + FORM] = DECODED;
+        t[o + KEY_RAW] = 0;
+        hashBits |= 1L << keyHash;
+    }
+
+    /**
+     * Adds prepared fields in bulk: copies {@code src[srcOff, srcOff+len)} into the arena and adds the {@code n}
+     * fields {@code table} describes, six ints each: key offset, key length, value offset, value length, kind,
+     * key {@link #hash}; offsets count from {@code srcOff}, values are decoded bytes (as
+     * {@link #setDecodedRange}). The caller guarantees the keys differ from each other; each is looked up only among
+     * the fields this metadata had before the call, and one found there is replaced in place (first place, last
+     * value), as {@link #set} would. With distinct keys this gives exactly what {@link #setDecodedRange} field by
+     * field gives, without hashing a key or searching the fields being added.
+     */
+    public void addDecodedFields(byte[] src, int srcOff, int len, int[] table, int n) {
+        int base = appendToArena(src, srcOff, len);
+        int before = count;
+        long oldBits = hashBits;
+        grow(before + n);
+        int[] t = f;
+        byte[] a = arena;
+        int c = before;
+        long bits = oldBits;
+        for (int k = 0, o = 0; k < n; k++, o += 6) {
+            int h = table[o + 5];
+            int ko = base + table[o];
+            int kl = table[o + 1];
+            int i = -1;
+            if ((oldBits & (1L << h)) != 0) {
+                for (int j = before - 1; j >= 0; j--) {
+                    if (t[j * S + KEY_HASH] == h && t[j * S + KEY_LEN] == kl
+                            && equalBytes(a, t[j * S + KEY_OFF], a, ko, kl)) {
+                        i = j;
+                        break;
+                    }
+                }
+            }
+            if (i < 0) {
+                i = c++;
+            }
+            int fo = i * S;
+            t[fo + KEY_OFF] = ko;
+            t[fo + KEY_LEN] = kl;
+            t[fo + KEY_HASH] = h;
+            t[fo + VAL_OFF] = base + table[o + 2];
+            t[fo + VAL_LEN] = table[o + 3];
+            t[fo + KIND] = table[o + 4];
+            t[fo + FORM] = DECODED;
+            t[fo + KEY_RAW] = 0;
+            bits |= 1L << h;
+        }
+        count = c;
+        hashBits = bits;
+    }
+
+    /**
      * Sets a field named {@code key} whose value is a range already in the arena; only the key is copied.
      * Returns the field's index.
      */

@@ -105,4 +105,69 @@ class MetadataTest {
             }
         }
     }
+
+    /**
+     * addDecodedFields and setDecodedRange with a known hash and checkFrom give what setDecodedRange field by field
+     * gives, for distinct keys some of which the metadata already holds (replaced in place: first place, last value).
+     */
+    @Test
+    void bulkAndHashedAddsGiveWhatSetDecodedRangeGives() {
+        SplittableRandom r = new SplittableRandom(3);
+        for (int round = 0; round < 2000; round++) {
+            Metadata plain = new Metadata();
+            Metadata bulk = new Metadata();
+            Metadata hashed = new Metadata();
+            int before = r.nextInt(12);
+            for (int i = 0; i < before; i++) {
+                String key = "k" + r.nextInt(40);
+                for (Metadata md : new Metadata[] {plain, bulk, hashed}) {
+                    md.setString(key, "p" + i);
+                }
+            }
+            // A block of distinct keys: "k<n>" for distinct n below 40, some of them in the prefix.
+            List<Integer> ns = new ArrayList<>();
+            for (int n = 0; n < 40; n++) {
+                ns.add(n);
+            }
+            java.util.Collections.shuffle(ns, new java.util.Random(round));
+            int n = r.nextInt(20);
+            byte[] src = new byte[1024];
+            int used = 3; // fields start past the beginning of src
+            int[] table = new int[6 * n];
+            for (int i = 0; i < n; i++) {
+                byte[] k = ("k" + ns.get(i)).getBytes(StandardCharsets.UTF_8);
+                byte[] v = ("v" + round + "." + i).getBytes(StandardCharsets.UTF_8);
+                table[6 * i] = used - 3;
+                table[6 * i + 1] = k.length;
+                System.arraycopy(k, 0, src, used, k.length);
+                used += k.length;
+                table[6 * i + 2] = used - 3;
+                table[6 * i + 3] = v.length;
+                System.arraycopy(v, 0, src, used, v.length);
+                used += v.length;
+                table[6 * i + 4] = i % 2 == 0 ? Metadata.STRING : Metadata.JSON;
+                table[6 * i + 5] = Metadata.hash(k, 0, k.length);
+            }
+            int base = plain.appendToArena(src, 3, used - 3);
+            int hashedBase = hashed.appendToArena(src, 3, used - 3);
+            int checkFrom = hashed.size();
+            for (int i = 0; i < n; i++) {
+                int o = 6 * i;
+                plain.setDecodedRange(base + table[o], table[o + 1], base + table[o + 2], table[o + 3],
+                        (byte) table[o + 4]);
+                hashed.setDecodedRange(hashedBase + table[o], table[o + 1], table[o + 5], hashedBase + table[o + 2],
+                        table[o + 3], (byte) table[o + 4], checkFrom);
+            }
+            bulk.addDecodedFields(src, 3, used - 3, table, n);
+            for (Metadata md : new Metadata[] {bulk, hashed}) {
+                assertThat(md.size()).isEqualTo(plain.size());
+                for (int i = 0; i < plain.size(); i++) {
+                    assertThat(md.key(i)).isEqualTo(plain.key(i));
+                    assertThat(md.value(i)).isEqualTo(plain.value(i));
+                    assertThat(md.kind(i)).isEqualTo(plain.kind(i));
+                    assertThat(md.indexOf(plain.key(i))).isEqualTo(i);
+                }
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
 import java.nio.charset.StandardCharsets;
 
@@ -47,6 +48,26 @@ final class Keys {
     static final byte[] TYPE_HISTOGRAM = b(OtlpFields.TYPE_HISTOGRAM);
     static final byte[] TYPE_EXPONENTIAL_HISTOGRAM = b(OtlpFields.TYPE_EXPONENTIAL_HISTOGRAM);
     static final byte[] TYPE_SUMMARY = b(OtlpFields.TYPE_SUMMARY);
+
+    // Hashes (Metadata.hash) of the keys written per record or point, so that no record hashes them again.
+    static final int H_SEVERITY_NUMBER = h(SEVERITY_NUMBER);
+    static final int H_SEVERITY_TEXT = h(SEVERITY_TEXT);
+    static final int H_TRACE_ID = h(TRACE_ID);
+    static final int H_SPAN_ID = h(SPAN_ID);
+    static final int H_FLAGS = h(FLAGS);
+    static final int H_EVENT_NAME = h(EVENT_NAME);
+    static final int H_OBSERVED_TIME = h(OBSERVED_TIME);
+    static final int H_DROPPED_ATTRIBUTES = h(DROPPED_ATTRIBUTES);
+    static final int H_BODY_TYPE = h(BODY_TYPE);
+    static final int H_START_TIME = h(START_TIME);
+    static final int H_EXEMPLARS = h(EXEMPLARS);
+    static final int H_HISTOGRAM = h(HISTOGRAM);
+    static final int H_EXPONENTIAL_HISTOGRAM = h(EXPONENTIAL_HISTOGRAM);
+    static final int H_SUMMARY = h(SUMMARY);
+
+    private static int h(byte[] key) {
+        return Metadata.hash(key, 0, key.length);
+    }
 
     // Member names of the metric JSON values (OTLP JSON's).
     static final byte[] J_COUNT = b("count");

@@ -55,32 +55,32 @@ final class LogRecordFields {
     void emit(Message m, Metadata prefix) {
         FieldBlock f = fields;
         if (severity != 0) {
-            f.key(Keys.SEVERITY_NUMBER).signed(severity);
+            f.key(Keys.SEVERITY_NUMBER, Keys.H_SEVERITY_NUMBER).signed(severity);
         }
         if (severityTextLen > 0) {
-            f.key(Keys.SEVERITY_TEXT).string(severityText, severityTextOff, severityTextLen);
+            f.key(Keys.SEVERITY_TEXT, Keys.H_SEVERITY_TEXT).string(severityText, severityTextOff, severityTextLen);
         }
         if (traceLen > 0 && !ValueText.allZero(ids, traceOff, traceLen)) {
-            f.key(Keys.TRACE_ID).hex(ids, traceOff, traceLen);
+            f.key(Keys.TRACE_ID, Keys.H_TRACE_ID).hex(ids, traceOff, traceLen);
         }
         if (spanLen > 0 && !ValueText.allZero(ids, spanOff, spanLen)) {
-            f.key(Keys.SPAN_ID).hex(ids, spanOff, spanLen);
+            f.key(Keys.SPAN_ID, Keys.H_SPAN_ID).hex(ids, spanOff, spanLen);
         }
         if (flags != 0) {
-            f.key(Keys.FLAGS).unsigned(flags);
+            f.key(Keys.FLAGS, Keys.H_FLAGS).unsigned(flags);
         }
         if (eventNameLen > 0) {
-            f.key(Keys.EVENT_NAME).string(eventName, eventNameOff, eventNameLen);
+            f.key(Keys.EVENT_NAME, Keys.H_EVENT_NAME).string(eventName, eventNameOff, eventNameLen);
         }
         if (observed != 0) {
-            f.key(Keys.OBSERVED_TIME).unsigned(observed);
+            f.key(Keys.OBSERVED_TIME, Keys.H_OBSERVED_TIME).unsigned(observed);
         }
         if (dropped != 0) {
-            f.key(Keys.DROPPED_ATTRIBUTES).unsigned(dropped);
+            f.key(Keys.DROPPED_ATTRIBUTES, Keys.H_DROPPED_ATTRIBUTES).unsigned(dropped);
         }
         if (bodyType != ProtoValues.STRING) {
             byte[] type = Keys.BODY_TYPES[bodyType];
-            f.key(Keys.BODY_TYPE).string(type, 0, type.length);
+            f.key(Keys.BODY_TYPE, Keys.H_BODY_TYPE).string(type, 0, type.length);
         }
         m.setTimestamp(time);
         Metadata md = m.metadata();

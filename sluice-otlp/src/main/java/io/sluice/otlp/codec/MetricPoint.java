@@ -136,20 +136,20 @@ final class MetricPoint {
         m.setPayload(name, nameOff, nameLen);
         FieldBlock f = fields;
         if (startTime != 0) {
-            f.key(Keys.START_TIME).unsigned(startTime);
+            f.key(Keys.START_TIME, Keys.H_START_TIME).unsigned(startTime);
         }
         if (flags != 0) {
-            f.key(Keys.FLAGS).unsigned(flags);
+            f.key(Keys.FLAGS, Keys.H_FLAGS).unsigned(flags);
         }
         if (exemplarCount > 0) {
             exemplars.endArray();
-            f.key(Keys.EXEMPLARS).json(exemplars.buffer(), 0, exemplars.length());
+            f.key(Keys.EXEMPLARS, Keys.H_EXEMPLARS).json(exemplars.buffer(), 0, exemplars.length());
         }
         switch (type) {
             case NUMBER -> number(f, name, nameOff, nameLen);
-            case HISTOGRAM -> f.key(Keys.HISTOGRAM).json(json.buffer(), 0, histogram());
-            case EXPONENTIAL_HISTOGRAM -> f.key(Keys.EXPONENTIAL_HISTOGRAM).json(json.buffer(), 0, exponential());
-            default -> f.key(Keys.SUMMARY).json(json.buffer(), 0, summary());
+            case HISTOGRAM -> f.key(Keys.HISTOGRAM, Keys.H_HISTOGRAM).json(json.buffer(), 0, histogram());
+            case EXPONENTIAL_HISTOGRAM -> f.key(Keys.EXPONENTIAL_HISTOGRAM, Keys.H_EXPONENTIAL_HISTOGRAM).json(json.buffer(), 0, exponential());
+            default -> f.key(Keys.SUMMARY, Keys.H_SUMMARY).json(json.buffer(), 0, summary());
         }
         Metadata md = m.metadata();
         md.copyFrom(metric);

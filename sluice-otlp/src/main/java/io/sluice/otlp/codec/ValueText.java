@@ -2,6 +2,9 @@ package io.sluice.otlp.codec;
 
 import io.sluice.core.json.Decimal;
 import io.sluice.core.json.JsonWriter;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -19,6 +22,9 @@ final class ValueText {
     static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
     static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
     static final byte[] BYTES_VALUE = "bytesValue".getBytes(StandardCharsets.US_ASCII);
+    private static final VarHandle INTS_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONGS_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BASE64 =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
@@ -54,35 +60,31 @@ final class ValueText {
             return Decimal.putLong(b, at, v);
         }
         long high = v / EIGHT_DIGITS;
-        at = putUnsigned(b, at, high);
-        put8(b, at, (int) (v - high * EIGHT_DIGITS));
+        int low = (int) (v - high * EIGHT_DIGITS);
+        if (high < EIGHT_DIGITS) {
+            at = Decimal.putLong(b, at, high);
+        } else { // 17 to 19 digits: nanosecond timestamps
+            long top = high / EIGHT_DIGITS;
+            at = Decimal.putLong(b, at, top);
+            put8(b, at, (int) (high - top * EIGHT_DIGITS));
+            at += 8;
+        }
+        put8(b, at, low);
         return at + 8;
     }
 
     private static final long EIGHT_DIGITS = 100_000_000L;
-    private static final byte[] PAIRS = new byte[200];
-
-    static {
-        for (int i = 0; i < 100; i++) {
-            PAIRS[2 * i] = (byte) ('0' + i / 10);
-            PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
-        }
-    }
-
-    /** Writes {@code v < 10^8} as exactly eight digits. */
+    /**
+     * Writes {@code v < 10^8} as exactly eight digits, all in one long: its two halves of four digits, their pairs
+     * and then their digits split by multiplying with reciprocals lane by lane (exact for these ranges), no table.
+     */
     private static void put8(byte[] b, int at, int v) {
-        int high = v / 10000;
-        put4(b, at, high);
-        put4(b, at + 4, v - high * 10000);
-    }
-
-    private static void put4(byte[] b, int at, int v) {
-        int h = v / 100;
-        int l = v - h * 100;
-        b[at] = PAIRS[2 * h];
-        b[at + 1] = PAIRS[2 * h + 1];
-        b[at + 2] = PAIRS[2 * l];
-        b[at + 3] = PAIRS[2 * l + 1];
+        long hi = v / 10000;
+        long merged = hi | (v - hi * 10000) << 32; // first four digits in the low lane: the first byte written
+        long pairs = ((merged * 10486) >>> 20) & 0x0000007F0000007FL; // lane / 100
+        long hundreds = (merged - 100 * pairs) << 16 | pairs;
+        long tens = ((hundreds * 103) >>> 10) & 0x000F000F000F000FL; // lane / 10
+        LONGS_LE.set(b, at, ((hundreds - 10 * tens) << 8 | tens) + 0x3030303030303030L);
     }
 
     /** Whether {@code d} can be written as a JSON number (not NaN, not infinite). */
@@ -160,9 +162,24 @@ final class ValueText {
         return at + digits;
     }
 
-    /** Writes {@code src[off, off+len)} as lower-case hex; returns the end. */
+    /**
+     * Writes {@code src[off, off+len)} as lower-case hex; returns the end. Four bytes per step, without a table:
+     * their eight nibbles spread into the eight bytes of a long, turned into digits all at once (ids are 8 and 16
+     * bytes, written per record).
+     */
     static int putHex(byte[] b, int at, byte[] src, int off, int len) {
-        for (int i = off; i < off + len; i++) {
+        int end = off + len;
+        int i = off;
+        for (; i + 4 <= end; i += 4, at += 8) {
+            long x = (int) INTS_BE.get(src, i) & 0xFFFFFFFFL;
+            x = (x | x << 16) & 0x0000FFFF0000FFFFL;
+            x = (x | x << 8) & 0x00FF00FF00FF00FFL;
+            x = (x | x << 4) & 0x0F0F0F0F0F0F0F0FL;
+            // a nibble above 9 gets 'a' - 10 rather than '0' added: (nibble + 6) has bit 4 set exactly then
+            long letters = ((x + 0x0606060606060606L) >>> 4) & 0x0101010101010101L;
+            LONGS_BE.set(b, at, x + 0x3030303030303030L + letters * ('a' - '0' - 10));
+        }
+        for (; i < end; i++) {
             b[at++] = HEX[(src[i] >> 4) & 0xF];
             b[at++] = HEX[src[i] & 0xF];
         }
@@ -197,7 +214,13 @@ final class ValueText {
 
     /** Whether {@code src[off, off+len)} holds only zero bytes (an id that is not set). */
     static boolean allZero(byte[] src, int off, int len) {
-        for (int i = off; i < off + len; i++) {
+        int i = off;
+        for (; i + 8 <= off + len; i += 8) {
+            if ((long) LONGS_BE.get(src, i) != 0) {
+                return false;
+            }
+        }
+        for (; i < off + len; i++) {
             if (src[i] != 0) {
                 return false;
             }

@@ -101,4 +101,54 @@ class LogsDecoderTest {
         assertThat(m.metadata().indexOf("otlp.body_type")).isNegative();
         assertThat(OtlpExpected.metadata(m)).containsExactly(Map.entry("otlp.signal", "S:log"));
     }
+
+    /**
+     * Keys that meet: attributes named like a resource or scope field, like a record's own otlp.* field, the same
+     * attribute twice, with records whose attributes change order and set between records (the decoder caches
+     * keys per position). A key set twice keeps its first place and its last value (OtlpFields).
+     */
+    @Test
+    void keysSetTwiceKeepTheirFirstPlaceAndTheirLastValue() throws Exception {
+        ScopeLogs.Builder sl = ScopeLogs.newBuilder().setScope(io.opentelemetry.proto.common.v1.InstrumentationScope
+                .newBuilder().setName("scope-name").addAttributes(OtlpCorpus.kv("a", OtlpCorpus.str("scope a"))));
+        String[][] keySets = {
+            {"resource.service.name", "otlp.severity_text", "scope.name", "x", "x", "otlp.signal"},
+            {"x", "y", "x", "scope.attributes.a", "otlp.trace_id", "otlp.body_type"},
+            {"y", "x", "otlp.dropped_attributes_count", "otlp.observed_time_unix_nano", "otlp.flags", "z"},
+            {"a", "b", "c", "d", "e", "f"},
+            {"a", "b", "c", "d", "e", "a"},
+            {"a", "b", "c", "d", "e", "f"},
+            {"resource.service.name", "b", "c", "d", "e", "f"},
+            {"otlp.span_id", "otlp.event_name", "otlp.severity_number", "b", "b", "b"},
+        };
+        for (int round = 0; round < 3; round++) {
+            for (int k = 0; k < keySets.length; k++) {
+                LogRecord.Builder r = LogRecord.newBuilder().setSeverityText("WARN").setSeverityNumberValue(13)
+                        .setFlags(1).setObservedTimeUnixNano(5).setDroppedAttributesCount(1).setEventName("ev")
+                        .setTraceId(com.google.protobuf.ByteString.copyFrom(OtlpCorpus.TRACE_ID))
+                        .setSpanId(com.google.protobuf.ByteString.copyFrom(OtlpCorpus.SPAN_ID));
+                if (k % 2 == 0) {
+                    r.setBody(OtlpCorpus.integer(k));
+                }
+                String[] keys = keySets[k];
+                for (int a = 0; a < keys.length; a++) {
+                    r.addAttributes(OtlpCorpus.kv(keys[a], a % 2 == 0 ? OtlpCorpus.str("v" + k + "." + a)
+                            : OtlpCorpus.integer(k * 10 + a)));
+                }
+                sl.addLogRecords(r);
+            }
+        }
+        ExportLogsServiceRequest req = ExportLogsServiceRequest.newBuilder().addResourceLogs(ResourceLogs.newBuilder()
+                .setResource(OtlpCorpus.resource(1).toBuilder()
+                        .addAttributes(OtlpCorpus.kv("service.name", OtlpCorpus.str("twice"))))
+                .addScopeLogs(sl)).build();
+        byte[] bytes = req.toByteArray();
+        Decoded out = new Decoded();
+        LogsDecoder decoder = new LogsDecoder();
+        assertThat(decoder.decode(bytes, 0, bytes.length, out)).isEqualTo(3 * keySets.length);
+        assertDecodesAsExpected(req, out);
+        out.batch.clear();
+        decoder.decode(bytes, 0, bytes.length, out);
+        assertDecodesAsExpected(req, out);
+    }
 }

@@ -52,6 +52,19 @@ class ValueTextTest {
     }
 
     @Test
+    void wholeNumbersOf1024thsAsDoubleToStringWritesThem() {
+        SplittableRandom r = new SplittableRandom(11);
+        for (int i = 0; i < 300_000; i++) {
+            long m = i < 100_000 ? i : r.nextLong(8192L * 1024 + 5000);
+            for (double d : new double[] {m / 1024.0, -m / 1024.0, m / 512.0 + 1 / 1024.0}) {
+                if (Math.abs(d) >= 1e-3 && Math.abs(d) < 1e7) {
+                    assertThat(dbl(d)).isEqualTo(Double.toString(d));
+                }
+            }
+        }
+    }
+
+    @Test
     void unsignedDecimalsOfEveryLength() {
         assertThat(unsigned(0)).isEqualTo("0");
         assertThat(unsigned(-1)).isEqualTo("18446744073709551615");
@@ -59,10 +72,39 @@ class ValueTextTest {
         assertThat(unsigned(Long.MAX_VALUE)).isEqualTo("9223372036854775807");
         assertThat(unsigned(100_000_000L)).isEqualTo("100000000");
         assertThat(unsigned(1_700_000_000_000_000_001L)).isEqualTo("1700000000000000001");
+        long p = 1;
+        for (int k = 0; k <= 19; k++, p *= 10) { // every power of ten and the number below it (10^19 as unsigned)
+            assertThat(unsigned(p)).isEqualTo(Long.toUnsignedString(p));
+            assertThat(unsigned(p - 1)).isEqualTo(Long.toUnsignedString(p - 1));
+            assertThat(unsigned(p + 12_345_678)).isEqualTo(Long.toUnsignedString(p + 12_345_678));
+        }
         long v = 1;
         for (int i = 0; i < 64; i++, v = v * 3 + 7) {
             assertThat(unsigned(v)).isEqualTo(Long.toUnsignedString(v));
             assertThat(unsigned(v - 1)).isEqualTo(Long.toUnsignedString(v - 1));
+        }
+    }
+
+    @Test
+    void hexOfEveryByteAndAllZero() {
+        byte[] src = new byte[256];
+        for (int i = 0; i < 256; i++) {
+            src[i] = (byte) i;
+        }
+        byte[] hex = new byte[512];
+        assertThat(ValueText.putHex(hex, 0, src, 0, 256)).isEqualTo(512);
+        assertThat(new String(hex, StandardCharsets.US_ASCII)).isEqualTo(HexFormat.of().formatHex(src));
+        for (int len = 0; len <= 17; len++) {
+            byte[] z = new byte[len + 2];
+            assertThat(ValueText.allZero(z, 1, len)).isTrue();
+            for (int i = 0; i < len; i++) {
+                z[1 + i] = (byte) 0x80;
+                assertThat(ValueText.allZero(z, 1, len)).isFalse();
+                z[1 + i] = 0;
+            }
+            z[0] = 1;
+            z[len + 1] = 1;
+            assertThat(ValueText.allZero(z, 1, len)).isTrue();
         }
     }
 
