@@ -2,6 +2,8 @@ package io.sluice.otlp.consumer;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -27,6 +29,13 @@ final class GrpcConn extends ChannelInboundHandlerAdapter {
 
     void streamClosed() {
         streams--;
+    }
+
+    /** Opens the connection's window as wide as the streams' (SETTINGS only sets a stream's initial window). */
+    @Override
+    public void channelActive(ChannelHandlerContext c) throws Exception {
+        c.writeAndFlush(new DefaultHttp2WindowUpdateFrame(OtlpServer.FLOW_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
+        super.channelActive(c);
     }
 
     @Override
