@@ -39,6 +39,7 @@ import io.sluice.core.message.RequestMemory;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.pipeline.TokenSet;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -129,6 +130,10 @@ public final class HecServer {
     private static final byte[] TOO_MANY_CONNECTIONS = rawResponse(HecStatus.SERVER_BUSY);
 
     private final Settings settings;
+    /** Settings.tokens, compared in constant time. */
+    private final TokenSet tokens;
+    /** The one authorization scheme HEC takes. */
+    private static final String SCHEME = "Splunk";
     private final ConsumerContext ctx;
     private final Log log;
     private final MemoryBudget budget;
@@ -196,6 +201,7 @@ public final class HecServer {
 
     public HecServer(Settings settings, ConsumerContext ctx) {
         this.settings = settings;
+        this.tokens = new TokenSet(settings.tokens);
         this.ctx = ctx;
         this.log = ctx.log();
         this.budget = ctx.memory();
@@ -636,18 +642,19 @@ public final class HecServer {
 
         /** Splunk's token rules: no header → 2, not "Splunk <t>" → 3, unknown token → 4. Null when fine. */
         private HecStatus authorize(HttpRequest req) {
-            if (settings.tokens.isEmpty()) {
+            if (tokens.isEmpty()) {
                 return null;
             }
             String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
             if (h == null || h.isBlank()) {
                 return HecStatus.TOKEN_REQUIRED;
             }
+            // The scheme is exactly "Splunk" (any case): "S <token>" or "Spl <token>" are not it.
             int sp = h.indexOf(' ');
-            if (sp < 0 || !h.regionMatches(true, 0, "Splunk", 0, sp)) {
+            if (sp != SCHEME.length() || !h.regionMatches(true, 0, SCHEME, 0, sp)) {
                 return HecStatus.INVALID_AUTHORIZATION;
             }
-            return settings.tokens.contains(h.substring(sp + 1).trim()) ? null : HecStatus.INVALID_TOKEN;
+            return tokens.contains(h.substring(sp + 1).trim()) ? null : HecStatus.INVALID_TOKEN;
         }
 
         private String channelOf(Request q) {

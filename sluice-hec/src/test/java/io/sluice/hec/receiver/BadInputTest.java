@@ -63,6 +63,10 @@ class BadInputTest {
         String ev = "{\"event\":\"x\"}";
         assertReply(post(ev), 401, "{\"text\":\"Token is required\",\"code\":2}");
         assertReply(post(ev, "Authorization: Bearer good"), 401, "{\"text\":\"Invalid authorization\",\"code\":3}");
+        // Only the whole scheme: a prefix of "Splunk", or a longer word, is not it (once "S good" was taken).
+        assertReply(post(ev, "Authorization: S good"), 401, "{\"text\":\"Invalid authorization\",\"code\":3}");
+        assertReply(post(ev, "Authorization: Splunkx good"), 401, "{\"text\":\"Invalid authorization\",\"code\":3}");
+        assertReply(post(ev, "Authorization: splunk good"), 200, "{\"text\":\"Success\",\"code\":0}");
         assertReply(post(ev, "Authorization: Splunk wrong"), 403, "{\"text\":\"Invalid token\",\"code\":4}");
         assertReply(post(ev, AUTH), 200, "{\"text\":\"Success\",\"code\":0}");
     }

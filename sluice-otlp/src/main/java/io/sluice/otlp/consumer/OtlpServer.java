@@ -24,10 +24,9 @@ import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.pipeline.TokenSet;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,7 +83,7 @@ final class OtlpServer {
     private final ConsumerContext ctx;
     private final Log log;
     private final Ingest ingest;
-    private final byte[][] tokens;
+    private final TokenSet tokens;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean stopping;
     private boolean stopped;
@@ -99,7 +98,7 @@ final class OtlpServer {
         this.ctx = ctx;
         this.log = ctx.log();
         this.ingest = new Ingest(ctx, settings.id, settings.maxPendingRecords);
-        this.tokens = settings.tokens.stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+        this.tokens = new TokenSet(settings.tokens);
     }
 
     /**
@@ -212,7 +211,7 @@ final class OtlpServer {
      * in constant time, so the answer's timing tells nothing about them.
      */
     boolean authorized(CharSequence header) {
-        if (tokens.length == 0) {
+        if (tokens.isEmpty()) {
             return true;
         }
         if (header == null) {
@@ -223,12 +222,7 @@ final class OtlpServer {
         if (bearer && (h.length() < 7 || !h.regionMatches(true, 0, "Bearer ", 0, 7))) {
             return false;
         }
-        byte[] given = (bearer ? h.substring(7) : h).trim().getBytes(StandardCharsets.UTF_8);
-        boolean ok = false;
-        for (byte[] t : tokens) {
-            ok |= MessageDigest.isEqual(t, given);
-        }
-        return ok;
+        return tokens.contains((bearer ? h.substring(7) : h).trim());
     }
 
     /** Whether the configured listeners are open and the server is not stopping: {@code /ready}. */
