@@ -185,4 +185,70 @@ class SecurityTest {
         }
         assertThat(log.text()).doesNotContain("TLS failed").doesNotContain("refused").doesNotContain("marked down");
     }
+
+    /**
+     * A handshake stops at the first wrong PING: ten wrong guesses and then the right PING, all in one write, get one
+     * PONG refusing the first guess and a closed connection; the right PING behind them is never read, so guessing
+     * costs a connection each time (issue 19 found the eleventh PING authenticating).
+     */
+    @Test
+    void aHandshakeStopsAtTheFirstWrongPing() throws Exception {
+        int port = freePort();
+        Collect out = server(port, "  SharedKey: s3cret\n");
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port));
+            s.setSoTimeout(10_000);
+            InputStream in = s.getInputStream();
+            byte[] helo = new byte[4096];
+            int n = in.read(helo);
+            io.sluice.forward.codec.MsgPackReader r = new io.sluice.forward.codec.MsgPackReader().reset(helo, 0, n, 0);
+            assertThat(r.readArrayHeader()).isEqualTo(2);
+            assertThat(r.readStringEquals("HELO")).isTrue();
+            byte[] nonce = null;
+            for (int k = r.readMapHeader(); k > 0; k--) {
+                String key = r.readString();
+                if (key.equals("nonce")) {
+                    nonce = r.readBytes();
+                } else {
+                    r.skipValue();
+                }
+            }
+            assertThat(nonce).isNotNull();
+            io.sluice.forward.codec.MsgPackWriter w = new io.sluice.forward.codec.MsgPackWriter();
+            for (int guess = 0; guess <= 10; guess++) {
+                ping(w, nonce, guess < 10 ? "guess-" + guess : "s3cret");
+            }
+            s.getOutputStream().write(w.array(), 0, w.size());
+            byte[] answer = in.readAllBytes(); // the PONG, then end of stream
+            io.sluice.forward.codec.MsgPackReader p = new io.sluice.forward.codec.MsgPackReader()
+                    .reset(answer, 0, answer.length, 0);
+            assertThat(p.readArrayHeader()).isEqualTo(5);
+            assertThat(p.readStringEquals("PONG")).isTrue();
+            assertThat(p.readBoolean()).as("the first guess refused").isFalse();
+            assertThat(p.readString()).contains("shared_key mismatch");
+            p.skipValue();
+            p.skipValue();
+            assertThat(p.hasRemaining()).as("a second PONG: the right PING behind the wrong ones was read").isFalse();
+        }
+        await("the refusal counted", 10_000,
+                () -> pipelines.get(0).consumerStats().get(0).rejected(io.sluice.core.pipeline.Rejection.AUTH) == 1);
+        assertThat(out.events).isEmpty();
+    }
+
+    /** ["PING", hostname, salt, sha512_hex(salt + hostname + nonce + key), "", ""] (no users configured). */
+    private static void ping(io.sluice.forward.codec.MsgPackWriter w, byte[] nonce, String key) throws Exception {
+        byte[] salt = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-512");
+        sha.update(salt);
+        sha.update("guesser".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        sha.update(nonce);
+        sha.update(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        w.writeArrayHeader(6);
+        w.writeString("PING");
+        w.writeString("guesser");
+        w.writeBin(salt, 0, salt.length);
+        w.writeString(java.util.HexFormat.of().formatHex(sha.digest()));
+        w.writeString("");
+        w.writeString("");
+    }
 }
