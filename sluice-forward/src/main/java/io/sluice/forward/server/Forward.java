@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Exposure;
 import io.sluice.forward.Tls;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -195,6 +196,7 @@ public final class Forward extends Consumer {
         ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
                 + bound.getPort() + (ssl != null ? " (TLS)" : "") + (s.sharedKey() != null ? " (shared_key)" : "")
                 + (srv.heartbeatPort() > 0 ? ", UDP heartbeats on the same port" : ""));
+        Exposure.warnIfOpen(ctx.log(), config.id(), bound, s.sharedKey() != null, SHARED_KEY.name());
     }
 
     /**

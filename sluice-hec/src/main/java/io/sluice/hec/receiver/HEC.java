@@ -6,6 +6,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Exposure;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -116,6 +117,7 @@ public final class HEC extends Consumer {
         bound = s.start();
         server = s;
         ctx.log().info(config.id() + ": HEC listening on " + bound);
+        Exposure.warnIfOpen(ctx.log(), config.id(), bound, !settings.tokens.isEmpty(), TOKENS.name());
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Exposure;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -187,6 +188,9 @@ public final class OTLP extends Consumer {
         String tls = settings.grpcTls != null || settings.httpTls != null ? " (TLS)" : "";
         ctx.log().info(config.id() + ": OTLP listening" + (grpcBound == null ? "" : " on " + grpcBound + " (gRPC)")
                 + (httpBound == null ? "" : " on " + httpBound + " (HTTP)") + tls);
+        boolean auth = !settings.tokens.isEmpty();
+        Exposure.warnIfOpen(ctx.log(), config.id(), grpcBound, auth, BEARER_TOKENS.name());
+        Exposure.warnIfOpen(ctx.log(), config.id(), httpBound, auth, BEARER_TOKENS.name());
     }
 
     @Override
