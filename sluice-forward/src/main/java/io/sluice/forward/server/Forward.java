@@ -41,8 +41,9 @@ import java.util.concurrent.CountDownLatch;
  * or too many connections (busy), idle connections (timeout).
  */
 public final class Forward extends Consumer {
-    static final Param<String> ADDRESS = Param.string("Address", "0.0.0.0:24224",
-            "host:port to listen on. Port 0 picks a free port (logged at start).");
+    static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:24224",
+            "host:port to listen on: loopback unless you name another address (0.0.0.0:24224 for every interface, "
+                    + "with SharedKey or TLS). Port 0 picks a free port (logged at start).");
     static final Param<Long> MAX_MESSAGE_SIZE = Param.longValue("MaxMessageSize", 32L << 20,
             "Largest frame accepted, in bytes. A bigger frame is refused from its header, before it is read, and the "
                     + "connection is closed.");

@@ -26,8 +26,9 @@ import java.util.Locale;
  * </pre>
  */
 public final class SocketConsumer extends Consumer {
-    public static final Param<String> ADDRESS = Param.string("Address", "tcp://0.0.0.0:5880",
-            "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP).");
+    public static final Param<String> ADDRESS = Param.string("Address", "tcp://127.0.0.1:5880",
+            "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
+                    + "you name another address (tcp://0.0.0.0:5880 for every interface).");
     public static final Param<String> PERMISSIONS = Param.string("Permissions", "0770",
             "File permissions of a unix socket, as an octal number.");
     public static final Param<String> ACKNOWLEDGE = Param.string("Acknowledge", "",

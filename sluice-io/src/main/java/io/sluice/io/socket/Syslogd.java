@@ -15,8 +15,9 @@ import java.util.Locale;
  * datagram channel, so {@code /dev/log} style datagram sockets are not supported.
  */
 public final class Syslogd extends Consumer {
-    public static final Param<String> ADDRESS = Param.string("Address", "udp://0.0.0.0:514",
-            "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP).");
+    public static final Param<String> ADDRESS = Param.string("Address", "udp://127.0.0.1:514",
+            "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
+                    + "you name another address (udp://0.0.0.0:514 for every interface).");
     public static final Param<String> FORMAT = Param.string("Format", "RFC6587",
             "RFC3164, RFC5424, or RFC6587 (RFC 5424 messages with octet counting over streams).");
     public static final Param<Boolean> SET_METADATA = Param.bool("SetMetadata", false,
