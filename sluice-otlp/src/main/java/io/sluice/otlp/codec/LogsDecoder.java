@@ -45,7 +45,7 @@ public final class LogsDecoder {
      * that reserves memory before it decodes). A request it counts may still fail {@link #decode}.
      */
     public static int countRecords(byte[] buf, int off, int len) throws OtlpFormatException {
-        return ProtoEnvelope.countItems(buf, off, len);
+        return ProtoEnvelope.countItems(buf, off, len, record -> 1);
     }
 
     /** The envelope walker with the LogRecord as its item. */

@@ -42,37 +42,7 @@ public final class MetricsDecoder {
      * A request it counts may still fail {@link #decode}.
      */
     public static int countPoints(byte[] buf, int off, int len) throws OtlpFormatException {
-        ProtoReader r = new ProtoReader().reset(buf, off, len);
-        int n = 0;
-        while (r.hasMore()) {
-            int t = r.readTag();
-            if (ProtoReader.field(t) != 1) {
-                r.skip(t);
-                continue;
-            }
-            int o1 = r.enterMessage(t);
-            while (r.hasMore()) {
-                int t2 = r.readTag();
-                if (ProtoReader.field(t2) != 2) {
-                    r.skip(t2);
-                    continue;
-                }
-                int o2 = r.enterMessage(t2);
-                while (r.hasMore()) {
-                    int t3 = r.readTag();
-                    if (ProtoReader.field(t3) != 2) {
-                        r.skip(t3);
-                        continue;
-                    }
-                    int o3 = r.enterMessage(t3);
-                    n += countMetric(r);
-                    r.leave(o3);
-                }
-                r.leave(o2);
-            }
-            r.leave(o1);
-        }
-        return n;
+        return ProtoEnvelope.countItems(buf, off, len, MetricsDecoder::countMetric);
     }
 
     /** The points of the metric {@code r} is in: field 1 of its data (the oneof, last one wins). */

@@ -233,11 +233,16 @@ abstract class ProtoEnvelope {
         return in.readVarint() & 0xFFFFFFFFL;
     }
 
+    /** How many messages one item makes, the reader entered into it (a log record: one; a metric: its points). */
+    interface ItemCount {
+        int of(ProtoReader item) throws OtlpFormatException;
+    }
+
     /**
-     * Counts the items of a request without decoding them: the occurrences of field 2 in every scope group of every
-     * resource group. Checks the framing down to the items, nothing inside them.
+     * Counts the messages of a request without decoding them: {@code count} of every item (field 2) in every scope
+     * group of every resource group. Checks the framing down to the items, and inside them what {@code count} reads.
      */
-    static int countItems(byte[] buf, int off, int len) throws OtlpFormatException {
+    static int countItems(byte[] buf, int off, int len, ItemCount count) throws OtlpFormatException {
         ProtoReader r = new ProtoReader().reset(buf, off, len);
         int n = 0;
         while (r.hasMore()) {
@@ -256,11 +261,13 @@ abstract class ProtoEnvelope {
                 int o2 = r.enterMessage(t2);
                 while (r.hasMore()) {
                     int t3 = r.readTag();
-                    if (ProtoReader.field(t3) == 2) {
-                        r.expect(t3, ProtoReader.LEN);
-                        n++;
+                    if (ProtoReader.field(t3) != 2) {
+                        r.skip(t3);
+                        continue;
                     }
-                    r.skip(t3);
+                    int o3 = r.enterMessage(t3);
+                    n += count.of(r);
+                    r.leave(o3);
                 }
                 r.leave(o2);
             }
