@@ -16,13 +16,33 @@ public final class Param<T> {
     private final T defaultValue;
     private final String doc;
     private final boolean required;
+    private final String replacedBy;
 
     private Param(String name, ParamType type, T defaultValue, String doc, boolean required) {
+        this(name, type, defaultValue, doc, required, null);
+    }
+
+    private Param(String name, ParamType type, T defaultValue, String doc, boolean required, String replacedBy) {
         this.name = Objects.requireNonNull(name);
         this.type = type;
         this.defaultValue = defaultValue;
         this.doc = doc;
         this.required = required;
+        this.replacedBy = replacedBy;
+    }
+
+    /**
+     * This parameter under an old name kept for one release: it reads the same, {@code list} marks it, and
+     * {@link PluginConfig#deprecations()} names the replacement so that the pipeline warns when it is set.
+     */
+    public Param<T> deprecatedFor(Param<?> replacement) {
+        return new Param<>(name, type, defaultValue, "Deprecated: use " + replacement.name() + ". " + doc, required,
+                replacement.name());
+    }
+
+    /** The name that replaces this deprecated parameter, or null when it is current. */
+    public String replacedBy() {
+        return replacedBy;
     }
 
     /** An integer parameter. */

@@ -64,6 +64,18 @@ public final class PluginConfig {
         return v == null ? param.defaultValue() : (T) v;
     }
 
+    /** One warning per deprecated parameter the user set, naming its replacement. */
+    public java.util.List<String> deprecations() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String name : values.keySet()) {
+            Param<?> p = spec.params().get(name);
+            if (p != null && p.replacedBy() != null) {
+                out.add(id + ": " + name + " is deprecated and goes in the next release; use " + p.replacedBy());
+            }
+        }
+        return out;
+    }
+
     /** Whether the user set this parameter explicitly. */
     public boolean isSet(Param<?> param) {
         return values.containsKey(param.name());

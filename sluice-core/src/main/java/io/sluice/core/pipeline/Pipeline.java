@@ -56,6 +56,9 @@ public final class Pipeline {
         this.pool = new BatchPool(BatchPool.DEFAULT_BATCH_SIZE, Math.min(64L << 20, memory.limit() / 8));
         this.dispatcher = new Dispatcher(Collections.unmodifiableList(producers), registry, log);
         for (PluginConfig c : configs) {
+            c.deprecations().forEach(log::warn);
+        }
+        for (PluginConfig c : configs) {
             if (c.get(PluginSpec.ENABLE) && c.spec().kind() == PluginKind.PRODUCER) {
                 producers.add(new ProducerRunner((Producer) c.spec().create(c), new PluginStats(c.id(), c.type())));
             }
