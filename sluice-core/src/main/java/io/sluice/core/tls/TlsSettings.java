@@ -113,6 +113,14 @@ public final class TlsSettings {
      * @param aliases old spellings this plugin still reads (deprecated or Gollum's)
      */
     public static TlsSettings from(PluginConfig config, Role role, Alias... aliases) {
+        return from(config, role, false, aliases);
+    }
+
+    /**
+     * As {@link #from(PluginConfig, Role, Alias...)}, with TLS on whatever the keys say when {@code required} (a
+     * client told {@code https://}).
+     */
+    public static TlsSettings from(PluginConfig config, Role role, boolean required, Alias... aliases) {
         Values v = new Values(config, aliases);
         for (Param<?> p : role == Role.SERVER ? CLIENT_ONLY : SERVER_ONLY) {
             if (v.isSet(p)) {
@@ -124,7 +132,7 @@ public final class TlsSettings {
         String key = v.string(KEY_FILE);
         String ca = v.string(CA_FILE);
         String password = v.string(KEY_PASSWORD);
-        boolean enabled = v.bool(ENABLE) || !cert.isEmpty() || (role == Role.CLIENT && !ca.isEmpty());
+        boolean enabled = required || v.bool(ENABLE) || !cert.isEmpty() || (role == Role.CLIENT && !ca.isEmpty());
         if (!cert.isEmpty() && key.isEmpty() && !KeyMaterial.isStore(cert)) {
             throw config.error(KEY_FILE, "TLS/CertFile " + cert + " is PEM: set TLS/KeyFile too");
         }

@@ -1,7 +1,9 @@
 package io.sluice.otlp.consumer;
 
-import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.sluice.core.config.Param;
+import io.sluice.core.tls.NettyTls;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
@@ -55,19 +57,11 @@ public final class OTLP extends Consumer {
                     + "a connection without a request is closed after as long.");
     public static final Param<Integer> IO_THREADS = Param.integer("IOThreads", 2,
             "Netty event loop threads (they read, inflate and decode requests).");
-    public static final Param<String> TLS_CERT_FILE = Param.string("TLS/CertFile", "",
-            "PEM certificate chain; with TLS/KeyFile, both listeners take TLS only (gRPC with ALPN h2).");
-    public static final Param<String> TLS_KEY_FILE = Param.string("TLS/KeyFile", "", "PEM PKCS#8 private key.");
-    public static final Param<String> TLS_CA_FILE = Param.string("TLS/CAFile", "",
-            "PEM CA certificates that client certificates must chain to (with TLS/ClientAuth request or require).");
-    public static final Param<String> TLS_CLIENT_AUTH = Param.string("TLS/ClientAuth", "none",
-            "Client certificates: none, request (checked when sent) or require.");
-
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.OTLP",
             "Receives OpenTelemetry logs and metrics over OTLP/gRPC and OTLP/HTTP (protobuf, JSON), answering after "
                     + "delivery.")
-            .params(ADDRESS, HTTP_ADDRESS, BEARER_TOKENS, AUTH_HEADER, MAX_REQUEST_SIZE, MAX_PENDING, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
-                    IO_THREADS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH)
+            .params(TlsSettings.with(ADDRESS, HTTP_ADDRESS, BEARER_TOKENS, AUTH_HEADER, MAX_REQUEST_SIZE, MAX_PENDING,
+                    MAX_CONNECTIONS, IDLE_TIMEOUT_MS, IO_THREADS))
             .factory(OTLP::new);
 
     /** Largest MaxRequestSize: a body and its inflated form must fit Java arrays. */
@@ -79,6 +73,7 @@ public final class OTLP extends Consumer {
     private volatile InetSocketAddress grpcBound;
     private volatile InetSocketAddress httpBound;
     private volatile boolean consuming;
+    private TlsSettings tlsSettings;
 
     /** Validates the config; the listeners bind in {@link #open}. */
     public OTLP(PluginConfig config) {
@@ -117,33 +112,13 @@ public final class OTLP extends Consumer {
         tls(config);
     }
 
+    /** The TLS/* group: both listeners take TLS only when it is on (gRPC offering h2 by ALPN, HTTP http/1.1). */
     private void tls(PluginConfig config) {
-        String cert = config.get(TLS_CERT_FILE);
-        String key = config.get(TLS_KEY_FILE);
-        ClientAuth auth;
-        try {
-            auth = ServerTls.clientAuth(config.get(TLS_CLIENT_AUTH));
-        } catch (IllegalArgumentException e) {
-            throw config.error(TLS_CLIENT_AUTH, e.getMessage());
-        }
-        if (cert.isEmpty() != key.isEmpty()) {
-            throw config.error(cert.isEmpty() ? TLS_CERT_FILE : TLS_KEY_FILE, "TLS/CertFile and TLS/KeyFile go together");
-        }
-        if (cert.isEmpty()) {
-            if (auth != ClientAuth.NONE || !config.get(TLS_CA_FILE).isEmpty()) {
-                throw config.error(TLS_CLIENT_AUTH, "client certificates need TLS (TLS/CertFile and TLS/KeyFile)");
-            }
-            return;
-        }
-        if (auth != ClientAuth.NONE && config.get(TLS_CA_FILE).isEmpty()) {
-            throw config.error(TLS_CA_FILE, "TLS/ClientAuth " + config.get(TLS_CLIENT_AUTH) + " needs TLS/CAFile");
-        }
-        try {
-            String ca = config.get(TLS_CA_FILE);
-            settings.grpcTls = settings.grpcPort < 0 ? null : ServerTls.server(cert, key, ca, auth, true);
-            settings.httpTls = settings.httpPort < 0 ? null : ServerTls.server(cert, key, ca, auth, false);
-        } catch (Exception e) {
-            throw config.error(TLS_CERT_FILE, "cannot load the TLS files: " + e.getMessage());
+        TlsSettings tls = TlsSettings.from(config, TlsSettings.Role.SERVER);
+        tlsSettings = tls;
+        if (tls.enabled()) {
+            settings.grpcTls = settings.grpcPort < 0 ? null : new NettyTls(tls, ApplicationProtocolNames.HTTP_2).context();
+            settings.httpTls = settings.httpPort < 0 ? null : new NettyTls(tls, ApplicationProtocolNames.HTTP_1_1).context();
         }
     }
 
@@ -186,6 +161,7 @@ public final class OTLP extends Consumer {
         httpBound = bound[1];
         server = s;
         String tls = settings.grpcTls != null || settings.httpTls != null ? " (TLS)" : "";
+        tlsSettings.logTo(ctx.log(), config.id());
         ctx.log().info(config.id() + ": OTLP listening" + (grpcBound == null ? "" : " on " + grpcBound + " (gRPC)")
                 + (httpBound == null ? "" : " on " + httpBound + " (HTTP)") + tls);
         boolean auth = !settings.tokens.isEmpty();

@@ -1,5 +1,6 @@
 package io.sluice.otlp.producer;
 
+import io.sluice.core.tls.NettyTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -23,12 +24,12 @@ final class Connector {
     private final Bootstrap bootstrap;
     private final String host;
     private final int port;
-    private final ClientTls tls;
+    private final NettyTls tls;
     private final long timeoutMillis;
     private volatile Channel channel;
 
     /** {@code handlers} makes the protocol's handlers of a new connection (after TLS). */
-    Connector(EventLoopGroup group, String host, int port, ClientTls tls, long timeoutMillis,
+    Connector(EventLoopGroup group, String host, int port, NettyTls tls, long timeoutMillis,
               Supplier<ChannelHandler[]> handlers) {
         this.host = host;
         this.port = port;
@@ -41,7 +42,7 @@ final class Connector {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (tls != null) {
-                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), port));
+                            ch.pipeline().addLast(tls.clientHandler(ch.alloc(), host, port));
                         }
                         ch.pipeline().addLast(handlers.get());
                     }

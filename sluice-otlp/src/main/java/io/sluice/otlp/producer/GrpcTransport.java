@@ -1,5 +1,6 @@
 package io.sluice.otlp.producer;
 
+import io.sluice.core.tls.NettyTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -68,7 +69,7 @@ final class GrpcTransport implements Transport {
     private final Map<String, String> headers;
     private final long timeoutMillis;
 
-    GrpcTransport(EventLoopGroup group, String host, int port, ClientTls tls, Map<String, String> headers,
+    GrpcTransport(EventLoopGroup group, String host, int port, NettyTls tls, Map<String, String> headers,
                   long timeoutMillis) {
         this.connector = new Connector(group, host, port, tls, timeoutMillis, () -> new ChannelHandler[] {
             Http2FrameCodecBuilder.forClient().build(),

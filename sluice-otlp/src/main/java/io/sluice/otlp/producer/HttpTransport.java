@@ -1,5 +1,6 @@
 package io.sluice.otlp.producer;
 
+import io.sluice.core.tls.NettyTls;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -45,7 +46,7 @@ final class HttpTransport implements Transport {
     private final long timeoutMillis;
     private volatile CompletableFuture<FullHttpResponse> pending;
 
-    HttpTransport(EventLoopGroup group, String host, int port, String basePath, ClientTls tls,
+    HttpTransport(EventLoopGroup group, String host, int port, String basePath, NettyTls tls,
                   Map<String, String> headers, long timeoutMillis) {
         this.connector = new Connector(group, host, port, tls, timeoutMillis, () -> new ChannelHandler[] {
             new HttpClientCodec(), new HttpContentDecompressor(0), new HttpObjectAggregator(MAX_RESPONSE),

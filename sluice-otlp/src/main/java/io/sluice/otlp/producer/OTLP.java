@@ -4,6 +4,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.sluice.core.config.Param;
+import io.sluice.core.tls.NettyTls;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
@@ -58,24 +60,11 @@ public final class OTLP extends Producer {
     public static final Param<Integer> BATCH_MAX_BYTES = Param.integer("BatchMaxBytes", 4_000_000,
             "About the most bytes of one request before compression (estimated from the messages, generously); "
                     + "below the 4 MiB gRPC servers accept by default. A single larger message is sent alone.");
-    public static final Param<Boolean> TLS_ENABLE = Param.bool("TLS/Enable", false,
-            "Connect with TLS (also turned on by an https:// endpoint).");
-    public static final Param<String> TLS_CA_FILE = Param.string("TLS/CAFile", "",
-            "PEM file of the certificates to trust; empty: the JDK's trust store.");
-    public static final Param<String> TLS_CERT_FILE = Param.string("TLS/CertFile", "",
-            "PEM client certificate chain, for servers that require mutual TLS.");
-    public static final Param<String> TLS_KEY_FILE = Param.string("TLS/KeyFile", "",
-            "PEM (PKCS#8) private key of TLS/CertFile.");
-    public static final Param<String> TLS_SERVER_NAME = Param.string("TLS/ServerName", "",
-            "Name to verify in the server certificate (and send as SNI); empty: the endpoint's host.");
-    public static final Param<Boolean> TLS_INSECURE_SKIP_VERIFY = Param.bool("TLS/InsecureSkipVerify", false,
-            "Accept any server certificate and name (tests only).");
-
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.OTLP",
             "Exports logs and metrics over OTLP/gRPC or OTLP/HTTP (protobuf), gzip, TLS, rebuilding resources and "
                     + "scopes from the messages.")
-            .params(PROTOCOL, ENDPOINT, COMPRESSION, HEADERS, TIMEOUT_MS, BATCH_MAX_RECORDS, BATCH_MAX_BYTES, TLS_ENABLE,
-                    TLS_CA_FILE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_SERVER_NAME, TLS_INSECURE_SKIP_VERIFY)
+            .params(TlsSettings.with(PROTOCOL, ENDPOINT, COMPRESSION, HEADERS, TIMEOUT_MS, BATCH_MAX_RECORDS,
+                    BATCH_MAX_BYTES))
             .factory(OTLP::new);
 
     /** The metadata key telling why a message went to the fallback stream. */
@@ -92,6 +81,7 @@ public final class OTLP extends Producer {
     private final int maxRecords;
     private final long maxBytes;
     private final Endpoint endpoint;
+    private final TlsSettings tls;
     private final LogsEncoder logs = new LogsEncoder();
     private final MetricsEncoder metrics = new MetricsEncoder();
     private Gzip compressor;
@@ -125,10 +115,7 @@ public final class OTLP extends Producer {
         if (config.get(TIMEOUT_MS) <= 0) {
             throw config.error(TIMEOUT_MS, "must be above 0");
         }
-        if (config.get(TLS_CERT_FILE).isEmpty() != config.get(TLS_KEY_FILE).isEmpty()) {
-            throw config.error(config.get(TLS_CERT_FILE).isEmpty() ? TLS_CERT_FILE : TLS_KEY_FILE,
-                    "TLS/CertFile and TLS/KeyFile go together");
-        }
+        this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT, endpoint.tls());
     }
 
     /** Parses Endpoint by protocol: host:port (or a URL) for gRPC, a base URL for HTTP. */
@@ -148,7 +135,7 @@ public final class OTLP extends Producer {
         if (uri.getHost() == null || (!scheme.equals("http") && !scheme.equals("https"))) {
             throw config.error(ENDPOINT, "not a host:port or http(s) URL: '" + raw + "'");
         }
-        boolean tls = scheme.equals("https") || config.get(TLS_ENABLE);
+        boolean tls = scheme.equals("https") || TlsSettings.from(config, TlsSettings.Role.CLIENT).enabled();
         int port = uri.getPort() > 0 ? uri.getPort() : grpc ? 4317 : tls ? 443 : 80;
         String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
         return new Endpoint(host, port, uri.getRawPath() == null ? "" : uri.getRawPath(), tls);
@@ -164,23 +151,14 @@ public final class OTLP extends Producer {
         if (gzip) {
             compressor = new Gzip(GZIP_LEVEL);
         }
-        ClientTls tls = endpoint.tls() ? tls() : null;
+        tls.logTo(ctx.log(), config.id());
+        NettyTls netty = tls.enabled() ? new NettyTls(tls, grpc ? "h2" : "http/1.1") : null;
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         long timeout = config.get(TIMEOUT_MS);
         Map<String, String> headers = config.get(HEADERS);
         transport = grpc
-                ? new GrpcTransport(group, endpoint.host(), endpoint.port(), tls, headers, timeout)
-                : new HttpTransport(group, endpoint.host(), endpoint.port(), endpoint.basePath(), tls, headers, timeout);
-    }
-
-    private ClientTls tls() {
-        String name = config.get(TLS_SERVER_NAME).isEmpty() ? endpoint.host() : config.get(TLS_SERVER_NAME);
-        try {
-            return new ClientTls(config.get(TLS_CA_FILE), config.get(TLS_CERT_FILE), config.get(TLS_KEY_FILE), name,
-                    config.get(TLS_INSECURE_SKIP_VERIFY), grpc);
-        } catch (IOException | RuntimeException e) {
-            throw config.error(config.get(TLS_CA_FILE).isEmpty() ? TLS_CERT_FILE : TLS_CA_FILE, "cannot load: " + e.getMessage());
-        }
+                ? new GrpcTransport(group, endpoint.host(), endpoint.port(), netty, headers, timeout)
+                : new HttpTransport(group, endpoint.host(), endpoint.port(), endpoint.basePath(), netty, headers, timeout);
     }
 
     /**

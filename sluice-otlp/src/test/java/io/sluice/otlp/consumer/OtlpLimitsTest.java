@@ -146,7 +146,7 @@ class OtlpLimitsTest {
     void settingsThatCannotWorkAreRefused() {
         assertRefused(Map.of("Address", "", "HTTPAddress", ""), "nothing to listen on");
         assertRefused(Map.of("Address", "127.0.0.1"), "expected host:port");
-        assertRefused(Map.of("TLS/CertFile", "/x.crt"), "go together");
+        assertRefused(Map.of("TLS/CertFile", "/x.crt"), "set TLS/KeyFile too");
         assertRefused(Map.of("TLS/ClientAuth", "maybe"), "none, request or require");
         assertRefused(Map.of("TLS/ClientAuth", "require"), "need TLS");
         assertRefused(Map.of("MaxRequestSize", 0), "at least 1");

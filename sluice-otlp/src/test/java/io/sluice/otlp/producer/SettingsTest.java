@@ -52,7 +52,9 @@ class SettingsTest {
         assertThatThrownBy(() -> new OTLP(config(Map.of("Compression", "zstd")))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("gzip or none");
         assertThatThrownBy(() -> new OTLP(config(Map.of("TLS/CertFile", "c.pem")))).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("go together");
+                .hasMessageContaining("set TLS/KeyFile too");
+        assertThatThrownBy(() -> new OTLP(config(Map.of("TLS/ClientAuth", "require")))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("applies to servers");
     }
 
     @Test
