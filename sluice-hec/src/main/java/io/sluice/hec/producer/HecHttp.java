@@ -1,5 +1,6 @@
 package io.sluice.hec.producer;
 
+import io.sluice.core.tls.TlsSettings;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,24 +9,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.SecureRandom;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import javax.net.SocketFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * The HTTP side of {@code producer.SplunkHEC}: a small HTTP/1.1 client over a pool of keep-alive sockets (TLS
@@ -42,13 +29,12 @@ final class HecHttp implements HecTransport {
     private final String basePath;
     private final byte[] auth;
     private final int timeoutMillis;
-    private final SocketFactory sockets;
     private final boolean tls;
-    private final boolean verifyHost;
+    /** The TLS/* group when the endpoint is https, else null. */
+    private final TlsSettings tlsSettings;
     private final ConcurrentLinkedQueue<Conn> idle = new ConcurrentLinkedQueue<>();
 
-    HecHttp(String endpoint, String token, String channel, Duration timeout, String caFile, boolean insecure)
-            throws Exception {
+    HecHttp(String endpoint, String token, String channel, Duration timeout, TlsSettings tlsSettings) throws Exception {
         URI u = URI.create(endpoint);
         this.tls = "https".equalsIgnoreCase(u.getScheme());
         if (!tls && !"http".equalsIgnoreCase(u.getScheme())) {
@@ -66,30 +52,10 @@ final class HecHttp implements HecTransport {
         this.auth = ("Authorization: Splunk " + token + "\r\nX-Splunk-Request-Channel: " + channel + "\r\n")
                 .getBytes(StandardCharsets.UTF_8);
         this.timeoutMillis = (int) timeout.toMillis();
-        this.sockets = tls ? sslContext(caFile, insecure).getSocketFactory() : SocketFactory.getDefault();
-        this.verifyHost = !insecure;
-    }
-
-    private static SSLContext sslContext(String caFile, boolean insecure) throws Exception {
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        if (insecure) {
-            ctx.init(null, new TrustManager[] {new TrustAll()}, new SecureRandom());
-        } else if (caFile != null && !caFile.isEmpty()) {
-            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-            ks.load(null, null);
-            try (InputStream in = Files.newInputStream(Path.of(caFile))) {
-                int i = 0;
-                for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                    ks.setCertificateEntry("ca" + i++, c);
-                }
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(ks);
-            ctx.init(null, tmf.getTrustManagers(), new SecureRandom());
-        } else {
-            return SSLContext.getDefault();
+        if (tls && !tlsSettings.enabled()) {
+            throw new IllegalArgumentException("https endpoint without TLS settings");
         }
-        return ctx;
+        this.tlsSettings = tls ? tlsSettings : null;
     }
 
     /** One keep-alive connection with its reused read buffer. */
@@ -101,18 +67,12 @@ final class HecHttp implements HecTransport {
         boolean reusable;
 
         Conn() throws IOException {
-            Socket s = sockets.createSocket();
+            Socket s = new Socket();
             s.setTcpNoDelay(true);
             s.setSoTimeout(timeoutMillis);
             s.connect(new InetSocketAddress(host, port), timeoutMillis);
-            if (s instanceof SSLSocket) {
-                SSLSocket ssl = (SSLSocket) s;
-                SSLParameters params = ssl.getSSLParameters();
-                if (verifyHost) {
-                    params.setEndpointIdentificationAlgorithm("HTTPS");
-                }
-                ssl.setSSLParameters(params);
-                ssl.startHandshake();
+            if (tlsSettings != null) {
+                s = tlsSettings.clientSocket(s, host, port);
             }
             socket = s;
             out = s.getOutputStream();
@@ -349,21 +309,6 @@ final class HecHttp implements HecTransport {
             return Long.parseLong(json.substring(i, j));
         } catch (NumberFormatException e) {
             return dflt;
-        }
-    }
-
-    private static final class TrustAll implements X509TrustManager {
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-            return new X509Certificate[0];
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.hec.producer;
 
 import io.sluice.core.config.Param;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
@@ -82,9 +83,10 @@ public final class SplunkHEC extends Producer {
     public static final Param<Integer> RETRY_MAX_MS = Param.integer("RetryMaxMs", 30000, "Longest single backoff.");
     public static final Param<Integer> RETRY_MAX_ELAPSED_MS = Param.integer("RetryMaxElapsedMs", 300000,
             "Give up on a request after retrying this long; its events go to the fallback stream.");
-    public static final Param<String> TLS_CA_FILE = Param.string("TLSCAFile", "", "PEM file of CAs to trust for https.");
+    public static final Param<String> TLS_CA_FILE = Param.string("TLSCAFile", "", "PEM file of CAs to trust for https.")
+            .deprecatedFor(TlsSettings.CA_FILE);
     public static final Param<Boolean> TLS_INSECURE = Param.bool("TLSInsecureSkipVerify", false,
-            "Trust any certificate and host name (testing only).");
+            "Trust any certificate and host name (testing only).").deprecatedFor(TlsSettings.INSECURE_SKIP_VERIFY);
     public static final Param<Boolean> USE_ACK = Param.bool("UseAck", false,
             "Indexer acknowledgement: poll /services/collector/ack and resend what is not acked in time.");
     public static final Param<Integer> ACK_POLL_MS = Param.integer("AckPollMs", 200, "Interval between ack polls.");
@@ -110,11 +112,11 @@ public final class SplunkHEC extends Producer {
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.SplunkHEC",
             "Sends events and metrics to a Splunk HTTP Event Collector (HEC).")
-            .params(ENDPOINT, TOKEN, HOST, SOURCE, SOURCETYPE, INDEX, EVENT_FORMAT, FIELDS, MULTI_METRIC, RAW,
-                    MAX_CONTENT_LENGTH, MAX_EVENT_SIZE, FLUSH_INTERVAL_MS, GZIP, GZIP_LEVEL, MAX_CONNECTIONS, TIMEOUT_MS,
-                    RETRY_INITIAL_MS, RETRY_MAX_MS, RETRY_MAX_ELAPSED_MS, TLS_CA_FILE, TLS_INSECURE,
-                    USE_ACK, ACK_POLL_MS, ACK_TIMEOUT_MS, HEALTH_CHECK, OTEL_HOST, OTEL_SOURCE, OTEL_SOURCETYPE, OTEL_INDEX,
-                    OTEL_SEVERITY_TEXT, OTEL_SEVERITY_NUMBER)
+            .params(TlsSettings.with(ENDPOINT, TOKEN, HOST, SOURCE, SOURCETYPE, INDEX, EVENT_FORMAT, FIELDS,
+                    MULTI_METRIC, RAW, MAX_CONTENT_LENGTH, MAX_EVENT_SIZE, FLUSH_INTERVAL_MS, GZIP, GZIP_LEVEL,
+                    MAX_CONNECTIONS, TIMEOUT_MS, RETRY_INITIAL_MS, RETRY_MAX_MS, RETRY_MAX_ELAPSED_MS, USE_ACK, ACK_POLL_MS,
+                    ACK_TIMEOUT_MS, HEALTH_CHECK, OTEL_HOST, OTEL_SOURCE, OTEL_SOURCETYPE, OTEL_INDEX, OTEL_SEVERITY_TEXT,
+                    OTEL_SEVERITY_NUMBER, TLS_CA_FILE, TLS_INSECURE))
             .factory(SplunkHEC::new);
 
     private static final byte[] K_STATUS = "hec_error_status".getBytes(StandardCharsets.US_ASCII);
@@ -137,6 +139,7 @@ public final class SplunkHEC extends Producer {
     /** Gathers pipeline batches into shared requests (FlushIntervalMs); null when each batch is sent at once. */
     private final Accumulator accumulator;
     private HecTransport http;
+    private final TlsSettings tls;
     private Log log;
     private PluginStats stats;
 
@@ -148,6 +151,10 @@ public final class SplunkHEC extends Producer {
     public SplunkHEC(PluginConfig config, HecTransport transport) {
         super(config);
         this.http = transport;
+        this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT,
+                config.get(ENDPOINT).trim().toLowerCase(Locale.ROOT).startsWith("https:"),
+                new TlsSettings.Alias(TLS_CA_FILE, TlsSettings.CA_FILE),
+                new TlsSettings.Alias(TLS_INSECURE, TlsSettings.INSECURE_SKIP_VERIFY));
         HecFormat.EventFormat ef;
         try {
             ef = HecFormat.EventFormat.valueOf(config.get(EVENT_FORMAT).toUpperCase(Locale.ROOT));
@@ -216,7 +223,8 @@ public final class SplunkHEC extends Producer {
         }
         if (http == null) {
             http = new HecHttp(config.get(ENDPOINT), config.get(TOKEN), channel,
-                    Duration.ofMillis(config.get(TIMEOUT_MS)), config.get(TLS_CA_FILE), config.get(TLS_INSECURE));
+                    Duration.ofMillis(config.get(TIMEOUT_MS)), tls);
+            tls.logTo(log, config.id());
         }
         if (config.get(HEALTH_CHECK)) {
             try {

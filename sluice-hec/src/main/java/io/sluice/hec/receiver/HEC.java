@@ -7,6 +7,8 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
+import io.sluice.core.tls.NettyTls;
+import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -51,15 +53,16 @@ public final class HEC extends Consumer {
     public static final Param<Integer> IO_THREADS = Param.integer("IOThreads", 2, "Netty event loop threads.");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.HEC",
-            "Receives Splunk HTTP Event Collector requests (events, metrics, raw) over HTTP.")
-            .params(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_EVENTS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS, MAX_DEPTH,
-                    INDEXES, EVENT_REQUIRED, USE_ACK, IO_THREADS)
+            "Receives Splunk HTTP Event Collector requests (events, metrics, raw) over HTTP or HTTPS.")
+            .params(TlsSettings.with(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_EVENTS, MAX_CONNECTIONS,
+                    IDLE_TIMEOUT_MS, MAX_DEPTH, INDEXES, EVENT_REQUIRED, USE_ACK, IO_THREADS))
             .factory(HEC::new);
 
     /** Largest MaxBodySize: a body and its inflated form must fit Java arrays. */
     static final int MAX_BODY_LIMIT = 1 << 30;
 
     private final HecServer.Settings settings = new HecServer.Settings();
+    private final TlsSettings tls;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile HecServer server;
     private volatile InetSocketAddress bound;
@@ -108,6 +111,8 @@ public final class HEC extends Consumer {
         if (settings.idleTimeoutMs < 1) {
             throw config.error(IDLE_TIMEOUT_MS, "must be at least 1");
         }
+        tls = TlsSettings.from(config, TlsSettings.Role.SERVER);
+        settings.tls = tls.enabled() ? new NettyTls(tls) : null;
     }
 
     /** Binds the listening socket on the starting thread: an address in use fails the start, naming it. */
@@ -116,7 +121,8 @@ public final class HEC extends Consumer {
         HecServer s = new HecServer(settings, ctx);
         bound = s.start();
         server = s;
-        ctx.log().info(config.id() + ": HEC listening on " + bound);
+        tls.logTo(ctx.log(), config.id());
+        ctx.log().info(config.id() + ": HEC listening on " + (tls.enabled() ? "https://" : "http://") + bound);
         Exposure.warnIfOpen(ctx.log(), config.id(), bound, !settings.tokens.isEmpty(), TOKENS.name());
     }
 

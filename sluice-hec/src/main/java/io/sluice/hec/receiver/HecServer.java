@@ -89,6 +89,8 @@ public final class HecServer {
     /** Settings of one receiver. */
     public static final class Settings {
         public String host = "127.0.0.1";
+        /** TLS for every connection (the TLS/* group), or null for plain HTTP. */
+        public io.sluice.core.tls.NettyTls tls;
         public int port = 8088;
         public Set<String> tokens = Set.of();
         public int maxBodySize = 32 * 1024 * 1024;
@@ -339,6 +341,10 @@ public final class HecServer {
             ctx.stats().addConnections(-1);
         });
         Conn conn = new Conn();
+        if (settings.tls != null) {
+            // the idle watch sits after TLS: a handshake that never ends sends no request and is closed as idle
+            ch.pipeline().addLast("tls", settings.tls.serverHandler(ch.alloc()));
+        }
         ch.pipeline().addLast(conn.watch, new HttpServerCodec(4096, 16384, 1 << 16), conn);
     }
 
@@ -497,7 +503,10 @@ public final class HecServer {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
-            if (cause instanceof IOException) {
+            if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException) {
+                // a plain-HTTP client on the TLS port, an untrusted client certificate, an old protocol version
+                ctx.reject(Rejection.AUTH, peer, "TLS failed: " + cause.getCause().getMessage() + "; connection closed");
+            } else if (cause instanceof IOException) {
                 log.debug(settings.id + ": connection from " + peer + ": " + cause);
             } else {
                 log.limited(Log.ERROR, settings.id + ": connection error",
