@@ -215,7 +215,12 @@ public final class ConfigLoader {
     private static Map<String, Val> flattenGroups(PluginSpec spec, Map<String, Val> settings) {
         Map<String, Val> out = null;
         for (Map.Entry<String, Val> s : settings.entrySet()) {
-            if (!(s.getValue().raw instanceof Map) || findParam(spec, s.getKey()) != null || !hasGroup(spec, s.getKey())) {
+            // a mapping under a scalar key of the same name is the group: keys match case-insensitively, so
+            // producer.Forward's old boolean "Tls" must not swallow a "TLS:" group
+            Param<?> same = findParam(spec, s.getKey());
+            boolean takesMapping = same != null && (same.type() == ParamType.STRING_MAP || same.type() == ParamType.PLUGINS
+                    || same.type() == ParamType.MODULATORS);
+            if (!(s.getValue().raw instanceof Map) || takesMapping || !hasGroup(spec, s.getKey())) {
                 continue;
             }
             if (out == null) {

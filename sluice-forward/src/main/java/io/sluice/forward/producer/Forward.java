@@ -10,7 +10,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.SslContext;
+import io.sluice.core.tls.NettyTls;
+import io.sluice.core.tls.TlsSettings;
 import io.netty.handler.ssl.SslHandler;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
@@ -21,7 +22,6 @@ import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.forward.FrameDecoder;
-import io.sluice.forward.Tls;
 import io.sluice.forward.codec.ForwardMode;
 import io.sluice.forward.codec.TimeFormat;
 import java.io.IOException;
@@ -93,15 +93,24 @@ public final class Forward extends Producer {
             "Hostname sent in PING; empty uses the machine's name.");
     static final Param<String> USERNAME = Param.string("Username", "", "User name, when the server requires users.");
     static final Param<String> PASSWORD = Param.string("Password", "", "Password of Username.");
-    static final Param<Boolean> TLS = Param.bool("Tls", false, "Connect with TLS.");
+    static final Param<Boolean> TLS = Param.bool("Tls", false, "Connect with TLS.").deprecatedFor(TlsSettings.ENABLE);
     static final Param<String> TLS_CA_FILE = Param.string("TlsCaFile", "",
-            "PEM file of certificates to trust; empty trusts the JVM's default authorities.");
+            "PEM file of certificates to trust; empty trusts the JVM's default authorities.")
+            .deprecatedFor(TlsSettings.CA_FILE);
     static final Param<String> TLS_TRUST_STORE = Param.string("TlsTrustStore", "",
-            "PKCS#12 (or .jks) trust store, instead of TlsCaFile.");
+            "PKCS#12 (or .jks) trust store, instead of TlsCaFile.").deprecatedFor(TlsSettings.CA_FILE);
     static final Param<String> TLS_TRUST_STORE_PASSWORD = Param.string("TlsTrustStorePassword", "",
-            "Password of TlsTrustStore.");
+            "Password of TlsTrustStore.").deprecatedFor(TlsSettings.KEY_PASSWORD);
     static final Param<Boolean> TLS_VERIFY_HOSTNAME = Param.bool("TlsVerifyHostname", true,
-            "Check that the server's certificate names the host connected to.");
+            "Check that the server's certificate names the host connected to (false: the certificate is still "
+                    + "checked, its name is not).").deprecatedFor(TlsSettings.SERVER_NAME);
+    /** The spellings before the TLS/* group, read for one more release. */
+    private static final TlsSettings.Alias[] OLD_TLS = {
+        new TlsSettings.Alias(TLS, TlsSettings.ENABLE),
+        new TlsSettings.Alias(TLS_CA_FILE, TlsSettings.CA_FILE),
+        new TlsSettings.Alias(TLS_TRUST_STORE, TlsSettings.CA_FILE),
+        new TlsSettings.Alias(TLS_TRUST_STORE_PASSWORD, TlsSettings.KEY_PASSWORD),
+    };
     static final Param<String> HEARTBEAT_TYPE = Param.string("HeartbeatType", "none",
             "none, udp (a one-byte datagram to the Forward port, as out_forward heartbeat_type udp; Fluentd's in_forward "
                     + "and consumer.Forward answer it, use tcp for servers that do not) or tcp (connect and close). "
@@ -117,11 +126,11 @@ public final class Forward extends Producer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Forward",
             "Sends to Fluent Forward servers (Fluentd, Fluent Bit, Sluice): PackedForward or gzip, acks with a window, "
                     + "retries, failover, TLS, shared_key.")
-            .params(SERVERS, MODE, COMPRESSION_LEVEL, REQUIRE_ACK, ACK_TIMEOUT_MS, MAX_IN_FLIGHT, MAX_RETRIES,
-                    RETRY_BACKOFF_MS, MAX_RETRY_BACKOFF_MS, CONNECT_TIMEOUT_MS, KEEPALIVE, TAG, RECORD, PAYLOAD_KEY,
-                    TIME_AS_INTEGER, SHARED_KEY, SELF_HOSTNAME, USERNAME, PASSWORD, TLS, TLS_CA_FILE, TLS_TRUST_STORE,
-                    TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME, HEARTBEAT_TYPE, HEARTBEAT_INTERVAL_MS,
-                    HEARTBEAT_TIMEOUT_MS, RECOVER_WAIT_MS)
+            .params(TlsSettings.with(SERVERS, MODE, COMPRESSION_LEVEL, REQUIRE_ACK, ACK_TIMEOUT_MS, MAX_IN_FLIGHT,
+                    MAX_RETRIES, RETRY_BACKOFF_MS, MAX_RETRY_BACKOFF_MS, CONNECT_TIMEOUT_MS, KEEPALIVE, TAG, RECORD,
+                    PAYLOAD_KEY, TIME_AS_INTEGER, SHARED_KEY, SELF_HOSTNAME, USERNAME, PASSWORD, HEARTBEAT_TYPE,
+                    HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, RECOVER_WAIT_MS, TLS, TLS_CA_FILE, TLS_TRUST_STORE,
+                    TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME))
             .factory(Forward::new);
 
     private record Server(String host, int port) {
@@ -146,13 +155,15 @@ public final class Forward extends Producer {
     private volatile boolean closed;
     private EventLoopGroup group;
     private Bootstrap bootstrap;
-    private SslContext ssl;
+    private NettyTls ssl;
+    private final TlsSettings tls;
     private Log log;
     private ProducerContext ctx;
 
     /** Validates the config; connections are made in {@link #start}. */
     public Forward(PluginConfig config) {
         super(config);
+        this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT, OLD_TLS);
         for (String s : config.get(SERVERS)) {
             int colon = s.lastIndexOf(':');
             try {
@@ -222,8 +233,9 @@ public final class Forward extends Producer {
     public void start(ProducerContext context) throws Exception {
         this.ctx = context;
         this.log = context.log();
-        if (config.get(TLS)) {
-            ssl = Tls.client(config.get(TLS_TRUST_STORE), config.get(TLS_TRUST_STORE_PASSWORD), config.get(TLS_CA_FILE));
+        if (tls.enabled()) {
+            ssl = new NettyTls(tls);
+            tls.logTo(log, config.id());
         }
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
@@ -341,11 +353,12 @@ public final class Forward extends Producer {
             @Override
             protected void initChannel(SocketChannel ch) {
                 if (ssl != null) {
-                    SslHandler h = ssl.newHandler(ch.alloc(), s.host(), s.port());
-                    if (config.get(TLS_VERIFY_HOSTNAME)) {
+                    SslHandler h = ssl.clientHandler(ch.alloc(), s.host(), s.port());
+                    if (!config.get(TLS_VERIFY_HOSTNAME)) {
+                        // the deprecated switch: the certificate is still checked against the CAs, its name is not
                         SSLEngine engine = h.engine();
                         SSLParameters p = engine.getSSLParameters();
-                        p.setEndpointIdentificationAlgorithm("HTTPS");
+                        p.setEndpointIdentificationAlgorithm(null);
                         engine.setSSLParameters(p);
                     }
                     ch.pipeline().addLast("tls", h);

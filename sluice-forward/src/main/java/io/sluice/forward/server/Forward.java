@@ -1,6 +1,8 @@
 package io.sluice.forward.server;
 
 import io.netty.handler.ssl.SslContext;
+import io.sluice.core.tls.NettyTls;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -8,7 +10,6 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
-import io.sluice.forward.Tls;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -70,14 +71,24 @@ public final class Forward extends Consumer {
     static final Param<Map<String, String>> USERS = Param.stringMap("Users",
             "User name to password; when set, clients must also authenticate as one of them (needs SharedKey).");
     static final Param<String> TLS_KEY_STORE = Param.string("TlsKeyStore", "",
-            "PKCS#12 (or .jks) key store with the server certificate; enables TLS.");
+            "PKCS#12 (or .jks) key store with the server certificate; enables TLS.").deprecatedFor(TlsSettings.CERT_FILE);
     static final Param<String> TLS_KEY_STORE_PASSWORD = Param.string("TlsKeyStorePassword", "",
-            "Password of TlsKeyStore.");
+            "Password of TlsKeyStore.").deprecatedFor(TlsSettings.KEY_PASSWORD);
     static final Param<String> TLS_CERT_FILE = Param.string("TlsCertFile", "",
-            "PEM certificate chain; with TlsKeyFile, enables TLS (alternative to TlsKeyStore).");
-    static final Param<String> TLS_KEY_FILE = Param.string("TlsKeyFile", "", "PEM PKCS#8 private key.");
+            "PEM certificate chain; with TlsKeyFile, enables TLS (alternative to TlsKeyStore).")
+            .deprecatedFor(TlsSettings.CERT_FILE);
+    static final Param<String> TLS_KEY_FILE = Param.string("TlsKeyFile", "", "PEM PKCS#8 private key.")
+            .deprecatedFor(TlsSettings.KEY_FILE);
     static final Param<String> TLS_KEY_PASSWORD = Param.string("TlsKeyPassword", "",
-            "Password of TlsKeyFile when it is encrypted.");
+            "Password of TlsKeyFile when it is encrypted.").deprecatedFor(TlsSettings.KEY_PASSWORD);
+    /** The spellings before the TLS/* group, read for one more release. */
+    private static final TlsSettings.Alias[] OLD_TLS = {
+        new TlsSettings.Alias(TLS_KEY_STORE, TlsSettings.CERT_FILE),
+        new TlsSettings.Alias(TLS_CERT_FILE, TlsSettings.CERT_FILE),
+        new TlsSettings.Alias(TLS_KEY_FILE, TlsSettings.KEY_FILE),
+        new TlsSettings.Alias(TLS_KEY_STORE_PASSWORD, TlsSettings.KEY_PASSWORD),
+        new TlsSettings.Alias(TLS_KEY_PASSWORD, TlsSettings.KEY_PASSWORD),
+    };
     static final Param<Integer> IO_THREADS = Param.integer("IoThreads", 0,
             "Event loop threads reading connections; 0 uses one per core.");
     static final Param<Integer> PUBLISH_THREADS = Param.integer("PublishThreads", 0,
@@ -102,16 +113,17 @@ public final class Forward extends Consumer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Forward",
             "Receives Fluent Forward (Fluent Bit, Fluentd, fluency, fluent-logger): every mode, gzip, acks after "
                     + "delivery, shared_key and users, TLS.")
-            .params(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA,
-                    EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, TLS_KEY_STORE,
-                    TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, IO_THREADS, PUBLISH_THREADS,
-                    READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS)
+            .params(TlsSettings.with(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA,
+                    EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, IO_THREADS, PUBLISH_THREADS,
+                    READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
+                    TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD))
             .factory(Forward::new);
 
     private final String host;
     private final int port;
     private final RecordMapper.PayloadMode payloadMode;
     private final TagRoutes routes;
+    private final TlsSettings tls;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopRequested;
     private volatile boolean consuming;
@@ -152,10 +164,7 @@ public final class Forward extends Consumer {
         if (!config.get(USERS).isEmpty() && config.get(SHARED_KEY).isEmpty()) {
             throw config.error(USERS, "user authentication is part of the handshake: set SharedKey too");
         }
-        boolean certOnly = !config.get(TLS_CERT_FILE).isEmpty() != !config.get(TLS_KEY_FILE).isEmpty();
-        if (certOnly) {
-            throw config.error(TLS_CERT_FILE, "TlsCertFile and TlsKeyFile go together");
-        }
+        tls = TlsSettings.from(config, TlsSettings.Role.SERVER, OLD_TLS);
         if (config.get(DEDUP_CHUNKS) < 0) {
             throw config.error(DEDUP_CHUNKS, "must be 0 (off) or more");
         }
@@ -175,11 +184,8 @@ public final class Forward extends Consumer {
     @Override
     public void open(ConsumerContext ctx) throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
-        SslContext ssl = null;
-        if (!config.get(TLS_KEY_STORE).isEmpty() || !config.get(TLS_CERT_FILE).isEmpty()) {
-            ssl = Tls.server(config.get(TLS_KEY_STORE), config.get(TLS_KEY_STORE_PASSWORD), config.get(TLS_CERT_FILE),
-                    config.get(TLS_KEY_FILE), config.get(TLS_KEY_PASSWORD));
-        }
+        SslContext ssl = tls.enabled() ? new NettyTls(tls).context() : null;
+        tls.logTo(ctx.log(), config.id());
         String hostname = config.get(SELF_HOSTNAME);
         if (hostname.isEmpty()) {
             hostname = localHostname();
