@@ -8,6 +8,7 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.pipeline.Exposure;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.StartException;
@@ -345,9 +346,15 @@ public final class Main implements Callable<Integer> {
             // Making each plugin runs its own checks (regexes, formats) without starting it; every plugin is
             // checked, so that one run reports every error in the file.
             List<String> errors = new java.util.ArrayList<>();
+            List<String> warnings = new java.util.ArrayList<>();
             for (PluginConfig c : configs) {
                 try {
-                    c.spec().create(c);
+                    Object plugin = c.spec().create(c);
+                    if (plugin instanceof Exposure.Listening l && c.get(io.sluice.core.config.PluginSpec.ENABLE)) {
+                        for (Exposure.Listener listener : l.listeners()) {
+                            warnings.addAll(Exposure.warnings(c.id(), listener));
+                        }
+                    }
                 } catch (ConfigException e) {
                     errors.add(e.getMessage());
                 }
@@ -358,7 +365,11 @@ public final class Main implements Callable<Integer> {
                 throw new ConfigException(errors.size() + " errors:\n  " + String.join("\n  ", errors));
             }
             new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(stderr, Log.WARNING));
-            stdout.println(file + ": ok, " + configs.size() + " plugins");
+            for (String w : warnings) {
+                stderr.println("warning: " + w);
+            }
+            stdout.println(file + ": ok, " + configs.size() + " plugins"
+                    + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning" + (warnings.size() == 1 ? "" : "s")));
             return 0;
         }
     }

@@ -48,6 +48,23 @@ class MainTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot read config");
     }
 
+    /** issue 19: a listener open to the network without TLS or authentication is named by validate, loopback is not. */
+    @Test
+    void validateWarnsAboutPublicListenersWithoutTlsOrAuthentication(@TempDir Path dir) throws Exception {
+        Path open = Files.writeString(dir.resolve("open.yaml"),
+                "Hec:\n  Type: consumer.HEC\n  Address: 0.0.0.0:8088\n  Streams: s\n"
+                + "Fwd:\n  Type: consumer.Forward\n  Address: 0.0.0.0:24224\n  SharedKey: k\n  Streams: s\n"
+                + "Otlp:\n  Type: consumer.OTLP\n  Streams: s\n"
+                + "Out:\n  Type: producer.Null\n  Streams: s\n");
+        assertThat(run("validate", open.toString())).isZero();
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("warning: Hec: HEC on 0.0.0.0:8088 accepts unauthenticated requests").contains("set Tokens")
+                .contains("warning: Hec: HEC on 0.0.0.0:8088 takes plain text").contains("set TLS/CertFile")
+                .contains("warning: Fwd: Forward on 0.0.0.0:24224 takes plain text")
+                .doesNotContain("Fwd: Forward on 0.0.0.0:24224 accepts unauthenticated").doesNotContain("Otlp:");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("ok, 4 plugins, 3 warnings");
+    }
+
     @Test
     void validateReportsEveryErrorInTheFileNotOnlyTheFirst(@TempDir Path dir) throws Exception {
         Path bad = Files.writeString(dir.resolve("bad.yaml"),

@@ -99,10 +99,18 @@ public final class TlsSettings {
         this.context = context;
     }
 
-    /** Plugin parameters with the group appended: {@code builder.params(TlsSettings.with(A, B))}. */
+    /**
+     * Plugin parameters with the group appended: {@code builder.params(TlsSettings.with(A, B))}; deprecated
+     * spellings among {@code own} go last, after the group that replaces them.
+     */
     public static Param<?>[] with(Param<?>... own) {
-        List<Param<?>> all = new ArrayList<>(Arrays.asList(own));
+        List<Param<?>> all = new ArrayList<>();
+        List<Param<?>> old = new ArrayList<>();
+        for (Param<?> p : own) {
+            (p.replacedBy() == null ? all : old).add(p);
+        }
         all.addAll(PARAMS);
+        all.addAll(old);
         return all.toArray(new Param<?>[0]);
     }
 

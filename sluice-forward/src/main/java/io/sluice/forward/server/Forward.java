@@ -13,6 +13,7 @@ import io.sluice.core.pipeline.Exposure;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +42,7 @@ import java.util.concurrent.CountDownLatch;
  * unauthenticated connections sending more than a PING (auth), frames over the limits (too_large), a spent budget
  * or too many connections (busy), idle connections (timeout).
  */
-public final class Forward extends Consumer {
+public final class Forward extends Consumer implements Exposure.Listening {
     static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:24224",
             "host:port to listen on: loopback unless you name another address (0.0.0.0:24224 for every interface, "
                     + "with SharedKey or TLS). Port 0 picks a free port (logged at start).");
@@ -178,6 +179,13 @@ public final class Forward extends Consumer {
             throw config.error(IDLE_TIMEOUT_MS, "must be 0 (never) or more");
         }
         routes = new TagRoutes(config.get(TAG_STREAMS), config.isSet(PluginSpec.STREAMS));
+    }
+
+    @Override
+    public List<Exposure.Listener> listeners() {
+        boolean certificates = tls.enabled() && tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
+        return List.of(new Exposure.Listener("Forward", host, port, tls.enabled(),
+                !config.get(SHARED_KEY).isEmpty() || certificates, SHARED_KEY.name()));
     }
 
     /** Binds the listening socket (and the UDP heartbeat one): a port in use stops the start, naming the address. */

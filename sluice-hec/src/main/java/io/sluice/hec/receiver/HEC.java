@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * {@code MaxPendingEvents} events wait or the memory budget is spent, and 413 for what is too large; see
  * {@link HecServer} for its limits.
  */
-public final class HEC extends Consumer {
+public final class HEC extends Consumer implements Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:8088",
             "host:port to listen on; :8088 or 0.0.0.0:8088 listens on every interface.");
     public static final Param<List<String>> TOKENS = Param.strings("Tokens", List.of(),
@@ -113,6 +113,13 @@ public final class HEC extends Consumer {
         }
         tls = TlsSettings.from(config, TlsSettings.Role.SERVER);
         settings.tls = tls.enabled() ? new NettyTls(tls) : null;
+    }
+
+    @Override
+    public java.util.List<Exposure.Listener> listeners() {
+        boolean certificates = tls.enabled() && tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
+        return java.util.List.of(new Exposure.Listener("HEC", settings.host, settings.port, tls.enabled(),
+                !settings.tokens.isEmpty() || certificates, TOKENS.name()));
     }
 
     /** Binds the listening socket on the starting thread: an address in use fails the start, naming it. */

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * reason: malformed, too_large, auth, busy, timeout) and logged as rate-limited WARNs; requests answered with
  * success are counted as {@code sluice_otlp_requests_total}.
  */
-public final class OTLP extends Consumer {
+public final class OTLP extends Consumer implements Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:4317",
             "host:port of the OTLP/gRPC listener (HTTP/2: h2c, or h2 with TLS); :4317 or 0.0.0.0:4317 listens on every "
                     + "interface; empty turns gRPC off.");
@@ -120,6 +120,22 @@ public final class OTLP extends Consumer {
             settings.grpcTls = settings.grpcPort < 0 ? null : new NettyTls(tls, ApplicationProtocolNames.HTTP_2).context();
             settings.httpTls = settings.httpPort < 0 ? null : new NettyTls(tls, ApplicationProtocolNames.HTTP_1_1).context();
         }
+    }
+
+    @Override
+    public List<Exposure.Listener> listeners() {
+        boolean auth = !settings.tokens.isEmpty()
+                || tlsSettings.enabled() && tlsSettings.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
+        List<Exposure.Listener> out = new java.util.ArrayList<>(2);
+        if (settings.grpcPort >= 0) {
+            out.add(new Exposure.Listener("OTLP/gRPC", settings.grpcHost, settings.grpcPort, tlsSettings.enabled(), auth,
+                    BEARER_TOKENS.name()));
+        }
+        if (settings.httpPort >= 0) {
+            out.add(new Exposure.Listener("OTLP/HTTP", settings.httpHost, settings.httpPort, tlsSettings.enabled(), auth,
+                    BEARER_TOKENS.name()));
+        }
+        return out;
     }
 
     private static String host(PluginConfig config, Param<String> p, String addr) {
