@@ -31,6 +31,8 @@
 #   tcp-json         consumer.Socket + format.JSON            | tcp (its default: format json, a JSON stream)
 #   tcp-json-parser  consumer.Socket + format.JSON            | tcp, parser json (lines, each parsed: the literal twin)
 #   hec              consumer.HEC                             | splunk
+#   hec-tls          consumer.HEC over TLS (TLS/CertFile)     | splunk, tls on (the sender verifies a self-signed
+#                    P-256 certificate made by openssl; not in the default list)
 #   syslog           consumer.Syslogd, tcp (RFC 5424 lines;   | syslog, mode tcp (its default parser,
 #                    defaults: fields not kept as metadata)   |   syslog-rfc5424, as Fluent Bit's parsers.conf has it)
 #   syslog-fields    the same, Sluice SetMetadata: true       | the same
@@ -139,6 +141,13 @@ for w in $workloads; do
   case $w in otlp-*) sets="$sets otlp" ;; *) sets="$sets classic" ;; esac
 done
 sets=$(echo "$sets" | tr ' ' '\n' | sort -u | paste -sd, -)
+case " $workloads " in
+  *" hec-tls "*) # a self-signed EC certificate for 127.0.0.1, PEM (PKCS#8 key), as both engines take it
+    mkdir -p "$tmp/tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+      -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/tls/server.key" -out "$tmp/tls/server.crt" 2> /dev/null
+    echo "# hec-tls: $(openssl version), a P-256 certificate; the sender verifies it (python3 ssl, TLS 1.3)" ;;
+esac
 "$java_bin" -cp "$bench" io.sluice.bench.peer.NeutralData "$tmp/data" "$events" "$sets" | sed 's/^/# /'
 if [ "$warmup" -gt 0 ]; then
   echo "# warm-up: $warmup events sent and counted before each timed run"
@@ -213,8 +222,9 @@ sluice_config() { # workload port [other-port sink-port] → YAML
       printf '"In":\n    Type: consumer.Socket\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n' "$port" ;;
     tcp-json|tcp-json-parser)
       printf '"In":\n    Type: consumer.Socket\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n    Modulators:\n        - format.JSON\n' "$port" ;;
-    hec)
-      printf '"In":\n    Type: consumer.HEC\n    Address: "127.0.0.1:%s"\n    Streams: bench\n' "$port" ;;
+    hec|hec-tls)
+      printf '"In":\n    Type: consumer.HEC\n    Address: "127.0.0.1:%s"\n    Streams: bench\n' "$port"
+      if [ "$w" = hec-tls ]; then printf '    TLS/CertFile: "%s"\n    TLS/KeyFile: "%s"\n' "$tmp/tls/server.crt" "$tmp/tls/server.key"; fi ;;
     syslog|syslog-fields)
       printf '"In":\n    Type: consumer.Syslogd\n    Address: "tcp://127.0.0.1:%s"\n    Streams: bench\n' "$port"
       if [ "$w" = syslog-fields ]; then printf '    SetMetadata: true\n'; fi ;;
@@ -247,6 +257,7 @@ fluent_bit_config() { # workload port http-port [sink-port] → classic config
     tcp-json) printf '[INPUT]\n    name tcp\n' ;;
     tcp-json-parser) printf '[INPUT]\n    name tcp\n    format none\n    parser json\n' ;;
     hec) printf '[INPUT]\n    name splunk\n' ;;
+    hec-tls) printf '[INPUT]\n    name splunk\n    tls on\n    tls.crt_file %s\n    tls.key_file %s\n' "$tmp/tls/server.crt" "$tmp/tls/server.key" ;;
     syslog*) printf '[INPUT]\n    name syslog\n    mode tcp\n' ;;
     otlp-*) printf '[INPUT]\n    name opentelemetry\n' ;;
   esac
@@ -276,7 +287,7 @@ input_file() { # workload [data dir] → the pre-encoded file and how it is sent
     forward*) echo "stream $d/forward.bin" ;;
     tcp-*) echo "stream $d/lines.ndjson" ;;
     syslog*) echo "stream $d/syslog.txt" ;;
-    hec) echo "hec $d/hec.bodies" ;;
+    hec|hec-tls) echo "hec $d/hec.bodies" ;;
     otlp-grpc) echo "grpc $d/otlp-one.grpc" ;;
     otlp-*) echo "otlp $d/otlp.bodies" ;;
   esac
@@ -316,7 +327,8 @@ send() { # engine workload port events data-dir: one sender, in the foreground; 
       "$([ "$1" = fluentbit ] && echo 201 || echo 200)"
   else
     # shellcheck disable=SC2046 # input_file gives two words: kind and path
-    python3 scripts/lib/neutral_send.py $(input_file "$2" "$5" | cut -d' ' -f1) "$3" "$(input_file "$2" "$5" | cut -d' ' -f2)"
+    NEUTRAL_TLS_CA=$([ "$2" = hec-tls ] && echo "$tmp/tls/server.crt" || true) \
+      python3 scripts/lib/neutral_send.py $(input_file "$2" "$5" | cut -d' ' -f1) "$3" "$(input_file "$2" "$5" | cut -d' ' -f2)"
   fi
 }
 
@@ -449,7 +461,7 @@ def med(runs): return statistics.median(r for r, _ in runs)
 def rss(runs): return f"{max(m for _, m in runs) / 1024:.0f} MB" if runs else "-"
 label = {"forward": "forward", "forward-msgpack": "forward (Sluice: Payload msgpack)",
          "tcp-lines": "tcp-lines (FB: format none)", "tcp-json": "tcp-json (Sluice: + format.JSON; FB: format json)",
-         "tcp-json-parser": "tcp-json-parser (Sluice: + format.JSON; FB: format none + parser json)", "hec": "hec",
+         "tcp-json-parser": "tcp-json-parser (Sluice: + format.JSON; FB: format none + parser json)", "hec": "hec", "hec-tls": "hec-tls (HTTPS, TLS 1.3, P-256)",
          "syslog": "syslog over TCP, RFC 5424 lines (Sluice: syslog fields not kept, its default; FB: parsed into fields)",
          "syslog-fields": "syslog over TCP, Sluice SetMetadata: true (fields kept, as FB's parser does)",
          "otlp-http": "otlp-http (OTLP/HTTP protobuf, 1,000 records a request)",

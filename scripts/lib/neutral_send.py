@@ -3,7 +3,9 @@
 
     neutral_send.py stream PORT FILE   the file's bytes to a TCP socket (sendfile), then a half close
     neutral_send.py hec PORT FILE      one keep-alive HTTP/1.1 connection posting each line of FILE (a pre-encoded
-                                       HEC body) to /services/collector/event, reading each answer before the next
+                                       HEC body) to /services/collector/event, reading each answer before the next;
+                                       over TLS (HTTPS, verifying the server against that PEM) when NEUTRAL_TLS_CA
+                                       names a file
     neutral_send.py otlp PORT FILE [CONNECTIONS=1] [OK=200]
                                        OTLP/HTTP: keep-alive HTTP/1.1 connections posting each body of FILE (4-byte
                                        big-endian length, then an ExportLogsServiceRequest; NeutralData's otlp.bodies)
@@ -16,7 +18,7 @@
 
 Prints the epoch time of the first byte sent, for a rate timed from it to the last event counted at the output.
 """
-import collections, http.client, mmap, socket, struct, sys, threading, time
+import collections, http.client, mmap, os, socket, ssl, struct, sys, threading, time
 kind, port, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if kind == "otlp":
     connections = int(sys.argv[4]) if len(sys.argv) > 4 else 1
@@ -75,7 +77,9 @@ elif kind == "stream":
 else:  # hec: bodies one per line, read before the clock starts
     with open(path, "rb") as f:
         bodies = [line.rstrip(b"\n") for line in f]
-    conn = http.client.HTTPConnection("127.0.0.1", port)
+    ca = os.environ.get("NEUTRAL_TLS_CA")
+    conn = (http.client.HTTPSConnection("127.0.0.1", port, context=ssl.create_default_context(cafile=ca)) if ca
+            else http.client.HTTPConnection("127.0.0.1", port))
     conn.connect()
     busy = 0
     t0 = time.time()
