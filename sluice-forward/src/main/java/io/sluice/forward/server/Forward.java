@@ -38,7 +38,11 @@ import java.util.concurrent.CountDownLatch;
  * stop being read and acks are withheld until memory comes back; what it could never hold is refused. Refusals are
  * counted on {@code /metrics} by reason ({@code sluice_rejected_total}): malformed frames, failed handshakes and
  * unauthenticated connections sending more than a PING (auth), frames over the limits (too_large), a spent budget
- * or too many connections (busy), idle connections (timeout).
+ * or too many connections (busy), idle connections and handshakes not done in time (timeout).
+ *
+ * <p>With {@code SharedKey}, a connection is read only {@value ForwardConnection#UNAUTHENTICATED_BYTES} bytes at a
+ * time and may buffer no more than that until its PING is accepted; it must send that PING within
+ * {@value ForwardConnection#HANDSHAKE_TIMEOUT_MILLIS} ms; the first refused PING closes it.
  */
 public final class Forward extends Consumer {
     static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:24224",

@@ -130,6 +130,9 @@ final class ForwardServer {
                             p.addLast("tls", settings.ssl().newHandler(ch.alloc()));
                         }
                         ForwardConnection c = new ForwardConnection(ForwardServer.this);
+                        if (settings.sharedKey() != null) {
+                            ch.config().setRecvByteBufAllocator(c.preAuthReads(ch.config().getRecvByteBufAllocator()));
+                        }
                         p.addLast("frames", c.frames());
                         p.addLast("forward", c);
                     }
