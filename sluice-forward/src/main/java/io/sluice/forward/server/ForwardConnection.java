@@ -298,12 +298,14 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
                 if (handshakeDeadline != null) {
                     handshakeDeadline.cancel(false);
                 }
+                server.handshakeSucceeded(ctx.channel().remoteAddress());
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(r.pong()));
             } else {
                 // Nothing after the refused PING is read (a write of many guesses costs one connection each).
                 closing = true;
                 server.context().reject(Rejection.AUTH, peer, "handshake refused (hostname '" + r.clientHostname()
                         + "'): " + r.reason());
+                server.handshakeFailed(ctx.channel().remoteAddress());
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(r.pong())).addListener(ChannelFutureListener.CLOSE);
                 ctx.channel().config().setAutoRead(false);
             }
@@ -866,6 +868,12 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         ctx.fireUserEventTriggered(evt);
     }
 
+    /** Whether what an unauthenticated peer sent (not TLS, not the network) is a failed handshake attempt. */
+    private static boolean failsHandshake(Throwable c) {
+        return c instanceof FrameDecoder.BufferLimitException || c instanceof FrameTooLargeException
+                || c instanceof OverBudgetException || c instanceof ForwardProtocolException;
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
@@ -900,6 +908,9 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         } else {
             server.log().limited(Log.ERROR, id + ": unexpected error", id + ": closing connection from " + peer
                     + " after an unexpected error: " + c);
+        }
+        if (!authenticated && failsHandshake(c)) {
+            server.handshakeFailed(ctx.channel().remoteAddress());
         }
         closing = true;
         if (frameOpen) {

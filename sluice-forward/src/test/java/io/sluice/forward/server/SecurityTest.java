@@ -272,6 +272,79 @@ class SecurityTest {
     // ---- issue 19: throttling failed handshakes, the pre-auth limit, the handshake deadline ----
 
     /**
+     * After AuthFailureLimit wrong keys from one address, the right key from that address is refused unheard until
+     * the block (1 s) passes, while a client from another address (127.0.0.2) is served all along; a success then
+     * forgets the failures.
+     */
+    @Test
+    void anAddressFailingHandshakesIsRefusedForAWhileAndOthersAreNot() throws Exception {
+        int port = freePort();
+        server(port, "  SharedKey: s3cret\n  AuthFailureLimit: 3\n");
+        Pipeline p = pipelines.get(0);
+        for (int i = 0; i < 3; i++) {
+            assertThat(handshake(port, "127.0.0.1", "wrong-" + i)).isEqualTo(Answer.REFUSED);
+        }
+        long blockedAt = System.nanoTime();
+        assertThat(handshake(port, "127.0.0.1", "s3cret")).as("the right key, blocked").isEqualTo(Answer.UNHEARD);
+        assertThat(handshake(port, "127.0.0.2", "s3cret")).as("another address").isEqualTo(Answer.ACCEPTED);
+        assertThat(handshake(port, "127.0.0.2", "wrong")).isEqualTo(Answer.REFUSED);
+        await("the right key accepted once the block passed", 10_000,
+                () -> handshakeUnchecked(port, "127.0.0.1", "s3cret") == Answer.ACCEPTED);
+        assertThat(System.nanoTime() - blockedAt).as("blocked for about a second")
+                .isGreaterThan(TimeUnit.MILLISECONDS.toNanos(800));
+        long throttled = counter(p, "sluice_forward_auth_throttled_total");
+        assertThat(throttled).isPositive();
+        assertThat(auth(p)).as("3 + 1 refused PINGs and every connection closed unheard").isEqualTo(4 + throttled);
+        await("the log line", 10_000, () -> log.text().contains("3 failed handshakes in a row from 127.0.0.1"));
+        assertThat(log.text()).contains("refused without a handshake");
+        // The success forgot 127.0.0.1's failures: one more is not a block.
+        assertThat(handshake(port, "127.0.0.1", "wrong")).isEqualTo(Answer.REFUSED);
+        assertThat(handshake(port, "127.0.0.1", "s3cret")).isEqualTo(Answer.ACCEPTED);
+        assertThat(counter(p, "sluice_forward_auth_throttled_total")).isEqualTo(throttled);
+    }
+
+    /**
+     * Issue 19 found 12,645 wrong-key handshakes checked in 5 s from one address. With the default AuthFailureLimit
+     * a flood from one address is checked about ten times, then refused unheard. (-Dsluice.authFlood.millis=5000
+     * -Dsluice.authFlood.limit=0 measures without the limit; the bound is asserted only with it.)
+     */
+    @Test
+    void aFloodOfWrongKeysFromOneAddressIsCheckedOnlyAFewTimes() throws Exception {
+        long millis = Long.getLong("sluice.authFlood.millis", 1000);
+        String limit = System.getProperty("sluice.authFlood.limit");
+        int port = freePort();
+        server(port, "  SharedKey: s3cret\n" + (limit == null ? "" : "  AuthFailureLimit: " + limit + "\n"));
+        int threads = 2;
+        java.util.concurrent.atomic.AtomicLong checked = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong unheard = new java.util.concurrent.atomic.AtomicLong();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            running.add(pool.submit(() -> {
+                while (System.nanoTime() < until) {
+                    Answer a = handshake(port, "127.0.0.1", "wrong");
+                    assertThat(a).isNotEqualTo(Answer.ACCEPTED);
+                    (a == Answer.REFUSED ? checked : unheard).incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> f : running) {
+            f.get();
+        }
+        pool.shutdown();
+        System.out.println("SecurityTest flood: " + millis + " ms, AuthFailureLimit " + (limit == null ? "10 (default)"
+                : limit) + ", " + threads + " threads: " + checked + " wrong keys checked, " + unheard
+                + " connections refused unheard");
+        if (limit == null) {
+            // Ten, and at most one per thread each time a block ends (1 s, 2 s, 4 s): 10 + 2 * 4 within 5 s.
+            assertThat(checked.get()).isBetween(10L, 18L);
+            assertThat(unheard.get()).isPositive();
+        }
+    }
+
+    /**
      * Every refused handshake stops there: a wrong key, a wrong password, an unknown user, a malformed PING, a
      * frame instead of a PING and bytes that are no msgpack, each followed in the same write by the right PING,
      * get at most the refusing PONG and a closed connection, and each counts once as auth.
@@ -279,7 +352,7 @@ class SecurityTest {
     @Test
     void everyRefusedHandshakeClosesTheConnectionBeforeTheNextPing() throws Exception {
         int port = freePort();
-        server(port, "  SharedKey: s3cret\n  Users:\n    alice: wonderland\n");
+        server(port, "  SharedKey: s3cret\n  Users:\n    alice: wonderland\n  AuthFailureLimit: 0\n");
         Pipeline p = pipelines.get(0);
         List<java.util.function.BiConsumer<MsgPackWriter, Helo>> firsts = List.of(
                 (w, h) -> pingUnchecked(w, h, "wrong", "alice", "wonderland"),
@@ -327,11 +400,11 @@ class SecurityTest {
         assertThat(p.consumerStats().get(0).rejected(io.sluice.core.pipeline.Rejection.MALFORMED)).isZero();
     }
 
-    /** More than the pre-auth limit before a PING closes the connection, counted as auth. */
+    /** More than the pre-auth limit before a PING closes the connection, counts as a failed handshake. */
     @Test
     void moreThanAFewKilobytesBeforeThePingClosesTheConnection() throws Exception {
         int port = freePort();
-        server(port, "  SharedKey: s3cret\n");
+        server(port, "  SharedKey: s3cret\n  AuthFailureLimit: 1\n");
         Pipeline p = pipelines.get(0);
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port));
@@ -350,6 +423,8 @@ class SecurityTest {
         }
         await("counted", 10_000, () -> auth(p) == 1);
         assertThat(log.text()).contains("before the handshake");
+        assertThat(handshake(port, "127.0.0.1", "s3cret")).as("a failed handshake, so blocked")
+                .isEqualTo(Answer.UNHEARD);
         await("nothing reserved", 10_000, () -> p.memory().used() == 0);
     }
 
