@@ -156,6 +156,14 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             return;
         }
         if (held || starved || !waiting.isEmpty()) {
+            // Reads kept while starved count against the limit too: memory waited for must not let an
+            // unauthenticated peer queue more than it may buffer.
+            if (bufferLimit > 0 && buffered() + in.readableBytes() > bufferLimit) {
+                long wanted = buffered() + in.readableBytes();
+                in.release();
+                fail(new BufferLimitException(bufferLimit, wanted));
+                return;
+            }
             waiting.add(in);
             return;
         }

@@ -259,4 +259,26 @@ class FrameDecoderTest {
         assertThat(out.errors.get(0)).isInstanceOf(FrameDecoder.BufferLimitException.class);
         ch.finishAndReleaseAll();
     }
+
+    /** Reads kept while the budget is spent count against the unauthenticated limit too: they are not queued on. */
+    @Test
+    void readsKeptWhileStarvedCountAgainstTheUnauthenticatedLimit() {
+        Budget budget = new Budget(1 << 20);
+        budget.refuse = true;
+        FrameDecoder decoder = new FrameDecoder(1 << 20, budget);
+        decoder.limitBuffered(4096);
+        Frames out = new Frames();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, out);
+        byte[] big = frame(10_000, 1);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 3000));
+        assertThat(budget.starved).as("no room for the first read").isEqualTo(1);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 3000, 1000));
+        assertThat(out.errors).isEmpty();
+        assertThat(decoder.buffered()).isEqualTo(4000);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 4000, 200));
+        assertThat(out.errors).hasSize(1);
+        assertThat(out.errors.get(0)).isInstanceOf(FrameDecoder.BufferLimitException.class);
+        assertThat(decoder.buffered()).as("all let go").isZero();
+        ch.finishAndReleaseAll();
+    }
 }

@@ -38,9 +38,15 @@ import java.util.concurrent.CountDownLatch;
  * <p>Nothing a peer sends can run the process out of memory: frames, inflated payloads and decoded events are
  * reserved from the process's memory budget first (see {@link ForwardConnection}); when it is spent, connections
  * stop being read and acks are withheld until memory comes back; what it could never hold is refused. Refusals are
- * counted on {@code /metrics} by reason ({@code sluice_rejected_total}): malformed frames, failed handshakes and
- * unauthenticated connections sending more than a PING (auth), frames over the limits (too_large), a spent budget
- * or too many connections (busy), idle connections (timeout).
+ * counted on {@code /metrics} by reason ({@code sluice_rejected_total}): malformed frames, failed handshakes,
+ * unauthenticated connections sending more than a PING and connections from an address refused after failed
+ * handshakes (auth), frames over the limits (too_large), a spent budget or too many connections (busy), idle
+ * connections and handshakes not done in time (timeout).
+ *
+ * <p>With {@code SharedKey}, a connection is read only {@value ForwardConnection#UNAUTHENTICATED_BYTES} bytes at a
+ * time and may buffer no more than that until its PING is accepted; it must send that PING within
+ * {@value ForwardConnection#HANDSHAKE_TIMEOUT_MILLIS} ms; the first refused PING closes it. Addresses that keep
+ * failing are refused for a while ({@code AuthFailureLimit}, see {@link AuthFailures}).
  */
 public final class Forward extends Consumer implements Exposure.Listening {
     static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:24224",
@@ -66,9 +72,18 @@ public final class Forward extends Consumer implements Exposure.Listening {
             "Tag pattern to stream, first match wins. Fluentd patterns: * one tag part, ** any number of parts, "
                     + "{a,b} alternatives. Unmatched tags go to Streams when set, else to the stream named like the tag.");
     static final Param<String> SHARED_KEY = Param.string("SharedKey", "",
-            "Requires the HELO/PING/PONG handshake with this shared key (Fluentd <security> shared_key).");
+            "Requires the HELO/PING/PONG handshake with this shared key (Fluentd <security> shared_key). Until its "
+                    + "PING is accepted a connection may send at most 4 KiB, must send it within 10 s (or IdleTimeoutMs "
+                    + "when shorter), and is closed at the first refused PING.");
     static final Param<String> SELF_HOSTNAME = Param.string("SelfHostname", "",
             "Hostname this server names in PONG; empty uses the machine's name.");
+    static final Param<Integer> AUTH_FAILURE_LIMIT = Param.integer("AuthFailureLimit", 10,
+            "Failed handshakes (wrong SharedKey or password, a malformed PING, too much sent before it) from one "
+                    + "address, each within 60 s of the one before, after which its connections are closed at once "
+                    + "for 1 s, doubled at each further failure up to AuthBlockMaxMs; a successful handshake forgets "
+                    + "them. IPv6 addresses count by /64. 0 turns this off.");
+    static final Param<Integer> AUTH_BLOCK_MAX_MS = Param.integer("AuthBlockMaxMs", 300_000,
+            "Longest time an address is refused after failed handshakes (see AuthFailureLimit).");
     static final Param<Map<String, String>> USERS = Param.stringMap("Users",
             "User name to password; when set, clients must also authenticate as one of them (needs SharedKey).");
     static final Param<String> TLS_KEY_STORE = Param.string("TlsKeyStore", "",
@@ -115,7 +130,7 @@ public final class Forward extends Consumer implements Exposure.Listening {
             "Receives Fluent Forward (Fluent Bit, Fluentd, fluency, fluent-logger): every mode, gzip, acks after "
                     + "delivery, shared_key and users, TLS.")
             .params(TlsSettings.with(ADDRESS, MAX_MESSAGE_SIZE, MAX_DECOMPRESSED_SIZE, PAYLOAD, PAYLOAD_KEY, METADATA,
-                    EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, IO_THREADS, PUBLISH_THREADS,
+                    EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, AUTH_FAILURE_LIMIT, AUTH_BLOCK_MAX_MS, IO_THREADS, PUBLISH_THREADS,
                     READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
                     TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD))
             .factory(Forward::new);
@@ -165,6 +180,12 @@ public final class Forward extends Consumer implements Exposure.Listening {
         if (!config.get(USERS).isEmpty() && config.get(SHARED_KEY).isEmpty()) {
             throw config.error(USERS, "user authentication is part of the handshake: set SharedKey too");
         }
+        if (config.get(AUTH_FAILURE_LIMIT) < 0) {
+            throw config.error(AUTH_FAILURE_LIMIT, "must be 0 (off) or more");
+        }
+        if (config.get(AUTH_BLOCK_MAX_MS) < 1000) {
+            throw config.error(AUTH_BLOCK_MAX_MS, "must be at least 1000 (the first block is 1 s)");
+        }
         tls = TlsSettings.from(config, TlsSettings.Role.SERVER, OLD_TLS);
         if (config.get(DEDUP_CHUNKS) < 0) {
             throw config.error(DEDUP_CHUNKS, "must be 0 (off) or more");
@@ -204,7 +225,7 @@ public final class Forward extends Consumer implements Exposure.Listening {
                 ssl, positiveOr(config.get(IO_THREADS), cores), positiveOr(config.get(PUBLISH_THREADS), cores),
                 Math.max(1, config.get(READ_AHEAD)), config.get(EVENT_METADATA_PREFIX), config.get(UDP_HEARTBEAT),
                 config.get(DEDUP_CHUNKS), config.get(DEDUP_WINDOW_MS), config.get(MAX_CONNECTIONS),
-                config.get(IDLE_TIMEOUT_MS));
+                config.get(IDLE_TIMEOUT_MS), config.get(AUTH_FAILURE_LIMIT), config.get(AUTH_BLOCK_MAX_MS));
         ForwardServer srv = new ForwardServer(s, ctx);
         bound = srv.start();
         server = srv;

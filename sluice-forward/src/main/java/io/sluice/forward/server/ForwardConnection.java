@@ -1,11 +1,13 @@
 package io.sluice.forward.server;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleState;
@@ -33,6 +35,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
@@ -76,8 +79,13 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         implements EventSink, RecentChunks.Waiter, FrameDecoder.Memory, BufferAllowance {
     /** A group is handed off early when a big read produced this many batches. */
     private static final int MAX_GROUP_BATCHES = 8;
-    /** What a connection may buffer before it authenticated: a PING is a few hundred bytes. */
+    /**
+     * What a connection may buffer before it authenticated, and the most read from its socket at a time until then:
+     * a PING is a few hundred bytes, with a user name and password digest still well under this.
+     */
     static final int UNAUTHENTICATED_BYTES = 4096;
+    /** The longest a connection may take to send an acceptable PING (IdleTimeoutMs when that is shorter). */
+    static final long HANDSHAKE_TIMEOUT_MILLIS = 10_000;
     /** Events are charged against a credit reserved this many bytes at a time (one budget operation per step). */
     static final int CREDIT_STEP = 256 << 10;
     /** Charged per event for its metadata storage (arena, field table, objects) when fields are copied. */
@@ -102,6 +110,7 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
     private Channel channel;
     private ChannelHandlerContext context;
     private String peer = "?";
+    private ScheduledFuture<?> handshakeDeadline;
 
     private final ArrayList<Batch> batches = new ArrayList<>();
     private long[] batchBytes = new long[MAX_GROUP_BATCHES * 2];
@@ -206,12 +215,54 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         admitted = true;
         if (handshake != null) {
             ctx.writeAndFlush(Unpooled.wrappedBuffer(handshake.helo()));
+            long idle = server.idleTimeoutMillis();
+            long deadline = idle > 0 ? Math.min(idle, HANDSHAKE_TIMEOUT_MILLIS) : HANDSHAKE_TIMEOUT_MILLIS;
+            handshakeDeadline = ctx.executor().schedule(() -> handshakeTimedOut(ctx, deadline), deadline,
+                    TimeUnit.MILLISECONDS);
         }
         ctx.fireChannelActive();
     }
 
+    /**
+     * The PING did not come in time. The idle timeout alone would let a peer trickling a byte now and then hold an
+     * unauthenticated connection for hours, or for ever with IdleTimeoutMs 0.
+     */
+    private void handshakeTimedOut(ChannelHandlerContext ctx, long deadline) {
+        if (authenticated || closing) {
+            return;
+        }
+        closing = true;
+        server.context().reject(Rejection.TIMEOUT, peer, "no acceptable PING within " + deadline
+                + " ms of the HELO; connection closed");
+        ctx.channel().config().setAutoRead(false);
+        ctx.close();
+    }
+
+    /**
+     * The socket reads of this connection: at most {@value #UNAUTHENTICATED_BYTES} bytes each until the handshake
+     * is done, then as {@code usual} sizes them. (Netty keeps the first handle it makes, so the cap is switched
+     * off in place rather than by setting another allocator.)
+     */
+    RecvByteBufAllocator preAuthReads(RecvByteBufAllocator usual) {
+        return () -> new RecvByteBufAllocator.DelegatingHandle(usual.newHandle()) {
+            @Override
+            public ByteBuf allocate(ByteBufAllocator alloc) {
+                return alloc.ioBuffer(guess());
+            }
+
+            @Override
+            public int guess() {
+                int g = delegate().guess();
+                return authenticated ? g : Math.min(g, UNAUTHENTICATED_BYTES);
+            }
+        };
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (handshakeDeadline != null) {
+            handshakeDeadline.cancel(false);
+        }
         if (admitted) {
             admitted = false;
             server.connectionClosed();
@@ -244,11 +295,17 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
             if (r.ok()) {
                 authenticated = true;
                 frames.limitBuffered(0);
+                if (handshakeDeadline != null) {
+                    handshakeDeadline.cancel(false);
+                }
+                server.handshakeSucceeded(ctx.channel().remoteAddress());
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(r.pong()));
             } else {
+                // Nothing after the refused PING is read (a write of many guesses costs one connection each).
                 closing = true;
                 server.context().reject(Rejection.AUTH, peer, "handshake refused (hostname '" + r.clientHostname()
                         + "'): " + r.reason());
+                server.handshakeFailed(ctx.channel().remoteAddress());
                 ctx.writeAndFlush(Unpooled.wrappedBuffer(r.pong())).addListener(ChannelFutureListener.CLOSE);
                 ctx.channel().config().setAutoRead(false);
             }
@@ -811,6 +868,12 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         ctx.fireUserEventTriggered(evt);
     }
 
+    /** Whether what an unauthenticated peer sent (not TLS, not the network) is a failed handshake attempt. */
+    private static boolean failsHandshake(Throwable c) {
+        return c instanceof FrameDecoder.BufferLimitException || c instanceof FrameTooLargeException
+                || c instanceof OverBudgetException || c instanceof ForwardProtocolException;
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
@@ -833,8 +896,9 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
             server.context().reject(authenticated ? Rejection.TOO_LARGE : Rejection.AUTH, peer, c.getMessage()
                     + " (limit " + budget().limit() + " bytes); connection closed");
         } else if (c instanceof ForwardProtocolException) {
-            server.context().reject(Rejection.MALFORMED, peer, "malformed Forward frame " + c.getMessage()
-                    + "; connection closed");
+            server.context().reject(authenticated ? Rejection.MALFORMED : Rejection.AUTH, peer,
+                    (authenticated ? "malformed Forward frame " : "malformed PING ") + c.getMessage()
+                            + "; connection closed");
         } else if (c instanceof NotSslRecordException) {
             server.context().reject(Rejection.MALFORMED, peer, "TLS failed: " + c.getMessage() + "; connection closed");
         } else if (c instanceof SSLException) {
@@ -844,6 +908,9 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter
         } else {
             server.log().limited(Log.ERROR, id + ": unexpected error", id + ": closing connection from " + peer
                     + " after an unexpected error: " + c);
+        }
+        if (!authenticated && failsHandshake(c)) {
+            server.handshakeFailed(ctx.channel().remoteAddress());
         }
         closing = true;
         if (frameOpen) {

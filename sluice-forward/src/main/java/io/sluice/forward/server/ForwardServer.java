@@ -25,8 +25,11 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Rejection;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -40,7 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * threads that move decoded batches into the pipeline (see {@link ForwardConnection}); the UDP socket on the same
  * port that answers heartbeats; the chunk ids recently accepted ({@link RecentChunks}). At most
  * {@code maxConnections} connections are served (more are closed at once, counted BUSY), and a connection silent
- * for {@code idleTimeoutMillis} is closed (counted TIMEOUT) unless it is waiting for the pipeline.
+ * for {@code idleTimeoutMillis} is closed (counted TIMEOUT) unless it is waiting for the pipeline. With a shared
+ * key, failed handshakes are counted per address ({@link AuthFailures}) and a blocked address's connections are
+ * closed as they are accepted (counted AUTH).
  */
 final class ForwardServer {
     /** What Fluentd's in_forward answers to a UDP heartbeat: one zero byte. */
@@ -51,7 +56,8 @@ final class ForwardServer {
                     RecordMapper.PayloadMode payloadMode, String payloadKey, boolean metadata, TagRoutes routes,
                     String sharedKey, String hostname, Map<String, String> users, SslContext ssl, int ioThreads,
                     int publishThreads, int readAhead, String eventMetadataPrefix, boolean udpHeartbeat,
-                    int dedupChunks, long dedupWindowMillis, int maxConnections, long idleTimeoutMillis) {
+                    int dedupChunks, long dedupWindowMillis, int maxConnections, long idleTimeoutMillis,
+                    int authFailureLimit, long authBlockMaxMillis) {
     }
 
     private final Settings settings;
@@ -67,6 +73,9 @@ final class ForwardServer {
     private final AtomicLong duplicateEvents;
     private final AtomicLong heartbeats;
     private final AtomicLong invalidUtf8;
+    private final AtomicLong authThrottled;
+    /** Failed handshakes per address; null without a handshake or with AuthFailureLimit 0. */
+    private final AuthFailures authFailures;
     /** Connections admitted and not closed yet. */
     private final AtomicInteger open = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
@@ -91,6 +100,13 @@ final class ForwardServer {
         this.heartbeats = context.stats().counter("sluice_forward_heartbeats_total", "UDP heartbeats answered.");
         this.invalidUtf8 = context.stats().counter("sluice_invalid_utf8_total",
                 "Invalid UTF-8 sequences in received strings, replaced with U+FFFD in the payload and metadata.");
+        this.authThrottled = context.stats().counter("sluice_forward_auth_throttled_total",
+                "Connections closed before any handshake work because their address failed AuthFailureLimit "
+                        + "handshakes (also counted in sluice_rejected_total, reason auth).");
+        this.authFailures = settings.sharedKey() != null && settings.authFailureLimit() > 0
+                ? new AuthFailures(settings.authFailureLimit(), TimeUnit.MILLISECONDS.toNanos(settings.authBlockMaxMillis()),
+                        AuthFailures.DEFAULT_CAPACITY, System::nanoTime)
+                : null;
         this.recentChunks = settings.dedupChunks() > 0
                 ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()))
                 : null;
@@ -121,6 +137,9 @@ final class ForwardServer {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (refusedAfterFailures(ch)) {
+                            return;
+                        }
                         ChannelPipeline p = ch.pipeline();
                         if (settings.idleTimeoutMillis() > 0) {
                             p.addLast("idle", new IdleStateHandler(settings.idleTimeoutMillis(), 0, 0,
@@ -130,6 +149,9 @@ final class ForwardServer {
                             p.addLast("tls", settings.ssl().newHandler(ch.alloc()));
                         }
                         ForwardConnection c = new ForwardConnection(ForwardServer.this);
+                        if (settings.sharedKey() != null) {
+                            ch.config().setRecvByteBufAllocator(c.preAuthReads(ch.config().getRecvByteBufAllocator()));
+                        }
                         p.addLast("frames", c.frames());
                         p.addLast("forward", c);
                     }
@@ -237,6 +259,61 @@ final class ForwardServer {
         channels.add(ch);
         context.stats().addConnections(1);
         return true;
+    }
+
+    /**
+     * Closes a new connection at once, before TLS or the HELO, when its address is blocked after failed handshakes:
+     * a guesser then costs an accept and a close, and learns nothing. Counted as AUTH.
+     */
+    private boolean refusedAfterFailures(SocketChannel ch) {
+        InetAddress address = addressOf(ch.remoteAddress());
+        long left = authFailures == null || address == null ? 0 : authFailures.blockedFor(address);
+        if (left <= 0) {
+            return false;
+        }
+        authThrottled.incrementAndGet();
+        context.reject(Rejection.AUTH, ch.remoteAddress(), "too many failed handshakes from this address "
+                + "(AuthFailureLimit " + settings.authFailureLimit() + "): refused without a handshake for another "
+                + TimeUnit.NANOSECONDS.toMillis(left) + " ms");
+        ch.close();
+        return true;
+    }
+
+    /** A handshake failed (already counted as AUTH by the caller): counts it against the peer's address. */
+    void handshakeFailed(SocketAddress remote) {
+        InetAddress address = addressOf(remote);
+        if (authFailures == null || address == null) {
+            return;
+        }
+        AuthFailures.Verdict v = authFailures.failed(address);
+        if (v.blocked()) {
+            log.limited(Log.WARNING, settings.id() + ": auth blocked", settings.id() + ": " + v.failures()
+                    + " failed handshakes in a row from " + address.getHostAddress() + ": its connections are closed "
+                    + "without a handshake for " + TimeUnit.NANOSECONDS.toMillis(v.blockNanos()) + " ms (AuthFailureLimit "
+                    + settings.authFailureLimit() + ", AuthBlockMaxMs " + settings.authBlockMaxMillis() + ")");
+        }
+    }
+
+    /** A handshake succeeded: the peer's address is forgiven its failures. */
+    void handshakeSucceeded(SocketAddress remote) {
+        InetAddress address = addressOf(remote);
+        if (authFailures != null && address != null) {
+            authFailures.succeeded(address);
+        }
+    }
+
+    private static InetAddress addressOf(SocketAddress remote) {
+        return remote instanceof InetSocketAddress a ? a.getAddress() : null;
+    }
+
+    /** Connections closed unheard because their address was blocked. */
+    long authThrottled() {
+        return authThrottled.get();
+    }
+
+    /** The failed-handshake table, or null (tests). */
+    AuthFailures authFailures() {
+        return authFailures;
     }
 
     /** An admitted connection closed. */

@@ -51,7 +51,7 @@ final class Harness implements ConsumerContext {
         this.maxMessageSize = maxMessageSize;
         ForwardServer.Settings s = new ForwardServer.Settings("fwd", "127.0.0.1", 0, maxMessageSize, 1 << 20, mode,
                 payloadKey, true, new TagRoutes(Map.of(), false), sharedKey, "server-host", users, null, 1, 1, 4,
-                eventMetadataPrefix, false, dedupChunks, 60_000, 1024, 0);
+                eventMetadataPrefix, false, dedupChunks, 60_000, 1024, 0, 10, 300_000);
         server = new ForwardServer(s, this, new Direct());
         channel = connect();
     }

@@ -264,6 +264,44 @@ class MemoryBudgetTest {
         assertThat(h.memory.used()).isZero();
     }
 
+    /**
+     * Before its PING is accepted a connection's socket is read 4 KiB at a time and no more than that is reserved;
+     * after it, reads are sized as usual.
+     */
+    @Test
+    void unauthenticatedReadsAreCappedAndReserveAtMostTheLimit() throws Exception {
+        Harness h = new Harness(1 << 20, RecordMapper.PayloadMode.JSON, "", "s3cret", Map.of(), Pipelines.quietLog());
+        h.memory = new MemoryBudget(64 << 20);
+        ForwardConnection c = h.channel.pipeline().get(ForwardConnection.class);
+        io.netty.channel.RecvByteBufAllocator.Handle reads =
+                c.preAuthReads(new io.netty.channel.FixedRecvByteBufAllocator(64 << 10)).newHandle();
+        assertThat(reads.guess()).isEqualTo(ForwardConnection.UNAUTHENTICATED_BYTES);
+        byte[] helo = h.outbound();
+        io.sluice.forward.codec.MsgPackReader r = new io.sluice.forward.codec.MsgPackReader().reset(helo, 0, helo.length, 0);
+        r.readArrayHeader();
+        r.skipValue();
+        r.readMapHeader();
+        r.readString();
+        byte[] nonce = r.readBytes();
+        MsgPackWriter ping = new MsgPackWriter();
+        byte[] salt = new byte[16];
+        ping.writeArrayHeader(6);
+        ping.writeString("PING");
+        ping.writeString("client");
+        ping.writeBin(salt, 0, salt.length);
+        ping.writeString(ServerHandshake.sha512Hex(salt, "client".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                nonce, "s3cret".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        ping.writeString("");
+        ping.writeString("");
+        byte[] bytes = Arrays.copyOf(ping.array(), ping.size());
+        h.feed(bytes, 0, bytes.length - 1);
+        assertThat(h.memory.used()).isLessThanOrEqualTo(ForwardConnection.UNAUTHENTICATED_BYTES);
+        h.feed(bytes, bytes.length - 1, 1);
+        assertThat(h.outbound()).as("the PONG").isNotEmpty();
+        assertThat(h.channel.isActive()).isTrue();
+        assertThat(reads.guess()).as("authenticated: reads as usual").isEqualTo(64 << 10);
+    }
+
     @Test
     void aBufferThatGrewForOneLargeFrameShrinksBack() {
         Harness h = new Harness(16 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), Pipelines.quietLog());
