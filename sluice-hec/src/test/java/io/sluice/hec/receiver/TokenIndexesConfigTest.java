@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,10 @@ class TokenIndexesConfigTest {
     void aTokenNotInTokensIsAnError() {
         refused(Map.of("Tokens", List.of("s3cret-a"), "TokenIndexes", Map.of("s3cret-typo", List.of("main"))),
                 "TokenIndexes", "entry 0 names a token that is not in Tokens");
-        refused(Map.of("Tokens", List.of("s3cret-a"), "TokenDefaultIndex", Map.of("s3cret-a", "main", "s3cret-b", "web")),
+        Map<String, String> inOrder = new LinkedHashMap<>(); // as YAML keeps it, so that "entry 1" is the second
+        inOrder.put("s3cret-a", "main");
+        inOrder.put("s3cret-b", "web");
+        refused(Map.of("Tokens", List.of("s3cret-a"), "TokenDefaultIndex", inOrder),
                 "TokenDefaultIndex", "entry 1 names a token that is not in Tokens");
         // Without Tokens nothing is checked, so there is no token to attach settings to.
         refused(Map.of("TokenDefaultIndex", Map.of("s3cret-a", "main")), "TokenDefaultIndex",
