@@ -69,7 +69,7 @@ public class HecReceiveBenchmark {
         }
         body = sb.toString().getBytes(StandardCharsets.UTF_8);
         pool = new BatchPool();
-        parser = new EventParser(512, null, true);
+        parser = new EventParser(512, true);
         collector = new BatchCollector(pool::acquire);
         memory = new RequestMemory(new MemoryBudget(1L << 30));
     }
@@ -79,7 +79,7 @@ public class HecReceiveBenchmark {
     public int parse() {
         memory.take(2L * body.length);
         collector.limit(memory, MemoryBudget.MESSAGE_OVERHEAD, 100_000);
-        if (!parser.parseEvents(body, 0, body.length, collector, null, 1L)) {
+        if (!parser.parseEvents(body, 0, body.length, collector, null, null, 1L)) {
             throw new IllegalStateException(parser.error() + ": " + parser.detail());
         }
         int n = collector.count();

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -302,17 +303,8 @@ public final class ConfigLoader {
             }
             case STRING:
                 return v.raw == null ? "" : v.asString(this, id, key);
-            case STRING_LIST: {
-                List<String> out = new ArrayList<>();
-                if (v.raw instanceof List) {
-                    for (Val item : v.asList()) {
-                        out.add(item.asString(this, id, key));
-                    }
-                } else if (v.raw != null) {
-                    out.add(v.asString(this, id, key));
-                }
-                return List.copyOf(out);
-            }
+            case STRING_LIST:
+                return stringList(id, key, v);
             case STRING_MAP: {
                 Map<String, String> out = new LinkedHashMap<>();
                 if (v.raw instanceof List) {
@@ -335,11 +327,32 @@ public final class ConfigLoader {
                 }
                 return out;
             }
+            case STRING_LIST_MAP: {
+                if (v.raw != null && !(v.raw instanceof Map)) {
+                    throw wrongType(id, key, v, param);
+                }
+                Map<String, List<String>> out = new LinkedHashMap<>();
+                v.asMap(this, id, key).forEach((k, val) -> out.put(k, stringList(id, key + "." + k, val)));
+                return Collections.unmodifiableMap(out);
+            }
             case MODULATORS:
                 return modulators(id, v);
             default:
                 throw ConfigException.at(file, v.line, id, key, "not allowed here");
         }
+    }
+
+    /** A list of strings, or a single string as a list of one; nothing is an empty list. */
+    private List<String> stringList(String id, String key, Val v) {
+        List<String> out = new ArrayList<>();
+        if (v.raw instanceof List) {
+            for (Val item : v.asList()) {
+                out.add(item.asString(this, id, key));
+            }
+        } else if (v.raw != null) {
+            out.add(v.asString(this, id, key));
+        }
+        return List.copyOf(out);
     }
 
     private List<PluginConfig> modulators(String id, Val v) {

@@ -85,6 +85,11 @@ public final class Param<T> {
         return new Param<>(name, ParamType.STRING_MAP, Map.of(), doc, false);
     }
 
+    /** A mapping of names to lists of strings (a single string is a list of one), in the order written. */
+    public static Param<Map<String, List<String>>> stringListMap(String name, String doc) {
+        return new Param<>(name, ParamType.STRING_LIST_MAP, Map.of(), doc, false);
+    }
+
     /** The Modulators parameter: a list of modulator configs. */
     public static Param<List<PluginConfig>> modulators(String name, String doc) {
         return new Param<>(name, ParamType.MODULATORS, List.of(), doc, false);

@@ -16,6 +16,8 @@ public enum ParamType {
     STRING_LIST("a string or a list of strings"),
     /** A mapping of strings to strings. */
     STRING_MAP("a mapping of names to strings"),
+    /** A mapping of strings to lists of strings; a single string is accepted as a list of one. */
+    STRING_LIST_MAP("a mapping of names to lists of strings"),
     /** A list of modulator names, or of name: settings mappings. */
     MODULATORS("a list of modulator names or name: settings mappings"),
     /** A mapping of plugin ids to plugin settings (Aggregate only). */

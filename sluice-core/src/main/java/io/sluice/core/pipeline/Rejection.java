@@ -8,7 +8,7 @@ import java.util.Locale;
  * {@link ConsumerContext#reject}.
  */
 public enum Rejection {
-    /** Missing or wrong credentials, a failed handshake. */
+    /** Missing or wrong credentials, a failed handshake, or credentials not good for what was asked (an index). */
     AUTH,
     /** Bytes that do not parse: a malformed frame, request, line or event. */
     MALFORMED,

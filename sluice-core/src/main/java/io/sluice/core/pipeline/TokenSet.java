@@ -30,4 +30,19 @@ public final class TokenSet {
         }
         return found;
     }
+
+    /**
+     * The position of {@code given} in the collection this set was made from (the first, if it was listed twice),
+     * or -1; for settings kept per token. Like {@link #contains}, every token is compared in full, and the position
+     * is picked without a branch on which one matched.
+     */
+    public int indexOf(String given) {
+        byte[] g = given.getBytes(StandardCharsets.UTF_8);
+        int found = -1;
+        for (int i = tokens.length - 1; i >= 0; i--) {
+            int match = -(MessageDigest.isEqual(tokens[i], g) ? 1 : 0); // all ones on a match, else 0
+            found = (i & match) | (found & ~match);
+        }
+        return found;
+    }
 }

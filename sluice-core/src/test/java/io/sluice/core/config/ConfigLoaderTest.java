@@ -178,6 +178,38 @@ class ConfigLoaderTest {
         assertThat(configs.get(0).get(Profiler.RUNS)).isEqualTo(3);
     }
 
+    private static final Param<Map<String, List<String>>> LISTS = Param.stringListMap("Lists", "test");
+
+    /** A registry of the default plugins and one consumer declaring {@link #LISTS}. */
+    private static ConfigLoader listsLoader() {
+        List<PluginSpec> specs = PluginRegistry.defaultRegistry().all();
+        specs.add(PluginSpec.builder(PluginKind.CONSUMER, "consumer.Lists", "test").params(LISTS).factory(c -> null));
+        return new ConfigLoader(new PluginRegistry(specs), Map.of());
+    }
+
+    @Test
+    void aMappingOfListsKeepsItsOrderAndTakesASingleStringAsAListOfOne() {
+        PluginConfig c = listsLoader().loadString("In:\n  Type: consumer.Lists\n  Streams: s\n  Lists:\n"
+                + "    b: [x, y]\n    a: z\n    c:\n" + PRODUCER, "pipe.yaml").get(0);
+        assertThat(c.get(LISTS)).containsExactly(Map.entry("b", List.of("x", "y")), Map.entry("a", List.of("z")),
+                Map.entry("c", List.of()));
+        PluginConfig unset = listsLoader().loadString("In:\n  Type: consumer.Lists\n  Streams: s\n" + PRODUCER,
+                "pipe.yaml").get(0);
+        assertThat(unset.get(LISTS)).isEmpty();
+    }
+
+    @Test
+    void aMappingOfListsRefusesAListAndNestedMappings() {
+        assertThatThrownBy(() -> listsLoader().loadString("In:\n  Type: consumer.Lists\n  Streams: s\n"
+                + "  Lists: [a, b]\n" + PRODUCER, "pipe.yaml"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("pipe.yaml:4")
+                .hasMessageContaining("expected a mapping of names to lists of strings, found a list");
+        assertThatThrownBy(() -> listsLoader().loadString("In:\n  Type: consumer.Lists\n  Streams: s\n"
+                + "  Lists:\n    a: [x, {y: z}]\n" + PRODUCER, "pipe.yaml"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("key 'Lists.a'")
+                .hasMessageContaining("expected a single value, found a mapping");
+    }
+
     @Test
     void suggestOnlyWhenClose() {
         assertThat(Suggest.didYouMean("Runz", List.of("Runs", "Batches"))).contains("Runs");

@@ -48,21 +48,20 @@ final class EventParser {
 
     private final JsonScanner scanner;
     private final ByteOut keyCopy = new ByteOut(64);
-    private final byte[][] indexes;
     private final boolean eventRequired;
+    /** The allowed indexes of the request being parsed (null: any). */
+    private byte[][] indexes;
 
     private HecStatus error;
     private int invalidEvent;
     private String detail;
 
     /**
-     * @param indexes       allowed index names, or null for any
      * @param eventRequired Splunk's rule: an object without {@code event} is rejected (code 12); when false,
      *                      the whole object becomes the event (what Fluent Bit's Splunk_Send_Raw sends)
      */
-    EventParser(int maxDepth, byte[][] indexes, boolean eventRequired) {
+    EventParser(int maxDepth, boolean eventRequired) {
         this.scanner = new JsonScanner(maxDepth);
-        this.indexes = indexes;
         this.eventRequired = eventRequired;
     }
 
@@ -88,9 +87,13 @@ final class EventParser {
     /**
      * Parses an /event body; false with {@link #error()} set when an event is invalid or the collector refuses one
      * more (too many events, no memory for them).
+     *
+     * @param dflt    what events that do not set host, source, sourcetype or index get; null for nothing
+     * @param indexes the indexes an event may name (after {@code dflt}), or null for any: another is code 7
      */
-    boolean parseEvents(byte[] b, int off, int end, BatchCollector out, Defaults dflt, long now) {
+    boolean parseEvents(byte[] b, int off, int end, BatchCollector out, Defaults dflt, byte[][] indexes, long now) {
         error = null;
+        this.indexes = indexes;
         int p = JsonScanner.ws(b, off, end);
         int n = 0;
         while (p < end) {
@@ -227,8 +230,9 @@ final class EventParser {
             }
         }
         if (indexes != null && iIndex >= 0 && !allowedIndex(m)) {
+            String why = "index '" + shown(m.metadata().value(m.metadata().indexOf(K_INDEX))) + "' is not allowed";
             out.dropLast();
-            fail(HecStatus.INCORRECT_INDEX, n, null);
+            fail(HecStatus.INCORRECT_INDEX, n, why);
             return -1;
         }
         return p;
@@ -252,16 +256,22 @@ final class EventParser {
     private boolean allowedIndex(Message m) {
         Metadata md = m.metadata();
         int i = md.indexOf(K_INDEX);
-        if (i < 0) {
-            return true;
-        }
-        byte[] a = md.arena();
+        return i < 0 || allowed(md.arena(), md.valueOffset(i), md.valueLength(i));
+    }
+
+    /** Whether the index name in {@code b[off, off + len)} is one of {@link #indexes}. */
+    private boolean allowed(byte[] b, int off, int len) {
         for (byte[] ok : indexes) {
-            if (ok.length == md.valueLength(i) && Arrays.equals(a, md.valueOffset(i), md.valueOffset(i) + ok.length, ok, 0, ok.length)) {
+            if (ok.length == len && Arrays.equals(b, off, off + len, ok, 0, len)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** A client's index name for a log line: cut short, since anyone holding a token chooses it. */
+    private static String shown(String index) {
+        return index.length() <= 64 ? index : index.substring(0, 64) + "...";
     }
 
     private static void applyDefaults(Message m, Defaults d) {
@@ -408,10 +418,17 @@ final class EventParser {
 
     /**
      * Parses a /raw body: one message per line (CR LF or LF), empty lines skipped, with the query-string
-     * metadata and the receive time.
+     * metadata and the receive time. The index is the request's ({@code dflt}), so it is checked once, before any
+     * line: a disallowed one refuses the whole request (code 7, no event number).
      */
-    boolean parseRaw(byte[] b, int off, int end, BatchCollector out, Defaults dflt, long now) {
+    boolean parseRaw(byte[] b, int off, int end, BatchCollector out, Defaults dflt, byte[][] indexes, long now) {
         error = null;
+        this.indexes = indexes;
+        if (indexes != null && dflt != null && dflt.index != null && !allowed(dflt.index, 0, dflt.index.length)) {
+            return fail(HecStatus.INCORRECT_INDEX, -1,
+                    "index '" + shown(new String(dflt.index, StandardCharsets.UTF_8)) + "' is not allowed");
+        }
+        boolean withDefaults = dflt != null && dflt.any();
         int p = off;
         while (p < end) {
             int nl = p;
@@ -429,12 +446,8 @@ final class EventParser {
                 Message m = out.next();
                 m.setPayload(b, p, le - p);
                 m.setTimestamp(now);
-                if (dflt != null && dflt.any()) {
+                if (withDefaults) {
                     applyDefaults(m, dflt);
-                    if (indexes != null && !allowedIndex(m)) {
-                        out.dropLast();
-                        return fail(HecStatus.INCORRECT_INDEX, -1, null);
-                    }
                 }
             }
             p = nl + 1;

@@ -12,8 +12,10 @@ import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -45,6 +47,15 @@ public final class HEC extends Consumer implements Exposure.Listening {
             "Deepest JSON nesting accepted in an event; deeper gets 400 'Invalid data format'.");
     public static final Param<List<String>> INDEXES = Param.strings("Indexes", List.of(),
             "Allowed index names; an event naming another gets 400 'Incorrect index' (code 7). Empty allows any.");
+    public static final Param<Map<String, List<String>>> TOKEN_INDEXES = Param.stringListMap("TokenIndexes",
+            "Token to the indexes its events may name, as Splunk's per-token 'indexes': another gets 400 'Incorrect "
+                    + "index' (code 7), and an event naming none gets the first (unless TokenDefaultIndex names one). "
+                    + "Each token must be in Tokens, each index in Indexes when that is set. A token not listed may "
+                    + "write any index Indexes allows.");
+    public static final Param<Map<String, String>> TOKEN_DEFAULT_INDEX = Param.stringMap("TokenDefaultIndex",
+            "Token to the index its events get when they name none, as Splunk's per-token 'index' (an event's own "
+                    + "index, then the query's ?index=, come first). It must be among the token's TokenIndexes, and in "
+                    + "Indexes when that is set.");
     public static final Param<Boolean> EVENT_REQUIRED = Param.bool("EventFieldRequired", true,
             "Splunk's rule: an object without 'event' gets code 12. Set false to take the whole object as the event "
                     + "(Fluent Bit's Splunk_Send_Raw).");
@@ -55,7 +66,8 @@ public final class HEC extends Consumer implements Exposure.Listening {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.HEC",
             "Receives Splunk HTTP Event Collector requests (events, metrics, raw) over HTTP or HTTPS.")
             .params(TlsSettings.with(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_EVENTS, MAX_CONNECTIONS,
-                    IDLE_TIMEOUT_MS, MAX_DEPTH, INDEXES, EVENT_REQUIRED, USE_ACK, IO_THREADS))
+                    IDLE_TIMEOUT_MS, MAX_DEPTH, INDEXES, TOKEN_INDEXES, TOKEN_DEFAULT_INDEX,
+                    EVENT_REQUIRED, USE_ACK, IO_THREADS))
             .factory(HEC::new);
 
     /** Largest MaxBodySize: a body and its inflated form must fit Java arrays. */
@@ -89,6 +101,9 @@ public final class HEC extends Consumer implements Exposure.Listening {
         List<String> idx = config.get(INDEXES);
         settings.indexes = idx.isEmpty() ? null
                 : idx.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+        settings.tokenIndexes = config.get(TOKEN_INDEXES);
+        settings.tokenDefaultIndex = config.get(TOKEN_DEFAULT_INDEX);
+        checkTokenIndexes(config);
         settings.eventRequired = config.get(EVENT_REQUIRED);
         settings.useAck = config.get(USE_ACK);
         settings.ioThreads = config.get(IO_THREADS);
@@ -120,6 +135,58 @@ public final class HEC extends Consumer implements Exposure.Listening {
         boolean certificates = tls.enabled() && tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
         return java.util.List.of(new Exposure.Listener("HEC", settings.host, settings.port, tls.enabled(),
                 !settings.tokens.isEmpty() || certificates, TOKENS.name()));
+    }
+
+    /**
+     * The per-token index settings must make sense together, as Splunk's token editor insists: a token that is
+     * not in Tokens (a typo would silently leave the real token unrestricted), an empty list, or a default index the
+     * token may not write is an error. Tokens are named by their place in Tokens, never by their value.
+     */
+    private void checkTokenIndexes(PluginConfig config) {
+        List<String> tokens = config.get(TOKENS);
+        List<String> global = config.get(INDEXES);
+        Map<String, List<String>> allowed = config.get(TOKEN_INDEXES);
+        Map<String, String> defaults = config.get(TOKEN_DEFAULT_INDEX);
+        checkListed(config, TOKEN_INDEXES, allowed.keySet(), tokens);
+        checkListed(config, TOKEN_DEFAULT_INDEX, defaults.keySet(), tokens);
+        allowed.forEach((token, indexes) -> {
+            String which = "the token Tokens[" + tokens.indexOf(token) + "]";
+            if (indexes.isEmpty()) {
+                throw config.error(TOKEN_INDEXES, which + " has no index; list at least one, or leave the token "
+                        + "out to let it write any index");
+            }
+            for (String index : indexes) {
+                checkIndex(config, TOKEN_INDEXES, which, index, global);
+            }
+        });
+        defaults.forEach((token, index) -> {
+            String which = "the token Tokens[" + tokens.indexOf(token) + "]";
+            checkIndex(config, TOKEN_DEFAULT_INDEX, which, index, global);
+            List<String> own = allowed.get(token);
+            if (own != null && !own.contains(index)) {
+                throw config.error(TOKEN_DEFAULT_INDEX, which + " defaults to index '" + index
+                        + "', which is not among its TokenIndexes " + own);
+            }
+        });
+    }
+
+    private static void checkListed(PluginConfig config, Param<?> param, Collection<String> named, List<String> tokens) {
+        int entry = 0;
+        for (String token : named) {
+            if (!tokens.contains(token)) {
+                throw config.error(param, "entry " + entry + " names a token that is not in Tokens");
+            }
+            entry++;
+        }
+    }
+
+    private static void checkIndex(PluginConfig config, Param<?> param, String which, String index, List<String> global) {
+        if (index.isBlank()) {
+            throw config.error(param, which + " has an empty index name");
+        }
+        if (!global.isEmpty() && !global.contains(index)) {
+            throw config.error(param, which + ": index '" + index + "' is not in Indexes " + global);
+        }
     }
 
     /** Binds the listening socket on the starting thread: an address in use fails the start, naming it. */

@@ -99,7 +99,15 @@ public final class HecServer {
         public int maxConnections = 1024;
         public long idleTimeoutMs = 60_000;
         public int maxDepth = 512;
+        /** The receiver's {@code Indexes}: the indexes events may name, or null for any. */
         public byte[][] indexes;
+        /** Token to default index (Splunk's per-token {@code index}); tokens must be in {@link #tokens}. */
+        public Map<String, String> tokenDefaultIndex = Map.of();
+        /**
+         * Token to allowed indexes (Splunk's per-token {@code indexes}, each within {@link #indexes}); a listed
+         * token without a default index gets its first.
+         */
+        public Map<String, List<String>> tokenIndexes = Map.of();
         public boolean eventRequired = true;
         public boolean useAck;
         public int ioThreads = 2;
@@ -134,6 +142,8 @@ public final class HecServer {
     private final Settings settings;
     /** Settings.tokens, compared in constant time. */
     private final TokenSet tokens;
+    /** Per token (in the order of {@link #tokens}), its index rules or null; null when no token has any. */
+    private final TokenIndexes[] tokenIndexes;
     /** The one authorization scheme HEC takes. */
     private static final String SCHEME = "Splunk";
     private final ConsumerContext ctx;
@@ -164,7 +174,7 @@ public final class HecServer {
         final byte[][] spares = new byte[SPARE_BUFFERS][];
 
         State(Settings s, ConsumerContext ctx) {
-            parser = new EventParser(s.maxDepth, s.indexes, s.eventRequired);
+            parser = new EventParser(s.maxDepth, s.eventRequired);
             collector = new BatchCollector(ctx::newBatch);
         }
 
@@ -203,7 +213,10 @@ public final class HecServer {
 
     public HecServer(Settings settings, ConsumerContext ctx) {
         this.settings = settings;
-        this.tokens = new TokenSet(settings.tokens);
+        List<String> tokenList = List.copyOf(settings.tokens);
+        this.tokens = new TokenSet(tokenList);
+        this.tokenIndexes = TokenIndexes.of(tokenList, settings.tokenDefaultIndex, settings.tokenIndexes,
+                settings.indexes);
         this.ctx = ctx;
         this.log = ctx.log();
         this.budget = ctx.memory();
@@ -395,6 +408,8 @@ public final class HecServer {
         HecStatus answer;
         byte[] answerBody;
         AckChannel ackChannel;
+        /** The index rules of the request's token, or null (no token has any, or this one has none). */
+        TokenIndexes indexRules;
         boolean gzip;
         int max;
         /** Bytes reserved per body byte: 2 for a plain body (the body and the events copied from it), 1 for gzip. */
@@ -649,12 +664,15 @@ public final class HecServer {
             }
         }
 
-        /** Splunk's token rules: no header → 2, not "Splunk <t>" → 3, unknown token → 4. Null when fine. */
-        private HecStatus authorize(HttpRequest req) {
+        /**
+         * Splunk's token rules: no header → 2, not "Splunk <t>" → 3, unknown token → 4. Null when fine, with the
+         * token's index rules in the request (looked up here, once per request, and only when some token has any).
+         */
+        private HecStatus authorize(Request q) {
             if (tokens.isEmpty()) {
                 return null;
             }
-            String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+            String h = q.head.headers().get(HttpHeaderNames.AUTHORIZATION);
             if (h == null || h.isBlank()) {
                 return HecStatus.TOKEN_REQUIRED;
             }
@@ -663,7 +681,16 @@ public final class HecServer {
             if (sp != SCHEME.length() || !h.regionMatches(true, 0, SCHEME, 0, sp)) {
                 return HecStatus.INVALID_AUTHORIZATION;
             }
-            return tokens.contains(h.substring(sp + 1).trim()) ? null : HecStatus.INVALID_TOKEN;
+            String given = h.substring(sp + 1).trim();
+            if (tokenIndexes == null) {
+                return tokens.contains(given) ? null : HecStatus.INVALID_TOKEN;
+            }
+            int i = tokens.indexOf(given);
+            if (i < 0) {
+                return HecStatus.INVALID_TOKEN;
+            }
+            q.indexRules = tokenIndexes[i];
+            return null;
         }
 
         private String channelOf(Request q) {
@@ -682,7 +709,7 @@ public final class HecServer {
                 refuse(q, HecStatus.METHOD_NOT_ALLOWED, r.method() + " " + q.uri.path());
                 return;
             }
-            HecStatus denied = authorize(r);
+            HecStatus denied = authorize(q);
             if (denied != null) {
                 refuse(q, denied, denied.text());
                 return;
@@ -725,7 +752,7 @@ public final class HecServer {
         }
 
         private void admitAck(Request q) {
-            HecStatus denied = authorize(q.head);
+            HecStatus denied = authorize(q);
             if (denied != null) {
                 refuse(q, denied, denied.text());
                 return;
@@ -1054,12 +1081,14 @@ public final class HecServer {
                     return Answer.refuse(HecStatus.of(mem.refusal()), mem.detail());
                 }
             }
-            EventParser.Defaults dflt = defaults(q.uri);
+            TokenIndexes rules = q.indexRules;
+            EventParser.Defaults dflt = defaults(q.uri, rules);
+            byte[][] indexes = rules == null ? settings.indexes : rules.allowed;
             long perEvent = MemoryBudget.MESSAGE_OVERHEAD + (dflt == null ? 0 : dflt.bytesPerEvent());
             out.limit(mem, perEvent, settings.maxEventsPerRequest);
             long now = Clock.epochNanos();
-            boolean ok = q.kind == RAW ? st.parser.parseRaw(data, 0, len, out, dflt, now)
-                    : st.parser.parseEvents(data, 0, len, out, dflt, now);
+            boolean ok = q.kind == RAW ? st.parser.parseRaw(data, 0, len, out, dflt, indexes, now)
+                    : st.parser.parseEvents(data, 0, len, out, dflt, indexes, now);
             // the input is copied into the events: its buffer and reservation go back
             mem.give(inputCharge);
             if (!ok) {
@@ -1123,16 +1152,23 @@ public final class HecServer {
         }
     }
 
-    private static EventParser.Defaults defaults(QueryStringDecoder uri) {
+    /**
+     * A request's defaults: the query string's {@code host}, {@code source}, {@code sourcetype} and {@code index},
+     * else the token's default index (an event's own fields come before both); null when there are none.
+     */
+    private static EventParser.Defaults defaults(QueryStringDecoder uri, TokenIndexes rules) {
         Map<String, List<String>> q = uri.parameters();
         if (q.isEmpty()) {
-            return null;
+            return rules == null ? null : rules.defaults;
         }
         EventParser.Defaults d = new EventParser.Defaults();
         d.host = first(q, "host");
         d.source = first(q, "source");
         d.sourcetype = first(q, "sourcetype");
         d.index = first(q, "index");
+        if (d.index == null && rules != null) {
+            d.index = rules.defaults.index;
+        }
         return d;
     }
 

@@ -61,13 +61,14 @@ public enum HecStatus {
     }
 
     /**
-     * How a refusal with this status is counted on {@code /metrics}: 401/403 auth, other 4xx malformed, 413 too
-     * large, 503 busy; null for answers that refuse nothing (success, health, internal errors).
+     * How a refusal with this status is counted on {@code /metrics}: 401/403 and an index the token may not write
+     * auth (the bytes were fine, the permission was not), other 4xx malformed, 413 too large, 503 busy; null for
+     * answers that refuse nothing (success, health, internal errors).
      */
     public Rejection rejection() {
         return switch (this) {
             case SUCCESS, HEALTHY, UNHEALTHY_QUEUES_FULL, INTERNAL_ERROR -> null;
-            case TOKEN_DISABLED, TOKEN_REQUIRED, INVALID_AUTHORIZATION, INVALID_TOKEN -> Rejection.AUTH;
+            case TOKEN_DISABLED, TOKEN_REQUIRED, INVALID_AUTHORIZATION, INVALID_TOKEN, INCORRECT_INDEX -> Rejection.AUTH;
             case TOO_LARGE, TOO_MANY_EVENTS -> Rejection.TOO_LARGE;
             case SERVER_BUSY -> Rejection.BUSY;
             default -> Rejection.MALFORMED;

@@ -3,6 +3,7 @@ package io.sluice.hec.receiver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.Rejection;
 import io.sluice.hec.Capture;
 import io.sluice.hec.Support;
 import java.io.ByteArrayOutputStream;
@@ -85,8 +86,11 @@ class BadInputTest {
                 "{\"text\":\"Event field is required\",\"code\":12,\"invalid-event-number\":1}");
         assertReply(post("{\"event\":\"\"}", AUTH), 400,
                 "{\"text\":\"Event field cannot be blank\",\"code\":13,\"invalid-event-number\":0}");
+        long auth = Support.receiverStats(receiver).rejected(Rejection.AUTH);
         assertReply(post("{\"event\":\"a\",\"index\":\"main\"}{\"event\":\"b\",\"index\":\"secret\"}", AUTH), 400,
                 "{\"text\":\"Incorrect index\",\"code\":7,\"invalid-event-number\":1}");
+        // Not malformed: a good request asking for an index it may not write, so counted with the token refusals.
+        assertThat(Support.receiverStats(receiver).rejected(Rejection.AUTH)).isEqualTo(auth + 1);
         assertReply(post("/services/collector/nope", new byte[] {1}, AUTH), 404,
                 "{\"text\":\"The requested URL was not found on this server.\",\"code\":404}");
         assertThat(Capture.received("bad")).hasSize(before);
