@@ -84,10 +84,13 @@ public final class TlsSettings {
     private final boolean verify;
     private final boolean clientCertificate;
     private final TlsEvents events = new TlsEvents();
-    private final SSLContext context;
+    /** Set once by {@link #from} before the settings are handed out; null when TLS is off. */
+    private SSLContext context;
+    private KeyManager keyManager;
+    private TrustManager trustManager;
 
     private TlsSettings(Role role, boolean enabled, ClientAuth clientAuth, String[] protocols, String[] cipherSuites,
-                        String serverName, boolean verify, boolean clientCertificate, SSLContext context) {
+                        String serverName, boolean verify, boolean clientCertificate) {
         this.role = role;
         this.enabled = enabled;
         this.clientAuth = clientAuth;
@@ -96,7 +99,6 @@ public final class TlsSettings {
         this.serverName = serverName;
         this.verify = verify;
         this.clientCertificate = clientCertificate;
-        this.context = context;
     }
 
     /**
@@ -165,37 +167,41 @@ public final class TlsSettings {
         boolean insecure = v.bool(INSECURE_SKIP_VERIFY);
         TlsSettings s = new TlsSettings(role, enabled, auth, protocols,
                 suites.isEmpty() ? null : suites.toArray(new String[0]), v.string(SERVER_NAME), !insecure,
-                !cert.isEmpty(), null);
+                !cert.isEmpty());
         if (!enabled) {
             return s;
         }
-        SSLContext ctx;
         try {
-            ctx = s.buildContext(cert, key, password, ca, insecure);
+            s.load(cert, key, password, ca, insecure);
         } catch (Exception e) {
             throw config.error(cert.isEmpty() ? CA_FILE : CERT_FILE, "cannot load the TLS files: " + e.getMessage());
         }
-        TlsSettings built = new TlsSettings(role, true, auth, protocols, s.cipherSuites, s.serverName, s.verify,
-                s.clientCertificate, ctx);
-        built.checkSuites(config);
-        return built;
+        s.checkSuites(config);
+        return s;
     }
 
-    private SSLContext buildContext(String cert, String key, String password, String ca, boolean insecure)
-            throws Exception {
-        KeyManager[] keys = cert.isEmpty() ? null
-                : new KeyManager[] {new ReloadingKeyManager(cert, key, password, events)};
-        TrustManager[] trust;
+    private void load(String cert, String key, String password, String ca, boolean insecure) throws Exception {
+        keyManager = cert.isEmpty() ? null : new ReloadingKeyManager(cert, key, password, events);
         if (role == Role.CLIENT && insecure) {
-            trust = new TrustManager[] {new TrustAll()};
+            trustManager = new TrustAll();
         } else if (!ca.isEmpty()) {
-            trust = new TrustManager[] {new ReloadingTrustManager(ca, password, events)};
+            trustManager = new ReloadingTrustManager(ca, password, events);
         } else {
-            trust = null; // the JVM's trust store
+            trustManager = null; // the JVM's trust store
         }
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(keys, trust, null);
-        return ctx;
+        context = SSLContext.getInstance("TLS");
+        context.init(keyManager == null ? null : new KeyManager[] {keyManager},
+                trustManager == null ? null : new TrustManager[] {trustManager}, null);
+    }
+
+    /** The reloading key manager (null without a certificate), for TLS engines other than the JDK's. */
+    public KeyManager keyManager() {
+        return keyManager;
+    }
+
+    /** The trust manager of TLS/CAFile or TLS/InsecureSkipVerify, or null for the JVM's trust store. */
+    public TrustManager trustManager() {
+        return trustManager;
     }
 
     private void checkSuites(PluginConfig config) {

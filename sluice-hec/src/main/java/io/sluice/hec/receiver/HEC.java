@@ -196,7 +196,8 @@ public final class HEC extends Consumer implements Exposure.Listening {
         bound = s.start();
         server = s;
         tls.logTo(ctx.log(), config.id());
-        ctx.log().info(config.id() + ": HEC listening on " + (tls.enabled() ? "https://" : "http://") + bound);
+        ctx.log().info(config.id() + ": HEC listening on " + (tls.enabled() ? "https://" : "http://") + bound.getHostString() + ":" + bound.getPort()
+                + (tls.enabled() ? " (TLS: " + NettyTls.providerName() + ")" : ""));
         Exposure.warnIfOpen(ctx.log(), config.id(), bound, !settings.tokens.isEmpty(), TOKENS.name());
     }
 
