@@ -34,6 +34,14 @@ public final class PluginConfig {
         return ConfigLoader.fromMap(id, type, settings, PluginRegistry.defaultRegistry());
     }
 
+    /**
+     * Builds a config of {@code spec} outside the plugin registry, validated like a file's: settings groups the
+     * process itself uses (the admin endpoint's TLS/* keys).
+     */
+    public static PluginConfig of(String id, PluginSpec spec, Map<String, Object> settings) {
+        return ConfigLoader.fromMap(id, spec.type(), settings, new PluginRegistry(java.util.List.of(spec)));
+    }
+
     public String id() {
         return id;
     }

@@ -71,6 +71,20 @@ public final class TlsSettings {
     private static final List<Param<?>> SERVER_ONLY = List.of(CLIENT_AUTH);
     private static final List<Param<?>> CLIENT_ONLY = List.of(SERVER_NAME, INSECURE_SKIP_VERIFY);
 
+    /** The group alone, for TLS outside plugins (the admin endpoint). */
+    private static final io.sluice.core.config.PluginSpec STANDALONE = io.sluice.core.config.PluginSpec
+            .builder(io.sluice.core.config.PluginKind.MODULATOR, "TLS", "The TLS/* settings group.")
+            .params(PARAMS.toArray(new Param<?>[0])).factory(c -> c);
+
+    /**
+     * The group from keys given outside a plugin ({@code "TLS/CertFile" -> path}), checked as a plugin's are.
+     *
+     * @param id names the owner in errors and reload lines ("admin")
+     */
+    public static TlsSettings of(String id, Role role, java.util.Map<String, Object> keys) {
+        return from(PluginConfig.of(id, STANDALONE, keys), role);
+    }
+
     /** An old spelling of a key, read when the {@code TLS/*} key is not set. */
     public record Alias(Param<?> old, Param<?> current) {
     }

@@ -284,4 +284,14 @@ class TlsSettingsTest {
         assertThat(ask(before, "still here")).isEqualTo("still here anonymous");
         assertThat(serverSubject(before)).isEqualTo("CN=server-a");
     }
+
+    @Test
+    void theGroupWorksOutsidePluginsForTheAdminEndpoint() throws Exception {
+        TlsSettings admin = TlsSettings.of("admin", TlsSettings.Role.SERVER,
+                Map.of("TLS/CertFile", serverA.cert().toString(), "TLS/KeyFile", serverA.key().toString()));
+        int port = listen(admin);
+        assertThat(serverSubject(connect(client(Map.of("TLS/CAFile", ca.caPem)), port))).isEqualTo("CN=server-a");
+        assertThatThrownBy(() -> TlsSettings.of("admin", TlsSettings.Role.SERVER, Map.of("TLS/CertFile", "/no/such")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("admin").hasMessageContaining("TLS/KeyFile");
+    }
 }
