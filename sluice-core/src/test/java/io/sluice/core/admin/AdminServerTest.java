@@ -54,6 +54,16 @@ class AdminServerTest {
         admin = AdminServer.start(pipeline, "127.0.0.1", 0, TestPlugins.quietLog());
     }
 
+    /** Like {@link #start(String)} with /api/tap turned on (--admin-tap). */
+    private void startWithTap(String yaml) throws Exception {
+        pipeline = TestPlugins.pipeline(yaml);
+        pipeline.start();
+        AdminServer.Settings s = new AdminServer.Settings();
+        s.port = 0;
+        s.tap = true;
+        admin = AdminServer.start(pipeline, s, null, TestPlugins.quietLog());
+    }
+
     @Test
     void metricsCountExactlyWhatFlowed() throws Exception {
         start("Src:\n  Type: test.Numbers\n  Count: 1234\n  KeepRunning: true\n  Streams: s\n  Modulators: [test.DropOdd]\n"
@@ -106,7 +116,7 @@ class AdminServerTest {
 
     @Test
     void tapSamplesMessagesOfAPluginAndUnknownPluginIs404() throws Exception {
-        start("Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n  Message: \"hello %4s\"\n  Streams: s\n"
+        startWithTap("Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n  Message: \"hello %4s\"\n  Streams: s\n"
                 + "Out:\n  Type: producer.Null\n  Streams: s\n  Modulators:\n    - format.Envelope:\n        Prefix: \"<\"\n        Postfix: \">\"\n");
         HttpResponse<String> r = get("/api/tap?plugin=Out&limit=3");
         List<String> lines = r.body().lines().collect(Collectors.toList());
@@ -134,7 +144,7 @@ class AdminServerTest {
         start("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         List<java.net.Socket> slow = new java.util.ArrayList<>();
         try {
-            for (int i = 0; i < AdminServer.THREADS * 2; i++) {
+            for (int i = 0; i < 16; i++) {
                 java.net.Socket c = new java.net.Socket("127.0.0.1", admin.port());
                 c.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
                 c.getOutputStream().flush();
@@ -158,7 +168,7 @@ class AdminServerTest {
 
     @Test
     void tapsBeyondTheLimitAreRefusedSoTheyCannotTakeEveryThread() throws Exception {
-        start("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
+        startWithTap("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         List<java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>>> open = new java.util.ArrayList<>();
         for (int i = 0; i < AdminServer.MAX_TAPS; i++) {
             open.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/tap?plugin=Out&limit=5")).build(),
