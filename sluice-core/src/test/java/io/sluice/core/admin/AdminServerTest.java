@@ -126,6 +126,24 @@ class AdminServerTest {
     }
 
     @Test
+    void aRequestPipelinedBehindATapIsAnsweredOnceTheTapEnded() throws Exception {
+        startWithTap("Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n  Message: \"hello %4s\"\n  Streams: s\n"
+                + "Out:\n  Type: producer.Null\n  Streams: s\n");
+        try (java.net.Socket c = new java.net.Socket("127.0.0.1", admin.port())) {
+            c.setSoTimeout(10_000);
+            c.getOutputStream().write(("GET /api/tap?plugin=Out&limit=2 HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            c.getOutputStream().flush();
+            String all = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // to the server's close
+            assertThat(all).startsWith("HTTP/1.1 200 OK").contains("transfer-encoding: chunked");
+            int end = all.indexOf("\r\n0\r\n\r\n");
+            assertThat(end).as("the tap's last chunk in\n" + all).isPositive();
+            assertThat(all.substring(0, end).split("\"payload\":\"hello ", -1)).as("two messages").hasSize(3);
+            assertThat(all.substring(end)).contains("HTTP/1.1 200 OK").endsWith("\r\n\r\nok\n");
+        }
+    }
+
+    @Test
     void repeatedLogLinesAreLimitedAndSummarised() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Log log = new Log(new PrintStream(bytes, true, StandardCharsets.UTF_8), Log.INFO, true);
