@@ -71,11 +71,25 @@ public final class Main implements Callable<Integer> {
     /** Options shared by {@code sluice -c} and {@code sluice run}. */
     static final class RunOptions {
         @Option(names = {"--admin", "-m"}, paramLabel = "HOST:PORT",
-                description = "Admin endpoint (/metrics /health /ready /api/plugins /api/tap); default 127.0.0.1:9696, port 0 picks one.")
+                description = "Admin endpoint (/metrics /health /ready /api/plugins, /api/tap when turned on); default "
+                        + "127.0.0.1:9696, port 0 picks one.")
         String admin = "127.0.0.1:" + AdminServer.DEFAULT_PORT;
 
         @Option(names = "--no-admin", description = "Do not start the admin endpoint.")
         boolean noAdmin;
+
+        @Option(names = "--admin-token", paramLabel = "TOKEN",
+                description = "Bearer token the admin endpoint requires on every path but /health and /ready (also "
+                        + "turns /api/tap on); default SLUICE_ADMIN_TOKEN. A command line is visible to every user of "
+                        + "the host: prefer --admin-token-file or the variable.")
+        String adminToken;
+
+        @Option(names = "--admin-token-file", paramLabel = "FILE", description = "Read the admin token from FILE.")
+        Path adminTokenFile;
+
+        @Option(names = "--admin-tap",
+                description = "Serve /api/tap (it streams message payloads) without a token; off unless this or a token is set.")
+        boolean adminTap;
 
         @Option(names = "--log-format", paramLabel = "plain|json", description = "Log line format (default plain).")
         String logFormat = "plain";
@@ -196,7 +210,7 @@ public final class Main implements Callable<Integer> {
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
         log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         failFast(pipeline);
-        AdminStart admin = options.noAdmin ? null : startAdmin(pipeline, options.admin, log);
+        AdminStart admin = options.noAdmin ? null : startAdmin(pipeline, options, log);
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
             haltAfter(pipeline.stopDeadlineMillis(), "the graceful stop did not finish", 1);
@@ -246,16 +260,17 @@ public final class Main implements Callable<Integer> {
     }
 
     /**
-     * The admin endpoint, started on its own thread while the pipeline starts: the HTTP server's classes and
-     * threads took about 30 ms of a start that is otherwise about 120 ms, and nothing in the pipeline waits for it.
+     * The admin endpoint, started on its own thread while the pipeline starts: nothing in the pipeline waits for it,
+     * and its classes and thread cost a share of the start (the JDK server's about 30 ms of a start that is otherwise
+     * about 120 ms; Netty's, cold and without a class data archive, several hundred ms on a 2-CPU machine).
      * The address is checked here, so a malformed one is still a config error before anything runs.
      */
     private static final class AdminStart {
         private final Thread thread;
         private volatile AdminServer server;
 
-        AdminStart(Pipeline pipeline, String host, int port, String address, Log log) {
-            thread = new Thread(() -> server = startAdmin(pipeline, host, port, address, log), "admin-start");
+        AdminStart(Pipeline pipeline, AdminServer.Settings settings, String address, Log log) {
+            thread = new Thread(() -> server = startAdmin(pipeline, settings, address, log), "admin-start");
             thread.setDaemon(true);
             thread.start();
         }
@@ -270,7 +285,9 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    private static AdminStart startAdmin(Pipeline pipeline, String address, Log log) {
+    /** Checks the address and the token before anything runs, so that a mistake in either is a config error. */
+    private static AdminStart startAdmin(Pipeline pipeline, RunOptions options, Log log) {
+        String address = options.admin;
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
             throw new ConfigException("--admin: expected HOST:PORT, found '" + address + "'");
@@ -282,13 +299,19 @@ public final class Main implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new ConfigException("--admin: port must be a number, found '" + address.substring(colon + 1) + "'");
         }
-        return new AdminStart(pipeline, host, port, address, log);
+        AdminServer.Settings settings = new AdminServer.Settings();
+        settings.host = host;
+        settings.port = port;
+        settings.token = AdminToken.resolve(options.adminToken, options.adminTokenFile, System.getenv());
+        settings.tap = options.adminTap;
+        return new AdminStart(pipeline, settings, address, log);
     }
 
     /** A busy admin port is not worth refusing to run the pipeline for: warn and go on without it. */
-    private static AdminServer startAdmin(Pipeline pipeline, String host, int port, String address, Log log) {
+    private static AdminServer startAdmin(Pipeline pipeline, AdminServer.Settings settings, String address, Log log) {
         try {
-            return AdminServer.start(pipeline, host, port, log);
+            // No TLS yet (null): the shared TLS settings will hand their SSLContext in here.
+            return AdminServer.start(pipeline, settings, null, log);
         } catch (IOException | RuntimeException e) {
             log.warn("admin endpoint " + address + " not started: " + e.getMessage() + " (use --admin HOST:PORT or --no-admin)");
             return null;
@@ -410,15 +433,19 @@ public final class Main implements Callable<Integer> {
         @Option(names = {"-n", "--iterations"}, description = "Stop after N refreshes (default: until q or Ctrl-C).")
         int iterations;
 
+        @CommandLine.Mixin
+        ClientToken token = new ClientToken();
+
         @Override
         public Integer call() throws Exception {
             boolean terminal = System.console() != null && stdout == System.out;
-            return new Top(url, stdout, terminal).run(interval, iterations);
+            return new Top(url, token.resolve(), stdout, terminal).run(interval, iterations);
         }
     }
 
     /** {@code sluice tap PLUGIN}. */
-    @Command(name = "tap", mixinStandardHelpOptions = true, description = "Print sample messages (payload and metadata) passing a consumer or producer.")
+    @Command(name = "tap", mixinStandardHelpOptions = true, description = "Print sample messages (payload and metadata) "
+            + "passing a consumer or producer; the running sluice serves them with --admin-tap or --admin-token.")
     static final class TapCommand implements Callable<Integer> {
         @Parameters(paramLabel = "PLUGIN", description = "Id of a consumer or producer.")
         String plugin;
@@ -429,19 +456,23 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--url", description = "Admin endpoint of the running sluice (default http://127.0.0.1:9696).")
         String url = "http://127.0.0.1:" + AdminServer.DEFAULT_PORT;
 
+        @CommandLine.Mixin
+        ClientToken token = new ClientToken();
+
         @Override
         public Integer call() throws Exception {
             java.net.URI uri = java.net.URI.create(url.replaceAll("/+$", "") + "/api/tap?limit=" + limit + "&plugin="
                     + java.net.URLEncoder.encode(plugin, StandardCharsets.UTF_8));
             java.net.http.HttpResponse<java.util.stream.Stream<String>> r;
             try {
-                r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(uri).build(),
+                r = java.net.http.HttpClient.newHttpClient().send(token.authorize(java.net.http.HttpRequest.newBuilder(uri)).build(),
                         java.net.http.HttpResponse.BodyHandlers.ofLines());
             } catch (IOException e) {
                 stderr.println("sluice tap: cannot reach " + uri + ": " + e.getMessage());
                 return 1;
             }
             if (r.statusCode() != 200) {
+                stderr.print("sluice tap: " + uri + " answered " + r.statusCode() + ": ");
                 r.body().forEach(stderr::println);
                 return 1;
             }
@@ -450,6 +481,26 @@ public final class Main implements Callable<Integer> {
                 stdout.flush();
             });
             return 0;
+        }
+    }
+
+    /** The token {@code sluice top} and {@code sluice tap} send to an admin endpoint that requires one. */
+    static final class ClientToken {
+        @Option(names = "--admin-token", paramLabel = "TOKEN",
+                description = "Bearer token of the admin endpoint (default SLUICE_ADMIN_TOKEN; prefer it or --admin-token-file).")
+        String token;
+
+        @Option(names = "--admin-token-file", paramLabel = "FILE", description = "Read the bearer token from FILE.")
+        Path file;
+
+        String resolve() {
+            return AdminToken.resolve(token, file, System.getenv());
+        }
+
+        /** Adds {@code Authorization: Bearer} when a token is set. */
+        java.net.http.HttpRequest.Builder authorize(java.net.http.HttpRequest.Builder b) {
+            String t = resolve();
+            return t == null ? b : b.header("Authorization", "Bearer " + t);
         }
     }
 

@@ -6,7 +6,8 @@ import java.nio.file.Path;
 /**
  * The command lines that run a pipeline, recognised without picocli: {@code sluice}, {@code sluice -c FILE} and
  * {@code sluice run FILE}, each with the run options ({@code -ll N}, {@code --no-stats}, {@code --admin HOST:PORT},
- * {@code --no-admin}, {@code --log-format F}, {@code --memory-limit SIZE}) written as separate words. Building
+ * {@code --no-admin}, {@code --admin-token TOKEN}, {@code --admin-token-file FILE}, {@code --admin-tap},
+ * {@code --log-format F}, {@code --memory-limit SIZE}) written as separate words. Building
  * picocli's model of the command costs about 120–150 ms of a cold JVM, more than the rest of the start together,
  * and a pipeline run needs none of it. Anything else (help, other commands, {@code --opt=value}, a repeated or
  * unknown option, a value that is not a plain number) returns null, and picocli parses the line as before, with its
@@ -40,6 +41,9 @@ final class QuickRun {
         boolean seenNoAdmin = false;
         boolean seenFormat = false;
         boolean seenLimit = false;
+        boolean seenToken = false;
+        boolean seenTokenFile = false;
+        boolean seenTap = false;
         for (; i < args.length; i++) {
             String a = args[i];
             String value = i + 1 < args.length ? args[i + 1] : null;
@@ -79,6 +83,28 @@ final class QuickRun {
                     q.options.admin = value;
                     seenAdmin = true;
                     i++;
+                }
+                case "--admin-token" -> {
+                    if (seenToken || !hasValue) {
+                        return null;
+                    }
+                    q.options.adminToken = value;
+                    seenToken = true;
+                    i++;
+                }
+                case "--admin-token-file" -> {
+                    if (seenTokenFile || !hasValue) {
+                        return null;
+                    }
+                    q.options.adminTokenFile = Path.of(value);
+                    seenTokenFile = true;
+                    i++;
+                }
+                case "--admin-tap" -> {
+                    if (seenTap) {
+                        return null;
+                    }
+                    q.options.adminTap = seenTap = true;
                 }
                 case "--log-format" -> {
                     if (seenFormat || !hasValue) {

@@ -22,6 +22,8 @@ import java.util.Map;
 final class Top {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final URI uri;
+    /** Bearer token for an admin endpoint that requires one, or null. */
+    private final String token;
     private final PrintStream out;
     private final boolean terminal;
     private final Map<String, long[]> last = new HashMap<>();
@@ -29,8 +31,9 @@ final class Top {
     private volatile boolean quit;
     private long lastNanos;
 
-    Top(String url, PrintStream out, boolean terminal) {
+    Top(String url, String token, PrintStream out, boolean terminal) {
         this.uri = URI.create(url.replaceAll("/+$", "") + "/api/plugins");
+        this.token = token;
         this.out = out;
         this.terminal = terminal;
     }
@@ -43,15 +46,18 @@ final class Top {
                 if (n > 0) {
                     waitFor(intervalMillis);
                 }
-                String body;
+                HttpResponse<String> r;
                 try {
-                    body = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-                            HttpResponse.BodyHandlers.ofString()).body();
+                    r = http.send(request(), HttpResponse.BodyHandlers.ofString());
                 } catch (IOException e) {
                     out.println("sluice top: cannot reach " + uri + ": " + e.getMessage());
                     return 1;
                 }
-                render(body);
+                if (r.statusCode() != 200) {
+                    out.print("sluice top: " + uri + " answered " + r.statusCode() + ": " + r.body());
+                    return 1;
+                }
+                render(r.body());
             }
             return 0;
         } finally {
@@ -59,6 +65,11 @@ final class Top {
                 Terminal.restore();
             }
         }
+    }
+
+    private HttpRequest request() {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5));
+        return (token == null ? b : b.header("Authorization", "Bearer " + token)).build();
     }
 
     private void waitFor(long millis) throws InterruptedException {

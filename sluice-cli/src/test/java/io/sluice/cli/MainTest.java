@@ -128,6 +128,20 @@ class MainTest {
     }
 
     @Test
+    void anUnreadableAdminTokenFileIsAConfigErrorAndAGoodOneTurnsTheTokenOn(@TempDir Path dir) throws Exception {
+        Path conf = Files.writeString(dir.resolve("p.yaml"),
+                "Gen:\n  Type: consumer.Profiler\n  Runs: 10\n  Batches: 1\n  Streams: s\nOut:\n  Type: producer.Benchmark\n  Streams: s\n");
+        assertThat(run("-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:0", "--admin-token-file",
+                dir.resolve("missing").toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--admin-token-file").contains("cannot read");
+        err.reset();
+        Path token = Files.writeString(dir.resolve("token"), "t0ken\n");
+        assertThat(run("-c", conf.toString(), "--no-stats", "--admin", "127.0.0.1:0", "--admin-token-file", token.toString()))
+                .isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("bearer token required but for /health /ready");
+    }
+
+    @Test
     void everySubcommandAnswersHelp() {
         for (String command : new String[] {"run", "validate", "list", "graph", "top", "tap"}) {
             out.reset();

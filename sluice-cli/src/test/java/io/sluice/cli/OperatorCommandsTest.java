@@ -27,7 +27,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** top, tap and graph driven against a real running sluice process (non-terminal mode), output asserted. */
+/**
+ * top, tap and graph driven against a real running sluice process (non-terminal mode), output asserted. The process
+ * requires an admin token (from a file), which also turns /api/tap on; top and tap send it.
+ */
 class OperatorCommandsTest {
     private static final String CONFIG = "Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n"
             + "  Message: \"event %6s\"\n  Streams: s\n  Modulators: [format.Envelope]\n"
@@ -37,6 +40,7 @@ class OperatorCommandsTest {
             + "All:\n  Type: producer.Benchmark\n  Streams: \"*\"\n";
     private static Process process;
     private static int port;
+    private static Path tokenFile;
     private static final List<String> err = new CopyOnWriteArrayList<>();
 
     @TempDir
@@ -45,12 +49,13 @@ class OperatorCommandsTest {
     @BeforeAll
     static void startSluice() throws Exception {
         Path conf = Files.writeString(dir.resolve("ops.yaml"), CONFIG);
+        tokenFile = Files.writeString(dir.resolve("admin.token"), "ops-token-123\n");
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         process = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "-c", conf.toString(), "--admin", "127.0.0.1:" + port, "--no-stats").redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                "-c", conf.toString(), "--admin", "127.0.0.1:" + port, "--admin-token-file", tokenFile.toString(), "--no-stats").redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
                 String line;
@@ -97,7 +102,8 @@ class OperatorCommandsTest {
 
     @Test
     void topPrintsOneRowPerPluginWithRates() {
-        String text = run("top", "--url", "http://127.0.0.1:" + port, "-n", "2", "--interval", "300");
+        String text = run("top", "--url", "http://127.0.0.1:" + port, "-n", "2", "--interval", "300",
+                "--admin-token-file", tokenFile.toString());
         List<String> blocks = List.of(text.split("(?m)^(?=sluice top)"));
         assertThat(blocks).hasSize(2);
         String second = blocks.get(1);
@@ -111,9 +117,29 @@ class OperatorCommandsTest {
 
     @Test
     void tapPrintsSampledMessagesOfAPlugin() {
-        String text = run("tap", "Out", "--limit", "4", "--url", "http://127.0.0.1:" + port);
+        String text = run("tap", "Out", "--limit", "4", "--url", "http://127.0.0.1:" + port, "--admin-token", "ops-token-123");
         List<String> lines = text.lines().collect(Collectors.toList());
         assertThat(lines).hasSize(4).allMatch(l -> l.matches("\\{\"stream\":\"s\",\"timestamp\":\\d+,\"payload\":\"event .{6}\\\\n\"}"));
+    }
+
+    @Test
+    void withoutTheTokenTapAndTopAreRefusedAndHealthStaysOpen() throws Exception {
+        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+        int code = Main.execute(new String[] {"tap", "Out", "--url", "http://127.0.0.1:" + port, "--admin-token", "wrong"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+        assertThat(code).isEqualTo(1);
+        assertThat(errBytes.toString(StandardCharsets.UTF_8)).contains("answered 401");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        code = Main.execute(new String[] {"top", "--url", "http://127.0.0.1:" + port, "-n", "1"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        assertThat(code).isEqualTo(1);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("answered 401");
+        HttpClient http = HttpClient.newHttpClient();
+        assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+        assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
     }
 
     @Test

@@ -15,6 +15,8 @@ class QuickRunTest {
             {"-ll", "1", "-c", "a.conf", "--no-admin", "--log-format", "json", "--memory-limit", "64m"},
             {"-c", "a.conf", "--admin", "127.0.0.1:0"},
             {"-c", "a.conf", "-m", "0.0.0.0:9000"},
+            {"-c", "a.conf", "--admin-token", "s3cret", "--admin-tap"},
+            {"--admin-token-file", "/run/secrets/admin", "-c", "a.conf", "--admin", "0.0.0.0:9696"},
         };
         for (String[] line : lines) {
             QuickRun q = QuickRun.parse(line);
@@ -28,6 +30,9 @@ class QuickRunTest {
             assertThat(q.options().noAdmin).isEqualTo(m.runOptions.noAdmin);
             assertThat(q.options().logFormat).isEqualTo(m.runOptions.logFormat);
             assertThat(q.options().memoryLimit).isEqualTo(m.runOptions.memoryLimit);
+            assertThat(q.options().adminToken).isEqualTo(m.runOptions.adminToken);
+            assertThat(q.options().adminTokenFile).isEqualTo(m.runOptions.adminTokenFile);
+            assertThat(q.options().adminTap).isEqualTo(m.runOptions.adminTap);
         }
     }
 
@@ -58,6 +63,8 @@ class QuickRunTest {
             {"-c", "a.conf", "-ll", "-1"}, {"-c", "a.conf", "-ll"}, {"-c", "a.conf", "--no-stats", "--no-stats"},
             {"-c", "a.conf", "--unknown"}, {"-c", "a.conf", "extra"}, {"-ll", "2"}, {"--no-stats"},
             {"-c", "a.conf", "-v"}, {"-c", "a.conf", "--admin"}, {"-c", "-ll"},
+            {"-c", "a.conf", "--admin-token"}, {"-c", "a.conf", "--admin-token-file"}, {"-c", "a.conf", "--admin-tap", "--admin-tap"},
+            {"-c", "a.conf", "--admin-token", "a", "--admin-token", "b"}, {"-c", "a.conf", "--admin-token=x"},
         };
         for (String[] line : lines) {
             assertThat(QuickRun.parse(line)).as(String.join(" ", line)).isNull();

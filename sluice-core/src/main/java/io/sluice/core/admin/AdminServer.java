@@ -1,162 +1,257 @@
 package io.sluice.core.admin;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.core.pipeline.Exposure;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
-import io.sluice.core.pipeline.Tap;
+import io.sluice.core.pipeline.TokenSet;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
- * The admin HTTP endpoint (JDK's built-in server: no dependency, and an operator endpoint needs no more):
- * {@code /metrics} (Prometheus), {@code /health} (alive), {@code /ready} (every consumer listening, every
- * producer able to deliver), {@code /api/plugins} (graph and counters as JSON) and {@code /api/tap} (sampled
- * messages of one plugin as JSON lines). It binds 127.0.0.1 unless told otherwise.
+ * The admin HTTP endpoint: {@code /metrics} (Prometheus), {@code /health} (alive), {@code /ready} (every consumer
+ * listening, every producer able to deliver), {@code /api/plugins} (graph and counters as JSON) and
+ * {@code /api/tap} (sampled messages of one plugin as JSON lines). It binds 127.0.0.1 unless told otherwise.
+ *
+ * <p>It runs on one Netty event loop and never blocks it, so that no client can keep {@code /health} and
+ * {@code /metrics} from answering (issue 19): a request must arrive in full within {@link Settings#requestMillis}
+ * of the connection being ready for it, else the connection is closed; a request head is at most
+ * {@value #MAX_LINE} bytes of request line and {@value #MAX_HEADERS} of headers, and no request may have a body
+ * (every endpoint is a GET); at most {@link Settings#maxConnections} connections are open (more get 503 and are
+ * closed); a tap is polled from the event loop by a scheduled task, never faster than the client reads, and at
+ * most {@link Settings#maxTaps} run at once (more get 429).
+ *
+ * <p>With a {@link Settings#token}, every path but {@code /health} and {@code /ready} (which orchestrators probe
+ * without credentials, and which tell nothing but up or not) needs {@code Authorization: Bearer <token>}, else
+ * 401 with {@code WWW-Authenticate: Bearer}. {@code /metrics} needs it too: metric labels name every plugin, and
+ * Prometheus scrapes with a bearer token ({@code authorization: credentials_file}). {@code /api/tap} streams
+ * message payloads, so it is off (403) unless {@link Settings#tap} or a token turns it on.
  */
 public final class AdminServer implements AutoCloseable {
     /** Default port of the admin endpoint. */
     public static final int DEFAULT_PORT = 9696;
-    private static final long TAP_IDLE_MILLIS = 30_000;
-    /** Handler threads: the JDK server reads a request on one, so slow clients hold one each until timed out. */
-    static final int THREADS = 8;
-    /** Taps open at once; more get 429, so streams can never take every handler thread from /health and /ready. */
-    static final int MAX_TAPS = 2;
-    /** Seconds a client may take to send its request before the server closes the connection (slowloris). */
+    /** Default of {@link Settings#maxTaps}. */
+    static final int MAX_TAPS = 4;
+    /** Default of {@link Settings#maxConnections}: well above what operators and scrapers use, far below a file limit. */
+    static final int MAX_CONNECTIONS = 64;
+    /** Default seconds of {@link Settings#requestMillis} (slowloris). */
     static final int REQUEST_SECONDS = 5;
+    /** Longest request line (method, path, query, version). */
+    static final int MAX_LINE = 4096;
+    /** Longest header block. */
+    static final int MAX_HEADERS = 8192;
+    /** Time a client has to take an answer (its write to finish) before the connection is closed. */
+    static final long WRITE_MILLIS = 30_000;
+    /** A tap with no message for this long ends, so a forgotten {@code sluice tap} does not hold a slot. */
+    static final long TAP_IDLE_MILLIS = 30_000;
+    /** How often an open tap is polled: often enough to look live, rarely enough to cost nothing. */
+    static final long TAP_POLL_MILLIS = 50;
+    private static final byte[] TOO_MANY_CONNECTIONS = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+            + "Content-Length: 26\r\nConnection: close\r\n\r\ntoo many admin connections").getBytes(StandardCharsets.US_ASCII);
 
-    private final HttpServer server;
-    private final ExecutorService executor;
-    private final Pipeline pipeline;
-    private final java.util.concurrent.Semaphore taps = new java.util.concurrent.Semaphore(MAX_TAPS);
+    /** How the endpoint listens and whom it serves. Public fields with defaults, as the plugins' settings. */
+    public static final class Settings {
+        /** Address to bind; 127.0.0.1 unless an operator names another. */
+        public String host = "127.0.0.1";
+        /** Port to bind; 0 picks a free one. */
+        public int port = DEFAULT_PORT;
+        /** Bearer token every path but /health and /ready requires; null or empty for none. */
+        public String token;
+        /** Serve /api/tap without a token ({@code --admin-tap}); a token turns it on anyway. */
+        public boolean tap;
+        /** Time a connection has to send a whole request, from its accept or the end of the previous answer. */
+        public long requestMillis = TimeUnit.SECONDS.toMillis(REQUEST_SECONDS);
+        /** Connections open at once; more are answered 503 and closed. */
+        public int maxConnections = MAX_CONNECTIONS;
+        /** Taps streaming at once; more are answered 429. */
+        public int maxTaps = MAX_TAPS;
 
-    private AdminServer(HttpServer server, ExecutorService executor, Pipeline pipeline) {
-        this.server = server;
-        this.executor = executor;
-        this.pipeline = pipeline;
+        /** Whether a token is set. */
+        boolean hasToken() {
+            return token != null && !token.isEmpty();
+        }
     }
 
-    /** Starts the endpoint on {@code host:port} (port 0 picks a free one). */
+    private final Pipeline pipeline;
+    private final Settings settings;
+    private final TokenSet tokens;
+    private final Log log;
+    private final EventLoopGroup group;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger taps = new AtomicInteger();
+    private Channel server;
+
+    private AdminServer(Pipeline pipeline, Settings settings, Log log, EventLoopGroup group) {
+        this.pipeline = pipeline;
+        this.settings = settings;
+        this.tokens = new TokenSet(settings.hasToken() ? List.of(settings.token) : List.of());
+        this.log = log;
+        this.group = group;
+    }
+
+    /** Starts the endpoint on {@code host:port} (port 0 picks a free one), plain HTTP, no token, tap off. */
     public static AdminServer start(Pipeline pipeline, String host, int port, Log log) throws IOException {
-        limitRequestTime();
-        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        ExecutorService executor = Executors.newFixedThreadPool(THREADS, r -> {
-            Thread t = new Thread(r, "admin-http");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(executor);
-        AdminServer admin = new AdminServer(server, executor, pipeline);
-        server.createContext("/metrics", ex -> admin.text(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
-                PrometheusText.render(pipeline)));
-        server.createContext("/health", ex -> admin.text(ex, 200, "text/plain", "ok\n"));
-        server.createContext("/ready", ex -> {
-            boolean ready = pipeline.isReady();
-            admin.text(ex, ready ? 200 : 503, "text/plain", ready ? "ready\n" : "not ready\n");
-        });
-        server.createContext("/api/plugins", ex -> admin.text(ex, 200, "application/json", PluginsJson.render(pipeline)));
-        server.createContext("/api/tap", admin::tap);
-        server.start();
-        log.info("admin endpoint on http://" + host + ":" + admin.port() + " (/metrics /health /ready /api/plugins /api/tap)");
-        return admin;
+        Settings s = new Settings();
+        s.host = host;
+        s.port = port;
+        return start(pipeline, s, null, log);
     }
 
     /**
-     * The JDK server reads each request on a handler thread and by default waits for it without end, so a few
-     * half-sent requests would hold every thread and {@code /health} with them. Its own timer closes connections
-     * whose request takes longer than {@code sun.net.httpserver.maxReqTime} seconds; the setting is read once,
-     * when the server class loads, so it is set before the first server is made (an operator's value wins).
+     * Starts the endpoint.
+     *
+     * @param tls the server's TLS context (certificate and key), or null for plain HTTP; the one seam TLS needs,
+     *            so the shared TLS settings can hand their {@code SSLContext} straight in
+     * @throws IOException naming the address when it cannot be bound
      */
-    private static void limitRequestTime() {
-        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
-            System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS));
+    public static AdminServer start(Pipeline pipeline, Settings settings, SSLContext tls, Log log) throws IOException {
+        // One thread accepts and serves: admin traffic is a few requests a second, and a single loop makes every
+        // counter and connection state single-threaded. Daemon, as the JDK server's threads were.
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-admin", true),
+                NioIoHandler.newFactory());
+        AdminServer admin = new AdminServer(pipeline, settings, log, group);
+        try {
+            admin.bind(tls == null ? null : new JdkSslContext(tls, false, ClientAuth.NONE));
+        } catch (IOException | RuntimeException e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
         }
+        InetSocketAddress bound = (InetSocketAddress) admin.server.localAddress();
+        log.info("admin endpoint on " + (tls == null ? "http" : "https") + "://" + settings.host + ":" + bound.getPort()
+                + " (/metrics /health /ready /api/plugins /api/tap" + (admin.tapEnabled() ? "" : " off")
+                + (settings.hasToken() ? "; bearer token required but for /health /ready" : "") + ")");
+        Exposure.warnIfOpen(log, "admin endpoint", bound, settings.hasToken(), "--admin-token");
+        return admin;
+    }
+
+    private void bind(SslContext tls) throws IOException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 128)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                // A tap stops polling while 64 KiB wait for a slow reader, so one cannot fill the heap.
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        accepted(ch, tls);
+                    }
+                });
+        ChannelFuture f = b.bind(settings.host, settings.port).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            Throwable c = f.cause();
+            String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
+            throw new IOException("cannot listen on " + settings.host + ":" + settings.port + ": " + why, c);
+        }
+        server = f.channel();
+    }
+
+    /** A new connection: served, or answered 503 and closed beyond {@link Settings#maxConnections}. */
+    private void accepted(SocketChannel ch, SslContext tls) {
+        if (connections.incrementAndGet() > settings.maxConnections) {
+            connections.decrementAndGet();
+            log.limited(Log.WARNING, "admin: too many connections", "admin endpoint: more than "
+                    + settings.maxConnections + " connections; refused one from " + ch.remoteAddress());
+            if (tls == null) {
+                ch.writeAndFlush(Unpooled.wrappedBuffer(TOO_MANY_CONNECTIONS)).addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ch.close(); // an answer would need a TLS handshake first, which is what the cap saves
+            }
+            return;
+        }
+        ch.closeFuture().addListener(f -> connections.decrementAndGet());
+        ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
+        }
+        p.addLast("http", new HttpServerCodec(MAX_LINE, MAX_HEADERS, 8192));
+        p.addLast("admin", new AdminConn(this));
     }
 
     /** The bound port. */
     public int port() {
-        return server.getAddress().getPort();
+        return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    private void text(HttpExchange ex, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
-        }
+    Pipeline pipeline() {
+        return pipeline;
     }
 
-    /** Streams sampled messages as JSON lines until {@code limit} were sent, the client left, or it went idle. */
-    private void tap(HttpExchange ex) throws IOException {
-        if (!taps.tryAcquire()) {
-            text(ex, 429, "text/plain", "at most " + MAX_TAPS + " taps at once\n");
-            return;
-        }
-        try {
-            streamTap(ex);
-        } finally {
-            taps.release();
-        }
+    Settings settings() {
+        return settings;
     }
 
-    private void streamTap(HttpExchange ex) throws IOException {
-        Map<String, String> q = query(ex.getRequestURI().getRawQuery());
-        String plugin = q.get("plugin");
-        int limit = Integer.parseInt(q.getOrDefault("limit", "10"));
-        Tap tap = new Tap(limit);
-        if (plugin == null || !pipeline.tap(plugin, tap)) {
-            text(ex, 404, "text/plain", "no consumer or producer named '" + plugin + "'\n");
-            return;
-        }
-        ex.getResponseHeaders().set("Content-Type", "application/x-ndjson");
-        ex.sendResponseHeaders(200, 0);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.flush(); // the answer's head now: newer JDKs hold it until the first byte of a body that may be long in coming
-            int sent = 0;
-            long idleSince = System.nanoTime();
-            while (sent < limit && System.nanoTime() - idleSince < TimeUnit.MILLISECONDS.toNanos(TAP_IDLE_MILLIS)) {
-                String line = tap.poll(200, TimeUnit.MILLISECONDS);
-                if (line != null) {
-                    out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    sent++;
-                    idleSince = System.nanoTime();
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            tap.close();
-        }
+    Log log() {
+        return log;
     }
 
-    private static Map<String, String> query(String raw) {
-        Map<String, String> out = new HashMap<>();
-        if (raw == null) {
-            return out;
-        }
-        for (String pair : raw.split("&")) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                out.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-            }
-        }
-        return out;
+    /** Whether /api/tap serves: asked for, or protected by a token. */
+    boolean tapEnabled() {
+        return settings.tap || settings.hasToken();
     }
 
+    /**
+     * Whether an {@code Authorization} header value carries the token (always true without one): the
+     * {@code Bearer} scheme, any case, then the token, compared in constant time.
+     */
+    boolean authorized(String header) {
+        if (tokens.isEmpty()) {
+            return true;
+        }
+        if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        return tokens.contains(header.substring(7).trim());
+    }
+
+    /** Takes a tap slot; false when {@link Settings#maxTaps} are streaming. */
+    boolean takeTap() {
+        if (taps.incrementAndGet() > settings.maxTaps) {
+            taps.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    void releaseTap() {
+        taps.decrementAndGet();
+    }
+
+    /** Open connections, for tests. */
+    int connections() {
+        return connections.get();
+    }
+
+    /** Stops listening and closes every connection (and with them the taps). */
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        if (server != null) {
+            server.close().syncUninterruptibly();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -45,6 +45,11 @@ public final class Tap {
         return lines.poll(timeout, unit);
     }
 
+    /** The next sampled message as a JSON line, or null at once when none is waiting (never blocks: the admin event loop polls). */
+    public String poll() {
+        return lines.poll();
+    }
+
     /** Whether every wanted message was sampled. */
     public synchronized boolean full() {
         return taken >= limit;

@@ -54,6 +54,16 @@ class AdminServerTest {
         admin = AdminServer.start(pipeline, "127.0.0.1", 0, TestPlugins.quietLog());
     }
 
+    /** Like {@link #start(String)} with /api/tap turned on (--admin-tap). */
+    private void startWithTap(String yaml) throws Exception {
+        pipeline = TestPlugins.pipeline(yaml);
+        pipeline.start();
+        AdminServer.Settings s = new AdminServer.Settings();
+        s.port = 0;
+        s.tap = true;
+        admin = AdminServer.start(pipeline, s, null, TestPlugins.quietLog());
+    }
+
     @Test
     void metricsCountExactlyWhatFlowed() throws Exception {
         start("Src:\n  Type: test.Numbers\n  Count: 1234\n  KeepRunning: true\n  Streams: s\n  Modulators: [test.DropOdd]\n"
@@ -106,13 +116,31 @@ class AdminServerTest {
 
     @Test
     void tapSamplesMessagesOfAPluginAndUnknownPluginIs404() throws Exception {
-        start("Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n  Message: \"hello %4s\"\n  Streams: s\n"
+        startWithTap("Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n  Message: \"hello %4s\"\n  Streams: s\n"
                 + "Out:\n  Type: producer.Null\n  Streams: s\n  Modulators:\n    - format.Envelope:\n        Prefix: \"<\"\n        Postfix: \">\"\n");
         HttpResponse<String> r = get("/api/tap?plugin=Out&limit=3");
         List<String> lines = r.body().lines().collect(Collectors.toList());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(lines).hasSize(3).allMatch(l -> l.matches("\\{\"stream\":\"s\",\"timestamp\":\\d+,\"payload\":\"<hello .{4}>\"}"));
         assertThat(get("/api/tap?plugin=Nope").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aRequestPipelinedBehindATapIsAnsweredOnceTheTapEnded() throws Exception {
+        startWithTap("Gen:\n  Type: consumer.Profiler\n  Runs: 100000000\n  KeepRunning: true\n  Message: \"hello %4s\"\n  Streams: s\n"
+                + "Out:\n  Type: producer.Null\n  Streams: s\n");
+        try (java.net.Socket c = new java.net.Socket("127.0.0.1", admin.port())) {
+            c.setSoTimeout(10_000);
+            c.getOutputStream().write(("GET /api/tap?plugin=Out&limit=2 HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            c.getOutputStream().flush();
+            String all = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // to the server's close
+            assertThat(all).startsWith("HTTP/1.1 200 OK").contains("transfer-encoding: chunked");
+            int end = all.indexOf("\r\n0\r\n\r\n");
+            assertThat(end).as("the tap's last chunk in\n" + all).isPositive();
+            assertThat(all.substring(0, end).split("\"payload\":\"hello ", -1)).as("two messages").hasSize(3);
+            assertThat(all.substring(end)).contains("HTTP/1.1 200 OK").endsWith("\r\n\r\nok\n");
+        }
     }
 
     @Test
@@ -134,7 +162,7 @@ class AdminServerTest {
         start("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         List<java.net.Socket> slow = new java.util.ArrayList<>();
         try {
-            for (int i = 0; i < AdminServer.THREADS * 2; i++) {
+            for (int i = 0; i < 16; i++) {
                 java.net.Socket c = new java.net.Socket("127.0.0.1", admin.port());
                 c.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
                 c.getOutputStream().flush();
@@ -158,7 +186,7 @@ class AdminServerTest {
 
     @Test
     void tapsBeyondTheLimitAreRefusedSoTheyCannotTakeEveryThread() throws Exception {
-        start("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
+        startWithTap("Src:\n  Type: test.Numbers\n  Count: 1\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         List<java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>>> open = new java.util.ArrayList<>();
         for (int i = 0; i < AdminServer.MAX_TAPS; i++) {
             open.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/tap?plugin=Out&limit=5")).build(),
