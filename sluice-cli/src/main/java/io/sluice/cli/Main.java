@@ -9,6 +9,8 @@ import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Exposure;
+import io.sluice.core.tls.NettyTls;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.StartException;
@@ -18,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -86,6 +89,18 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--admin-token-file", paramLabel = "FILE", description = "Read the admin token from FILE.")
         Path adminTokenFile;
+
+        @Option(names = "--admin-tls-cert", paramLabel = "FILE",
+                description = "Serve the admin endpoint over HTTPS with this certificate (PEM chain, or PKCS#12), re-read "
+                        + "when it changes; with --admin-tls-key.")
+        String adminTlsCert;
+
+        @Option(names = "--admin-tls-key", paramLabel = "FILE", description = "PEM private key of --admin-tls-cert.")
+        String adminTlsKey;
+
+        @Option(names = "--admin-tls-ca", paramLabel = "FILE",
+                description = "Require admin clients to present a certificate from these CAs (mutual TLS).")
+        String adminTlsCa;
 
         @Option(names = "--admin-tap",
                 description = "Serve /api/tap (it streams message payloads) without a token; off unless this or a token is set.")
@@ -269,8 +284,8 @@ public final class Main implements Callable<Integer> {
         private final Thread thread;
         private volatile AdminServer server;
 
-        AdminStart(Pipeline pipeline, AdminServer.Settings settings, String address, Log log) {
-            thread = new Thread(() -> server = startAdmin(pipeline, settings, address, log), "admin-start");
+        AdminStart(Pipeline pipeline, AdminServer.Settings settings, NettyTls tls, String address, Log log) {
+            thread = new Thread(() -> server = startAdmin(pipeline, settings, tls, address, log), "admin-start");
             thread.setDaemon(true);
             thread.start();
         }
@@ -304,14 +319,34 @@ public final class Main implements Callable<Integer> {
         settings.port = port;
         settings.token = AdminToken.resolve(options.adminToken, options.adminTokenFile, System.getenv());
         settings.tap = options.adminTap;
-        return new AdminStart(pipeline, settings, address, log);
+        return new AdminStart(pipeline, settings, adminTls(options), address, log);
+    }
+
+    /** The admin endpoint's TLS: the TLS/* group from the --admin-tls-* options, or null for plain HTTP. */
+    private static NettyTls adminTls(RunOptions options) {
+        if (options.adminTlsCert == null && options.adminTlsKey == null && options.adminTlsCa == null) {
+            return null;
+        }
+        Map<String, Object> keys = new java.util.HashMap<>();
+        keys.put("TLS/Enable", true);
+        if (options.adminTlsCert != null) {
+            keys.put("TLS/CertFile", options.adminTlsCert);
+        }
+        if (options.adminTlsKey != null) {
+            keys.put("TLS/KeyFile", options.adminTlsKey);
+        }
+        if (options.adminTlsCa != null) {
+            keys.put("TLS/CAFile", options.adminTlsCa);
+            keys.put("TLS/ClientAuth", "require");
+        }
+        return new NettyTls(TlsSettings.of("admin", TlsSettings.Role.SERVER, keys));
     }
 
     /** A busy admin port is not worth refusing to run the pipeline for: warn and go on without it. */
-    private static AdminServer startAdmin(Pipeline pipeline, AdminServer.Settings settings, String address, Log log) {
+    private static AdminServer startAdmin(Pipeline pipeline, AdminServer.Settings settings, NettyTls tls, String address,
+                                          Log log) {
         try {
-            // No TLS yet (null): the shared TLS settings will hand their SSLContext in here.
-            return AdminServer.start(pipeline, settings, null, log);
+            return AdminServer.start(pipeline, settings, tls == null ? null : tls.context(), log);
         } catch (IOException | RuntimeException e) {
             log.warn("admin endpoint " + address + " not started: " + e.getMessage() + " (use --admin HOST:PORT or --no-admin)");
             return null;

@@ -15,8 +15,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.pipeline.Exposure;
@@ -29,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLContext;
 
 /**
  * The admin HTTP endpoint: {@code /metrics} (Prometheus), {@code /health} (alive), {@code /ready} (every consumer
@@ -123,18 +120,17 @@ public final class AdminServer implements AutoCloseable {
     /**
      * Starts the endpoint.
      *
-     * @param tls the server's TLS context (certificate and key), or null for plain HTTP; the one seam TLS needs,
-     *            so the shared TLS settings can hand their {@code SSLContext} straight in
+     * @param tls the server's TLS (the TLS/* group as Netty's context, from {@code NettyTls}), or null for plain HTTP
      * @throws IOException naming the address when it cannot be bound
      */
-    public static AdminServer start(Pipeline pipeline, Settings settings, SSLContext tls, Log log) throws IOException {
+    public static AdminServer start(Pipeline pipeline, Settings settings, SslContext tls, Log log) throws IOException {
         // One thread accepts and serves: admin traffic is a few requests a second, and a single loop makes every
         // counter and connection state single-threaded. Daemon, as the JDK server's threads were.
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-admin", true),
                 NioIoHandler.newFactory());
         AdminServer admin = new AdminServer(pipeline, settings, log, group);
         try {
-            admin.bind(tls == null ? null : new JdkSslContext(tls, false, ClientAuth.NONE));
+            admin.bind(tls);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;

@@ -70,7 +70,8 @@ class AdminSecurityTest {
         AdminServer.Settings s = new AdminServer.Settings();
         s.port = 0;
         settings.accept(s);
-        admin = AdminServer.start(pipeline, s, tls, TestPlugins.quietLog());
+        admin = AdminServer.start(pipeline, s, tls == null ? null
+                : new io.netty.handler.ssl.JdkSslContext(tls, false, io.netty.handler.ssl.ClientAuth.NONE), TestPlugins.quietLog());
     }
 
     private HttpResponse<String> get(String path, String authorization) throws Exception {
