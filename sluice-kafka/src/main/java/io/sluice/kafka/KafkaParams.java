@@ -53,7 +53,8 @@ public final class KafkaParams {
     public static final Param<String> TLS_KEY_LOCATION = Param.string("TlsKeyLocation", "",
             "Gollum's name for TLS/KeyFile: the client's PEM private key (PKCS#8) for mutual TLS.");
     public static final Param<String> TLS_CERTIFICATE_LOCATION = Param.string("TlsCertificateLocation", "",
-            "Gollum's name for TLS/CertFile: the client's PEM certificate chain for mutual TLS.");
+            "Gollum's name for TLS/CertFile: the client's PEM certificate chain for mutual TLS. The Kafka client "
+                    + "reads its TLS files once, at start: a rotated certificate applies after a restart.");
     public static final Param<String> TLS_CA_LOCATION = Param.string("TlsCaLocation", "",
             "Gollum's name for TLS/CAFile: the CAs that signed the brokers' certificates (default: the JVM's).");
     public static final Param<String> TLS_SERVER_NAME = Param.string("TlsServerName", "",

@@ -70,7 +70,7 @@ public final class SocketConsumer extends Consumer {
                     + "complete within it (10 s when 0).");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Socket",
-            "Reads messages from TCP, UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
+            "Reads messages from TCP (optionally TLS), UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
             .params(TlsSettings.with(ADDRESS, PERMISSIONS, ACKNOWLEDGE, PARTITIONER, DELIMITER, OFFSET, SIZE,
                     RECONNECT_AFTER_SEC, ACK_TIMEOUT_SEC, READ_TIMEOUT_SEC, REMOVE_OLD_SOCKET, FORMAT, MAX_LINE_SIZE,
                     READ_BUFFER_KB, MAX_CONNECTIONS, IDLE_TIMEOUT_MS))

@@ -43,7 +43,7 @@ public final class Syslogd extends Consumer {
     static final String TLS_ADDRESS = "tcp://127.0.0.1:6514";
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Syslogd",
-            "A syslog server on TCP, UDP or a unix stream socket (RFC 3164, RFC 5424, RFC 6587).")
+            "A syslog server on TCP (optionally TLS), UDP or a unix stream socket (RFC 3164, RFC 5424, RFC 6587, RFC 5425).")
             .params(TlsSettings.with(ADDRESS, FORMAT, SET_METADATA, TIMESTAMP_FORMAT, MAX_LINE_SIZE, PERMISSIONS,
                     MAX_CONNECTIONS, IDLE_TIMEOUT_MS))
             .factory(Syslogd::new);
