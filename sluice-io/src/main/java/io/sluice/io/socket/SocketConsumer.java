@@ -132,7 +132,7 @@ public final class SocketConsumer extends Consumer {
         s.permissions = permissions(config, PERMISSIONS);
         s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
         limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
-        s.tls = tls(config, s.address);
+        s.tls = tls(config, TlsSettings.from(config, TlsSettings.Role.SERVER), s.address);
         this.server = new SocketServer(config.id(), s);
     }
 
@@ -140,8 +140,7 @@ public final class SocketConsumer extends Consumer {
      * The TLS/* group of a listener, or null when TLS is off. TLS is for TCP: a datagram is no stream to run TLS
      * on (that would be DTLS), and a unix socket is reached only through the file system, whose permissions guard it.
      */
-    static TlsSettings tls(PluginConfig config, Address address) {
-        TlsSettings tls = TlsSettings.from(config, TlsSettings.Role.SERVER);
+    static TlsSettings tls(PluginConfig config, TlsSettings tls, Address address) {
         if (!tls.enabled()) {
             return null;
         }

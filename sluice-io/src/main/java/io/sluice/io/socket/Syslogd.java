@@ -53,7 +53,8 @@ public final class Syslogd extends Consumer {
     public Syslogd(PluginConfig config) {
         super(config);
         SocketServer.Settings s = new SocketServer.Settings();
-        boolean tls = TlsSettings.from(config, TlsSettings.Role.SERVER).enabled();
+        TlsSettings tlsSettings = TlsSettings.from(config, TlsSettings.Role.SERVER);
+        boolean tls = tlsSettings.enabled();
         try {
             // RFC 5425: syslog over TLS listens on TCP port 6514.
             String address = tls && !config.isSet(ADDRESS) ? TLS_ADDRESS : config.get(ADDRESS);
@@ -88,7 +89,7 @@ public final class Syslogd extends Consumer {
         s.readBufferSize = 64 * 1024;
         s.permissions = SocketConsumer.permissions(config, PERMISSIONS);
         SocketConsumer.limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
-        s.tls = SocketConsumer.tls(config, s.address);
+        s.tls = SocketConsumer.tls(config, tlsSettings, s.address);
         this.server = new SocketServer(config.id(), s);
     }
 

@@ -239,7 +239,9 @@ class SocketTlsTest {
             for (int round = 1; round <= 3; round++) {
                 send(s, "line " + round + "\n");
                 assertThat(new String(in.readNBytes(3), StandardCharsets.UTF_8)).isEqualTo("OK\n");
+                assertThat(p.consumerStats("In").in()).as("published before the ack").isGreaterThanOrEqualTo(round);
             }
+            p.await("3 lines delivered", () -> p.capture("Out").size() >= 3);
             assertThat(p.capture("Out").payloads()).containsExactly("line 1", "line 2", "line 3");
         }
     }
