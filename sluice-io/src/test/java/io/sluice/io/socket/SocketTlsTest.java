@@ -398,6 +398,59 @@ class SocketTlsTest {
         assertThat(budget.used()).as("every reservation returned").isZero();
     }
 
+    @Test
+    void tls12ClientsAreServedUnlessMinVersionIs13() throws Exception {
+        int port = freePort();
+        int strict = freePort();
+        String yaml = "In:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + port + "\n  Streams: s\n" + serverTls(serverA)
+                + "Strict:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + strict + "\n  Streams: s\n"
+                + serverTls(serverA) + "  TLS/MinVersion: \"1.3\"\n"
+                + "Out:\n  Type: producer.Capture\n  Streams: s\n";
+        try (TestPipeline p = TestPipeline.start(yaml)) {
+            SSLContext ctx = JdkTls.context(null, ca.caPem);
+            try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port)) {
+                s.setEnabledProtocols(new String[] {"TLSv1.2"});
+                s.startHandshake();
+                assertThat(s.getSession().getProtocol()).isEqualTo("TLSv1.2");
+                send(s, lines("v12-", 0, 3000));
+                p.await("the TLS 1.2 client's lines", () -> p.capture("Out").size() >= 3000);
+                assertAllInOrder(p.capture("Out").payloads(), "v12-", 3000);
+            }
+            try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", strict)) {
+                s.setSoTimeout(20_000);
+                s.setEnabledProtocols(new String[] {"TLSv1.2"});
+                assertThatThrownBy(s::startHandshake).isInstanceOf(IOException.class);
+            }
+            p.await("the TLS 1.2 client refused", () -> p.consumerStats("Strict").rejected(Rejection.AUTH) == 1);
+        }
+    }
+
+    @Test
+    void idleTlsConnectionsGiveTheirBuffersBack() throws Exception {
+        int port = freePort();
+        MemoryBudget budget = new MemoryBudget(64 << 20);
+        List<SSLSocket> open = new ArrayList<>();
+        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, serverTls(serverA)), budget)) {
+            for (int i = 0; i < 100; i++) {
+                SSLSocket s = connect(port, null);
+                open.add(s);
+                send(s, "hello " + i + "\n");
+            }
+            p.await("100 lines", () -> p.capture("Out").size() >= 100);
+            p.await("100 connections", () -> p.consumerStats("In").connections() == 100);
+            // 100 connections holding their ciphertext and plaintext buffers would hold over 3 MB; idle, they hold
+            // none: what stays reserved is the loop's small pool and credit.
+            p.await("the buffers given back", () -> budget.used() < 1_000_000);
+            send(open.get(42), "still served\n");
+            p.await("a line on an idle connection", () -> p.capture("Out").payloads().contains("still served"));
+        } finally {
+            for (SSLSocket s : open) {
+                s.close();
+            }
+        }
+        assertThat(budget.used()).isZero();
+    }
+
     private static PluginConfig config(String type, String extra) {
         return new ConfigLoader(PluginRegistry.defaultRegistry(), Map.of()).loadString(
                 "In:\n  Type: " + type + "\n  Streams: s\n" + extra + "Out:\n  Type: producer.Null\n  Streams: s\n",
