@@ -148,7 +148,23 @@ public final class SocketConsumer extends Consumer {
             throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address; " + address
                     + " is " + address.protocol().name().toLowerCase(Locale.ROOT));
         }
+        noSessionTickets(tls);
         return tls;
+    }
+
+    /** Longest TLS 1.3 ticket lifetime (RFC 8446, 4.6.1): the JDK sends no ticket for sessions that outlive it. */
+    private static final int TICKET_LIFETIME_LIMIT_SEC = 7 * 24 * 3600;
+
+    /**
+     * Stops the listener from sending TLS 1.3 session tickets. Log senders write and never read: a ticket arriving
+     * after the handshake stays unread in the sender's socket, and the kernel then ends the connection with a reset
+     * when the sender closes, throwing away whatever the listener had not read yet (OpenSSL-based senders such as
+     * rsyslog do exactly that; the test reproduces it). JDK 17 has no per-context switch for tickets; a session
+     * timeout beyond the ticket lifetime limit is the documented-in-code condition under which it sends none.
+     * Resumption is worth little here: senders hold their connection for hours.
+     */
+    static void noSessionTickets(TlsSettings tls) {
+        tls.context().getServerSessionContext().setSessionTimeout(TICKET_LIFETIME_LIMIT_SEC + 1);
     }
 
     static void limits(PluginConfig config, SocketServer.Settings s, Param<Integer> maxConnections, Param<Integer> idleTimeoutMs) {

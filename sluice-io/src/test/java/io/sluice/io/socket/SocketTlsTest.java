@@ -32,6 +32,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Assumptions;
@@ -396,6 +398,66 @@ class SocketTlsTest {
             }
         }
         assertThat(budget.used()).as("every reservation returned").isZero();
+    }
+
+    /**
+     * Syslog senders write and never read. A TLS 1.3 server's session ticket left unread in such a sender's socket
+     * turns its close into a reset, which throws away what the server had not read yet: the listener sends none.
+     * The JDK's SSLSocket reads what arrived before it closes, so the sender here is an SSLEngine on a plain socket
+     * that reads only during its handshake, as OpenSSL-based senders (rsyslog, syslog-ng) do.
+     */
+    @Test
+    void aSenderThatNeverReadsAndClosesRightAfterWritingLosesNothing() throws Exception {
+        int port = freePort();
+        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, serverTls(serverA)), new MemoryBudget(512 * 1024))) {
+            TestPipeline.Capture out = p.capture("Out");
+            out.holdAfter(0); // the listener stops reading once its memory is spent: the rest waits in the sockets
+            writeOnly(port, lines("c-", 0, 20_000).getBytes(StandardCharsets.UTF_8));
+            out.open();
+            p.await("every line", () -> out.size() >= 20_000);
+            assertAllInOrder(out.payloads(), "c-", 20_000);
+        }
+    }
+
+    /** Handshakes, writes {@code data} and closes the socket, reading nothing after the handshake. */
+    private static void writeOnly(int port, byte[] data) throws Exception {
+        SSLEngine e = JdkTls.context(null, ca.caPem).createSSLEngine("127.0.0.1", port);
+        e.setUseClientMode(true);
+        int packet = e.getSession().getPacketBufferSize();
+        ByteBuffer netIn = ByteBuffer.allocate(packet);
+        ByteBuffer netOut = ByteBuffer.allocate(packet);
+        ByteBuffer app = ByteBuffer.allocate(e.getSession().getApplicationBufferSize());
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            e.beginHandshake();
+            for (SSLEngineResult.HandshakeStatus hs; (hs = e.getHandshakeStatus()) != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING; ) {
+                if (hs == SSLEngineResult.HandshakeStatus.NEED_TASK) {
+                    e.getDelegatedTask().run();
+                } else if (hs == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
+                    netOut.clear();
+                    e.wrap(ByteBuffer.allocate(0), netOut);
+                    writeAll(ch, netOut.flip());
+                } else {
+                    netIn.flip();
+                    SSLEngineResult r = e.unwrap(netIn, app);
+                    netIn.compact();
+                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW && ch.read(netIn) < 0) {
+                        throw new IOException("closed during the handshake");
+                    }
+                }
+            }
+            ByteBuffer src = ByteBuffer.wrap(data);
+            while (src.hasRemaining()) {
+                netOut.clear();
+                e.wrap(src, netOut);
+                writeAll(ch, netOut.flip());
+            }
+        }
+    }
+
+    private static void writeAll(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
     }
 
     @Test
