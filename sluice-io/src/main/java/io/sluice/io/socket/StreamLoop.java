@@ -41,6 +41,15 @@ import java.util.concurrent.TimeUnit;
  * until it is delivered. When the budget is spent the connection stops being read (its key loses
  * {@code OP_READ}; TCP's window closes on the sender) with its frames kept, and the loop waits for the memory
  * between rounds. Nothing read is dropped.
+ *
+ * <p><b>TLS.</b> With the TLS/* group on, each connection has a {@link TlsStream}: reads go through its engine
+ * into the same buffers (plaintext straight into the shared read buffer when it has room for a record), so the
+ * framing, memory and backpressure above apply unchanged; the plain path only tests {@code tls == null}. A
+ * connection's ciphertext and plaintext buffers come from a pool of the loop's, reserved from the budget while
+ * held or pooled, and go back when the connection is idle. Bytes an engine already holds (a record behind the
+ * one unwrapped, plaintext the framer had no room for) are announced by no selector event: such connections are
+ * queued ({@code tlsReady}) and served in the next round without waiting. A handshake must complete within
+ * IdleTimeoutMs, or {@link #HANDSHAKE_NANOS} when that is 0; a refused one counts {@code rejected auth}.
  */
 final class StreamLoop implements Framer.Sink {
     /** Smallest buffer a connection keeps for an unfinished frame. */
