@@ -6,9 +6,11 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
+import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Producer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -106,19 +108,30 @@ public final class TestPipeline implements AutoCloseable {
     private final List<PluginConfig> configs;
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
 
-    private TestPipeline(String yaml) {
+    private TestPipeline(String yaml, MemoryBudget budget) {
         List<PluginSpec> specs = new ArrayList<>(PluginRegistry.defaultRegistry().all());
         specs.add(Capture.SPEC);
         PluginRegistry registry = new PluginRegistry(specs);
         configs = new ConfigLoader(registry, Map.of()).loadString(yaml, "test.yaml");
-        pipeline = new Pipeline(configs, registry, new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.DEBUG));
+        Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.DEBUG);
+        pipeline = budget == null ? new Pipeline(configs, registry, log) : new Pipeline(configs, registry, log, budget);
     }
 
     /** Builds and starts a pipeline. */
     public static TestPipeline start(String yaml) throws Exception {
-        TestPipeline p = new TestPipeline(yaml);
+        return start(yaml, null);
+    }
+
+    /** Builds and starts a pipeline with its own memory budget (null: the default). */
+    public static TestPipeline start(String yaml, MemoryBudget budget) throws Exception {
+        TestPipeline p = new TestPipeline(yaml, budget);
         p.pipeline.start();
         return p;
+    }
+
+    /** The counters of the consumer with this id. */
+    public PluginStats consumerStats(String id) {
+        return pipeline.consumerStats().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
     }
 
     /** The capture producer with this id. */

@@ -2,6 +2,7 @@ package io.sluice.kafka;
 
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
+import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +21,11 @@ import org.apache.kafka.common.config.SslConfigs;
  * counterpart it is mapped, where it has none it is accepted (so a Gollum config runs unchanged) and documented
  * as ignored. {@code Settings} passes any client property through and wins over everything else, which is how
  * batching, TLS and SASL options beyond Gollum's reach the client.
+ *
+ * <p>TLS is the {@code TLS/*} group every network plugin lists, with Gollum's {@code Tls*} names as aliases (not
+ * deprecated), mapped to kafka-clients' {@code ssl.*} properties. kafka-clients builds its own SSL context and
+ * reads the files once, at start: unlike Sluice's own listeners and clients, a Kafka plugin does not pick up a
+ * rotated certificate until it restarts.
  */
 public final class KafkaParams {
     public static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:9092"),
@@ -40,18 +46,33 @@ public final class KafkaParams {
             "Gollum's metadata retries; ignored: the Java client retries metadata until its timeouts.");
     public static final Param<Integer> ELECT_TIMEOUT_MS = Param.integer("ElectTimeoutMs", 250,
             "Back-off between retries while a leader is elected (retry.backoff.ms).");
+    // Gollum's TLS names: aliases of the TLS/* group, read when the group's key is not set. Not deprecated: a
+    // Gollum config keeps working as it is.
     public static final Param<Boolean> TLS_ENABLE = Param.bool("TlsEnable", false,
-            "Talks TLS to the brokers (security.protocol SSL, or SASL_SSL with SaslEnable).");
+            "Gollum's name for TLS/Enable: talks TLS to the brokers (security.protocol SSL, or SASL_SSL with SaslEnable).");
     public static final Param<String> TLS_KEY_LOCATION = Param.string("TlsKeyLocation", "",
-            "PEM file with the client's private key (PKCS#8) for TLS client authentication.");
+            "Gollum's name for TLS/KeyFile: the client's PEM private key (PKCS#8) for mutual TLS.");
     public static final Param<String> TLS_CERTIFICATE_LOCATION = Param.string("TlsCertificateLocation", "",
-            "PEM file with the client's certificate chain for TLS client authentication.");
+            "Gollum's name for TLS/CertFile: the client's PEM certificate chain for mutual TLS. The Kafka client "
+                    + "reads its TLS files once, at start: a rotated certificate applies after a restart.");
     public static final Param<String> TLS_CA_LOCATION = Param.string("TlsCaLocation", "",
-            "PEM file with the CA certificates that signed the brokers' certificates; empty uses the JVM's trust store.");
+            "Gollum's name for TLS/CAFile: the CAs that signed the brokers' certificates (default: the JVM's).");
     public static final Param<String> TLS_SERVER_NAME = Param.string("TlsServerName", "",
-            "Gollum's expected server name; ignored: the Java client verifies the host name it connects to.");
+            "Gollum's name for TLS/ServerName; accepted but not applied: the Kafka client checks each broker "
+                    + "against the host name it connects to.");
     public static final Param<Boolean> TLS_INSECURE_SKIP_VERIFY = Param.bool("TlsInsecureSkipVerify", false,
-            "Skips host name verification (ssl.endpoint.identification.algorithm empty). The chain is still checked.");
+            "Gollum's name for TLS/InsecureSkipVerify; for Kafka it skips the host name check only "
+                    + "(ssl.endpoint.identification.algorithm empty): the chain is still checked.");
+
+    /** Gollum's names and the group's keys they stand for. */
+    static final TlsSettings.Alias[] TLS_ALIASES = {
+        new TlsSettings.Alias(TLS_ENABLE, TlsSettings.ENABLE),
+        new TlsSettings.Alias(TLS_KEY_LOCATION, TlsSettings.KEY_FILE),
+        new TlsSettings.Alias(TLS_CERTIFICATE_LOCATION, TlsSettings.CERT_FILE),
+        new TlsSettings.Alias(TLS_CA_LOCATION, TlsSettings.CA_FILE),
+        new TlsSettings.Alias(TLS_SERVER_NAME, TlsSettings.SERVER_NAME),
+        new TlsSettings.Alias(TLS_INSECURE_SKIP_VERIFY, TlsSettings.INSECURE_SKIP_VERIFY),
+    };
     public static final Param<Boolean> SASL_ENABLE = Param.bool("SaslEnable", false,
             "Authenticates with SASL (security.protocol SASL_PLAINTEXT, or SASL_SSL with TlsEnable).");
     public static final Param<String> SASL_MECHANISM = Param.string("SaslMechanism", "PLAIN",
@@ -67,12 +88,12 @@ public final class KafkaParams {
     private KafkaParams() {
     }
 
-    /** The shared parameters, in the order the reference lists them. */
+    /** The shared parameters, in the order the reference lists them: the TLS/* group last. */
     public static List<Param<?>> common() {
-        return List.of(SERVERS, CLIENT_ID, VERSION, SERVER_TIMEOUT_SEC, MAX_OPEN_REQUESTS, METADATA_REFRESH_MS,
-                ELECT_RETRIES, ELECT_TIMEOUT_MS, TLS_ENABLE, TLS_KEY_LOCATION, TLS_CERTIFICATE_LOCATION,
-                TLS_CA_LOCATION, TLS_SERVER_NAME, TLS_INSECURE_SKIP_VERIFY, SASL_ENABLE, SASL_MECHANISM,
-                SASL_USERNAME, SASL_USER, SASL_PASSWORD, SETTINGS);
+        return List.of(TlsSettings.with(SERVERS, CLIENT_ID, VERSION, SERVER_TIMEOUT_SEC, MAX_OPEN_REQUESTS,
+                METADATA_REFRESH_MS, ELECT_RETRIES, ELECT_TIMEOUT_MS, TLS_ENABLE, TLS_KEY_LOCATION,
+                TLS_CERTIFICATE_LOCATION, TLS_CA_LOCATION, TLS_SERVER_NAME, TLS_INSECURE_SKIP_VERIFY, SASL_ENABLE,
+                SASL_MECHANISM, SASL_USERNAME, SASL_USER, SASL_PASSWORD, SETTINGS));
     }
 
     /** The shared parameters followed by a plugin's own, for its spec. */
@@ -107,33 +128,20 @@ public final class KafkaParams {
     }
 
     private static void security(PluginConfig c, Properties p) {
-        boolean tls = c.get(TLS_ENABLE);
+        // Checked as every plugin's TLS is (files load, keys match, versions and suites exist), so that a mistake
+        // is a config error naming its key; the context built is not used: kafka-clients builds its own.
+        // Gollum's TlsEnable: false is its off switch, whatever Tls* files are named beside it (the group would
+        // turn TLS on for a CA file alone): a Gollum config keeps meaning what it meant.
+        boolean gollumOff = c.isSet(TLS_ENABLE) && !c.get(TLS_ENABLE) && !c.isSet(TlsSettings.ENABLE);
+        TlsSettings tls = gollumOff ? null : TlsSettings.from(c, TlsSettings.Role.CLIENT, TLS_ALIASES);
+        boolean tlsOn = tls != null && tls.enabled();
         boolean sasl = c.get(SASL_ENABLE);
-        if (!tls && !sasl) {
+        if (!tlsOn && !sasl) {
             return;
         }
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, tls ? (sasl ? "SASL_SSL" : "SSL") : "SASL_PLAINTEXT");
-        if (tls) {
-            String ca = c.get(TLS_CA_LOCATION);
-            if (!ca.isEmpty()) {
-                // PEM read inline: the Java client's PEM trust store takes the certificates as a property value.
-                p.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
-                p.put(SslConfigs.SSL_TRUSTSTORE_CERTIFICATES_CONFIG, read(c, TLS_CA_LOCATION));
-            }
-            String key = c.get(TLS_KEY_LOCATION);
-            String cert = c.get(TLS_CERTIFICATE_LOCATION);
-            if (key.isEmpty() != cert.isEmpty()) {
-                throw c.error(key.isEmpty() ? TLS_KEY_LOCATION : TLS_CERTIFICATE_LOCATION,
-                        "TlsKeyLocation and TlsCertificateLocation go together: set both or neither");
-            }
-            if (!key.isEmpty()) {
-                p.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PEM");
-                p.put(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, read(c, TLS_KEY_LOCATION));
-                p.put(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, read(c, TLS_CERTIFICATE_LOCATION));
-            }
-            if (c.get(TLS_INSECURE_SKIP_VERIFY)) {
-                p.put(SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG, "");
-            }
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, tlsOn ? (sasl ? "SASL_SSL" : "SSL") : "SASL_PLAINTEXT");
+        if (tlsOn) {
+            tlsProperties(c, tls, p);
         }
         if (sasl) {
             String mechanism = c.get(SASL_MECHANISM).toUpperCase(java.util.Locale.ROOT);
@@ -152,15 +160,90 @@ public final class KafkaParams {
         }
     }
 
+    /**
+     * The TLS/* group as kafka-clients' {@code ssl.*} properties. kafka-clients reads the files once, when the
+     * client starts: a rotated certificate reaches Kafka connections at the next start, not sooner (the group's
+     * reloading applies to Sluice's own listeners and clients).
+     */
+    static void tlsProperties(PluginConfig c, TlsSettings tls, Properties p) {
+        String ca = value(c, TlsSettings.CA_FILE);
+        String cert = value(c, TlsSettings.CERT_FILE);
+        String key = value(c, TlsSettings.KEY_FILE);
+        String password = value(c, TlsSettings.KEY_PASSWORD);
+        if (!ca.isEmpty()) {
+            p.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, storeType(ca, "PEM"));
+            p.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, ca);
+            if (!storeType(ca, "PEM").equals("PEM") && !password.isEmpty()) {
+                p.put(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, password);
+            }
+        }
+        if (!cert.isEmpty()) {
+            String type = storeType(cert, "PEM");
+            if (type.equals("PEM")) {
+                // Certificate and key in two files: kafka-clients takes them as values (its PEM keystore file
+                // would need both in one file). Its PEM reader knows PKCS#8 only.
+                String pem = read(c, TlsSettings.CERT_FILE, cert);
+                String keyPem = read(c, TlsSettings.KEY_FILE, key);
+                if (keyPem.contains("BEGIN RSA PRIVATE KEY") || keyPem.contains("BEGIN EC PRIVATE KEY")) {
+                    throw c.error(TlsSettings.KEY_FILE, "the Kafka client reads PKCS#8 keys only; convert " + key
+                            + " with: openssl pkcs8 -topk8 -nocrypt -in " + key);
+                }
+                p.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PEM");
+                p.put(SslConfigs.SSL_KEYSTORE_CERTIFICATE_CHAIN_CONFIG, pem);
+                p.put(SslConfigs.SSL_KEYSTORE_KEY_CONFIG, keyPem);
+            } else {
+                p.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, type);
+                p.put(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, cert);
+                p.put(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, password);
+            }
+            if (!password.isEmpty()) {
+                p.put(SslConfigs.SSL_KEY_PASSWORD_CONFIG, password);
+            }
+        }
+        p.put(SslConfigs.SSL_ENABLED_PROTOCOLS_CONFIG, String.join(",", tls.protocols()));
+        String[] suites = tls.cipherSuites();
+        if (suites != null) {
+            p.put(SslConfigs.SSL_CIPHER_SUITES_CONFIG, String.join(",", suites));
+        }
+        if (!tls.verifies()) {
+            p.put(SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG, "");
+        }
+    }
+
+    /** A TLS/* key's value, or its Gollum alias's when only that is set. */
+    private static String value(PluginConfig c, Param<String> key) {
+        if (!c.isSet(key)) {
+            for (TlsSettings.Alias a : TLS_ALIASES) {
+                if (a.current() == key && c.isSet(a.old())) {
+                    return String.valueOf(c.get(a.old())).trim();
+                }
+            }
+        }
+        return c.get(key).trim();
+    }
+
+    /** The kafka-clients store type of a file, by its name as the TLS/* group reads it. */
+    private static String storeType(String file, String otherwise) {
+        String f = file.toLowerCase(java.util.Locale.ROOT);
+        if (f.endsWith(".p12") || f.endsWith(".pfx")) {
+            return "PKCS12";
+        }
+        if (f.endsWith(".jks") || f.endsWith(".keystore")) {
+            return "JKS";
+        }
+        return otherwise;
+    }
+
+    private static String read(PluginConfig c, Param<String> param, String file) {
+        try {
+            return Files.readString(Path.of(file), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw c.error(param, "cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
     private static String jaasEscape(String s) {
         return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
-    private static String read(PluginConfig c, Param<String> param) {
-        try {
-            return Files.readString(Path.of(c.get(param)), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            throw c.error(param, "cannot read " + c.get(param) + ": " + e.getMessage());
-        }
-    }
 }

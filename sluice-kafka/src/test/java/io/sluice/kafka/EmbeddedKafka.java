@@ -37,21 +37,39 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final int brokerPort;
     private final int controllerPort;
     private final Map<String, String> overrides;
+    /** Settings of an SSL listener (without the {@code listener.name.ssl.} prefix), or empty for none. */
+    private final Map<String, String> ssl;
+    private final int sslPort;
     private final String clusterId = Uuid.randomUuid().toString();
     private boolean formatted;
     private KafkaRaftServer server;
 
-    private EmbeddedKafka(Path dir, Map<String, String> overrides) {
+    private EmbeddedKafka(Path dir, Map<String, String> overrides, Map<String, String> ssl) {
         this.dir = dir;
         this.overrides = overrides;
+        this.ssl = ssl;
         this.brokerPort = freePort();
         this.controllerPort = freePort();
+        this.sslPort = ssl.isEmpty() ? 0 : freePort();
     }
 
     /** Formats a fresh log directory under a new temporary folder and starts the node. */
     public static EmbeddedKafka start(Map<String, String> overrides) {
+        return start(overrides, Map.of());
+    }
+
+    /**
+     * A node that also listens with SSL on {@link #sslBootstrap()}; {@code ssl} holds that listener's
+     * {@code ssl.*} settings (key store, trust store, {@code ssl.client.auth}). The plaintext listener stays for
+     * the broker's own clients (admin, readiness).
+     */
+    public static EmbeddedKafka startWithSsl(Map<String, String> ssl) {
+        return start(Map.of(), ssl);
+    }
+
+    private static EmbeddedKafka start(Map<String, String> overrides, Map<String, String> ssl) {
         try {
-            EmbeddedKafka k = new EmbeddedKafka(Files.createTempDirectory("sluice-kafka-"), overrides);
+            EmbeddedKafka k = new EmbeddedKafka(Files.createTempDirectory("sluice-kafka-"), overrides, ssl);
             k.restart();
             return k;
         } catch (IOException e) {
@@ -67,6 +85,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** bootstrap.servers for clients. */
     public String bootstrap() {
         return "127.0.0.1:" + brokerPort;
+    }
+
+    /** bootstrap.servers for clients of the SSL listener. */
+    public String sslBootstrap() {
+        return "127.0.0.1:" + sslPort;
     }
 
     /** Starts (or restarts) the node and waits until it answers. */
@@ -124,10 +147,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        String sslListener = sslPort == 0 ? "" : ",SSL://127.0.0.1:" + sslPort;
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort + sslListener);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + sslListener);
         p.put("controller.listener.names", "CONTROLLER");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (sslPort == 0 ? "" : ",SSL:SSL"));
+        for (Map.Entry<String, String> e : ssl.entrySet()) {
+            p.put("listener.name.ssl." + e.getKey(), e.getValue());
+        }
         p.put("inter.broker.listener.name", "PLAINTEXT");
         p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
         p.put("log.dirs", dir.resolve("data").toString());

@@ -10,10 +10,30 @@ import io.sluice.core.config.PluginRegistry;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import io.sluice.core.tls.TestCertificates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Gollum's parameter names reach the right client properties; our defaults are the safe ones. */
 class KafkaConfigTest {
+    @TempDir
+    static Path dir;
+    static TestCertificates ca;
+    static TestCertificates.Leaf client;
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        ca = TestCertificates.ca(dir, "ca");
+        client = ca.leaf("client", true);
+    }
+
+    private static PluginConfig producerConfig(String yamlBody) {
+        return new ConfigLoader(PluginRegistry.defaultRegistry(), Map.of())
+                .loadString("Out:\n  Type: producer.Kafka\n" + yamlBody, "t.yaml").get(0);
+    }
     private static Properties producerProps(String yamlBody) {
         List<PluginConfig> cs = new ConfigLoader(PluginRegistry.defaultRegistry(), Map.of())
                 .loadString("Out:\n  Type: producer.Kafka\n" + yamlBody, "t.yaml");
@@ -99,5 +119,61 @@ class KafkaConfigTest {
                 .containsEntry("enable.auto.commit", "false")
                 .containsEntry("fetch.max.wait.ms", "250")
                 .containsEntry("bootstrap.servers", "kafka0:9092,kafka1:9092");
+    }
+
+    @Test
+    void gollumTlsNamesMapToSslPropertiesWithoutDeprecationWarnings() throws Exception {
+        String yaml = "  TlsEnable: true\n  TlsCaLocation: " + ca.caPem + "\n  TlsCertificateLocation: " + client.cert()
+                + "\n  TlsKeyLocation: " + client.key() + "\n  TlsInsecureSkipVerify: true\n  TlsServerName: kafka\n";
+        assertThat(producerConfig(yaml).deprecations()).isEmpty();
+        Properties p = producerProps(yaml);
+        assertThat(p).containsEntry("security.protocol", "SSL")
+                .containsEntry("ssl.truststore.type", "PEM")
+                .containsEntry("ssl.truststore.location", ca.caPem.toString())
+                .containsEntry("ssl.keystore.type", "PEM")
+                .containsEntry("ssl.keystore.certificate.chain", Files.readString(client.cert()))
+                .containsEntry("ssl.keystore.key", Files.readString(client.key()))
+                .containsEntry("ssl.endpoint.identification.algorithm", "")
+                .containsEntry("ssl.enabled.protocols", "TLSv1.3,TLSv1.2")
+                .doesNotContainKeys("ssl.key.password", "ssl.cipher.suites", "ssl.keystore.location");
+    }
+
+    @Test
+    void theTlsGroupMapsPkcs12VersionsAndSuites() {
+        String suite = "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384";
+        Properties p = consumerProps("  Topic: t\n  TLS/CAFile: " + ca.caPem + "\n  TLS/CertFile: " + client.p12()
+                + "\n  TLS/KeyPassword: " + TestCertificates.PASSWORD + "\n  TLS/MinVersion: \"1.3\"\n"
+                + "  TLS/CipherSuites: [" + suite + "]\n  SaslEnable: true\n  SaslUsername: u\n");
+        assertThat(p).containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("ssl.keystore.type", "PKCS12")
+                .containsEntry("ssl.keystore.location", client.p12().toString())
+                .containsEntry("ssl.keystore.password", TestCertificates.PASSWORD)
+                .containsEntry("ssl.key.password", TestCertificates.PASSWORD)
+                .containsEntry("ssl.enabled.protocols", "TLSv1.3")
+                .containsEntry("ssl.cipher.suites", suite)
+                .doesNotContainKey("ssl.endpoint.identification.algorithm");
+        // The group's key wins over Gollum's when both are set; a CA file alone turns TLS on, as for every client.
+        Properties both = producerProps("  TlsCaLocation: /nowhere.pem\n  TLS/CAFile: " + ca.caPem + "\n");
+        assertThat(both).containsEntry("security.protocol", "SSL").containsEntry("ssl.truststore.location", ca.caPem.toString());
+    }
+
+    @Test
+    void gollumsTlsEnableFalseKeepsTlsOffAndNoTlsIsPlaintext() {
+        assertThat(producerProps("  TlsEnable: false\n  TlsCaLocation: " + ca.caPem + "\n"))
+                .doesNotContainKeys("security.protocol", "ssl.truststore.location");
+        assertThat(producerProps("")).doesNotContainKeys("security.protocol", "ssl.enabled.protocols");
+    }
+
+    @Test
+    void badTlsSettingsNameTheirKey() throws Exception {
+        assertThatThrownBy(() -> producerProps("  TlsEnable: true\n  TlsCaLocation: " + dir.resolve("missing.pem") + "\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("TLS/CAFile").hasMessageContaining("missing.pem");
+        assertThatThrownBy(() -> producerProps("  TlsCertificateLocation: " + client.cert() + "\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("TLS/KeyFile");
+        assertThatThrownBy(() -> producerProps("  TLS/Enable: true\n  TLS/ClientAuth: require\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("applies to servers");
+        Path pkcs1 = Files.writeString(dir.resolve("client-pkcs1.key"), TestCertificates.pkcs1Pem(client.privateKey()));
+        assertThatThrownBy(() -> producerProps("  TLS/CertFile: " + client.cert() + "\n  TLS/KeyFile: " + pkcs1 + "\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("PKCS#8").hasMessageContaining("openssl pkcs8");
     }
 }

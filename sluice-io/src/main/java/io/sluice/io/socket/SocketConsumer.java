@@ -6,6 +6,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.Bytes;
 import java.util.Locale;
 
@@ -15,6 +16,8 @@ import java.util.Locale;
  * {@code ReadBufferKB}, {@code MaxConnections} and {@code IdleTimeoutMs} are Sluice's. Every TCP or unix
  * connection is served by the consumer's one thread, with a selector; a connection stops being read while the memory budget is spent
  * or the pipeline is full (backpressure reaches the sender through TCP's window), and nothing it sent is lost.
+ * TCP connections speak TLS with the {@code TLS/*} group (a certificate, optionally client certificates checked
+ * against TLS/CAFile); a TLS handshake must complete within IdleTimeoutMs, or 10 s when that is 0.
  *
  * <pre>
  * "TcpIn":
@@ -63,13 +66,14 @@ public final class SocketConsumer extends Consumer {
     public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
     public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
             "Close a connection (counted timeout) that completes no message for this long, idle or trickling a "
-                    + "line; 0 keeps connections open, as syslog and log shippers expect.");
+                    + "line; 0 keeps connections open, as syslog and log shippers expect. A TLS handshake must "
+                    + "complete within it (10 s when 0).");
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Socket",
-            "Reads messages from TCP, UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
-            .params(ADDRESS, PERMISSIONS, ACKNOWLEDGE, PARTITIONER, DELIMITER, OFFSET, SIZE, RECONNECT_AFTER_SEC,
-                    ACK_TIMEOUT_SEC, READ_TIMEOUT_SEC, REMOVE_OLD_SOCKET, FORMAT, MAX_LINE_SIZE, READ_BUFFER_KB,
-                    MAX_CONNECTIONS, IDLE_TIMEOUT_MS)
+            "Reads messages from TCP (optionally TLS), UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
+            .params(TlsSettings.with(ADDRESS, PERMISSIONS, ACKNOWLEDGE, PARTITIONER, DELIMITER, OFFSET, SIZE,
+                    RECONNECT_AFTER_SEC, ACK_TIMEOUT_SEC, READ_TIMEOUT_SEC, REMOVE_OLD_SOCKET, FORMAT, MAX_LINE_SIZE,
+                    READ_BUFFER_KB, MAX_CONNECTIONS, IDLE_TIMEOUT_MS))
             .factory(SocketConsumer::new);
 
     private final SocketServer server;
@@ -128,7 +132,39 @@ public final class SocketConsumer extends Consumer {
         s.permissions = permissions(config, PERMISSIONS);
         s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
         limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
+        s.tls = tls(config, TlsSettings.from(config, TlsSettings.Role.SERVER), s.address);
         this.server = new SocketServer(config.id(), s);
+    }
+
+    /**
+     * The TLS/* group of a listener, or null when TLS is off. TLS is for TCP: a datagram is no stream to run TLS
+     * on (that would be DTLS), and a unix socket is reached only through the file system, whose permissions guard it.
+     */
+    static TlsSettings tls(PluginConfig config, TlsSettings tls, Address address) {
+        if (!tls.enabled()) {
+            return null;
+        }
+        if (address.protocol() != Address.Protocol.TCP) {
+            throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address; " + address
+                    + " is " + address.protocol().name().toLowerCase(Locale.ROOT));
+        }
+        noSessionTickets(tls);
+        return tls;
+    }
+
+    /** Longest TLS 1.3 ticket lifetime (RFC 8446, 4.6.1): the JDK sends no ticket for sessions that outlive it. */
+    private static final int TICKET_LIFETIME_LIMIT_SEC = 7 * 24 * 3600;
+
+    /**
+     * Stops the listener from sending TLS 1.3 session tickets. Log senders write and never read: a ticket arriving
+     * after the handshake stays unread in the sender's socket, and the kernel then ends the connection with a reset
+     * when the sender closes, throwing away whatever the listener had not read yet (OpenSSL-based senders such as
+     * rsyslog do exactly that; the test reproduces it). JDK 17 has no per-context switch for tickets; a session
+     * timeout beyond the ticket lifetime limit is the documented-in-code condition under which it sends none.
+     * Resumption is worth little here: senders hold their connection for hours.
+     */
+    static void noSessionTickets(TlsSettings tls) {
+        tls.context().getServerSessionContext().setSessionTimeout(TICKET_LIFETIME_LIMIT_SEC + 1);
     }
 
     static void limits(PluginConfig config, SocketServer.Settings s, Param<Integer> maxConnections, Param<Integer> idleTimeoutMs) {

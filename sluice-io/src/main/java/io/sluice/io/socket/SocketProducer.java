@@ -9,6 +9,7 @@ import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.Bytes;
 import io.sluice.io.LineEscaper;
 import java.io.IOException;
@@ -20,25 +21,13 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509TrustManager;
 
 /**
- * {@code producer.Socket}: sends each batch over TCP (optionally TLS), UDP or a unix stream socket, framed by
+ * {@code producer.Socket}: sends each batch over TCP (optionally TLS, with the {@code TLS/*} group of every
+ * network plugin: a client certificate for mutual TLS, CA and server-name checks, files re-read when rotated), UDP or a unix stream socket, framed by
  * a delimiter (newline) or RFC 6587 octet counting. A batch is encoded once into a reused buffer and written
  * with one call. When the connection fails the batch is sent again on a new connection, after a backoff that
  * doubles up to {@code ReconnectMaxMs}; delivery waits meanwhile (the queue fills and holds consumers back)
@@ -75,19 +64,10 @@ public final class SocketProducer extends Producer {
             "First wait before reconnecting after a failure; doubles on each failure.");
     public static final Param<Integer> RECONNECT_MAX_MS = Param.integer("ReconnectMaxMs", 10000,
             "Longest wait between reconnection attempts.");
-    public static final Param<Boolean> TLS_ENABLE = Param.bool("TLS/Enable", false, "Connect with TLS (TCP only).");
-    public static final Param<String> TLS_CA_FILE = Param.string("TLS/CAFile", "",
-            "PEM file of the certificates to trust; empty: the JDK's trust store.");
-    public static final Param<String> TLS_SERVER_NAME = Param.string("TLS/ServerName", "",
-            "Name to verify in the server certificate (and send as SNI); empty: the host of Address.");
-    public static final Param<Boolean> TLS_INSECURE_SKIP_VERIFY = Param.bool("TLS/InsecureSkipVerify", false,
-            "Accept any server certificate (tests only).");
-
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Socket",
             "Sends messages over TCP (TLS), UDP or unix sockets, newline or octet-counting framed.")
-            .params(ADDRESS, CONNECTION_BUFFER_SIZE_KB, BATCH_MAX_COUNT, BATCH_FLUSH_COUNT, BATCH_TIMEOUT_SEC,
-                    ACKNOWLEDGE, ACK_TIMEOUT_MS, FRAMING, DELIMITER, RECONNECT_MIN_MS, RECONNECT_MAX_MS, TLS_ENABLE,
-                    TLS_CA_FILE, TLS_SERVER_NAME, TLS_INSECURE_SKIP_VERIFY)
+            .params(TlsSettings.with(ADDRESS, CONNECTION_BUFFER_SIZE_KB, BATCH_MAX_COUNT, BATCH_FLUSH_COUNT, BATCH_TIMEOUT_SEC,
+                    ACKNOWLEDGE, ACK_TIMEOUT_MS, FRAMING, DELIMITER, RECONNECT_MIN_MS, RECONNECT_MAX_MS))
             .factory(SocketProducer::new);
 
     private final Address address;
@@ -103,9 +83,8 @@ public final class SocketProducer extends Producer {
     private final int sendBuffer;
     private final long backoffMin;
     private final long backoffMax;
-    private final SSLContext tls;
-    private final String serverName;
-    private final boolean verifyHost;
+    /** The TLS/* group; connections use it when it is enabled. */
+    private final TlsSettings tls;
     private byte[] out = new byte[64 * 1024];
     private int outLen;
     private final byte[] ackBuf;
@@ -148,58 +127,10 @@ public final class SocketProducer extends Producer {
         backoffMin = Math.max(1, config.get(RECONNECT_MIN_MS));
         backoffMax = Math.max(backoffMin, config.get(RECONNECT_MAX_MS));
         backoff = backoffMin;
-        if (config.get(TLS_ENABLE)) {
-            if (address.protocol() != Address.Protocol.TCP) {
-                throw config.error(TLS_ENABLE, "TLS needs a tcp:// address");
-            }
-            try {
-                tls = sslContext(config.get(TLS_CA_FILE), config.get(TLS_INSECURE_SKIP_VERIFY));
-            } catch (IOException | GeneralSecurityException e) {
-                throw config.error(TLS_CA_FILE, "cannot load: " + e.getMessage());
-            }
-            String name = config.get(TLS_SERVER_NAME);
-            serverName = name.isEmpty() ? address.host() : name;
-            verifyHost = !config.get(TLS_INSECURE_SKIP_VERIFY);
-        } else {
-            tls = null;
-            serverName = null;
-            verifyHost = false;
+        tls = TlsSettings.from(config, TlsSettings.Role.CLIENT);
+        if (tls.enabled() && address.protocol() != Address.Protocol.TCP) {
+            throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address");
         }
-    }
-
-    private static SSLContext sslContext(String caFile, boolean insecure) throws IOException, GeneralSecurityException {
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        TrustManager[] trust = null;
-        if (insecure) {
-            trust = new TrustManager[] {new X509TrustManager() {
-                @Override
-                public void checkClientTrusted(X509Certificate[] chain, String authType) {
-                }
-
-                @Override
-                public void checkServerTrusted(X509Certificate[] chain, String authType) {
-                }
-
-                @Override
-                public X509Certificate[] getAcceptedIssuers() {
-                    return new X509Certificate[0];
-                }
-            }};
-        } else if (!caFile.isEmpty()) {
-            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-            ks.load(null, null);
-            try (InputStream in = Files.newInputStream(Path.of(caFile))) {
-                int i = 0;
-                for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                    ks.setCertificateEntry("ca" + i++, c);
-                }
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(ks);
-            trust = tmf.getTrustManagers();
-        }
-        ctx.init(null, trust, null);
-        return ctx;
     }
 
     /** Whether every byte of the delimiter is one the escaping removes from payloads (tab is kept, so not tab). */
@@ -215,6 +146,9 @@ public final class SocketProducer extends Producer {
     @Override
     public void start(ProducerContext ctx) {
         this.log = ctx.log();
+        if (tls.enabled()) {
+            tls.logTo(ctx.log(), config.id());
+        }
         this.escaper = new LineEscaper(ctx.stats().counter("sluice_invalid_utf8_total",
                 "Invalid UTF-8 sequences in JSON payloads written as U+FFFD."));
     }
@@ -348,18 +282,12 @@ public final class SocketProducer extends Producer {
                         s.setSendBufferSize(sendBuffer);
                         s.setTcpNoDelay(true);
                         s.connect(new InetSocketAddress(address.host(), address.port()), ackTimeoutMs);
-                        if (tls != null) {
-                            SSLSocket ssl = (SSLSocket) tls.getSocketFactory().createSocket(s, serverName, address.port(), true);
-                            SSLParameters params = ssl.getSSLParameters();
-                            if (verifyHost) {
-                                params.setEndpointIdentificationAlgorithm("HTTPS");
-                            }
-                            ssl.setSSLParameters(params);
-                            ssl.setSoTimeout(ackTimeoutMs);
-                            ssl.startHandshake();
-                            s = ssl;
-                        }
+                        // Before the handshake: a server that never answers it fails the connection in time.
                         s.setSoTimeout(ackTimeoutMs);
+                        if (tls.enabled()) {
+                            s = tls.clientSocket(s, address.host(), address.port());
+                            s.setSoTimeout(ackTimeoutMs);
+                        }
                     } catch (IOException e) {
                         s.close();
                         throw e;

@@ -7,6 +7,7 @@ import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
@@ -28,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * java.nio selector, accepts, reads, frames, parses and publishes for every connection (publishing may wait
  * while the pipeline is full: then no connection is read). java.nio rather than Netty: the framer works on byte
  * arrays, which a selector loop reads into without a copy, and unix sockets come with the JDK (16+) on every
- * platform. UDP is one socket read by the consumer's thread, as before.
+ * platform. UDP is one socket read by the consumer's thread, as before. With the TLS/* group enabled, every TCP
+ * connection speaks TLS on the same loop ({@link TlsStream}: one engine per connection, driven without blocking).
  */
 final class SocketServer {
     /** What one server does. */
@@ -52,6 +54,8 @@ final class SocketServer {
         int maxConnections = 1024;
         /** A connection that completes no message for this long is closed and counted; 0: never. */
         long idleTimeoutMs;
+        /** TLS on every TCP connection (the TLS/* group, enabled), or null. */
+        TlsSettings tls;
     }
 
     static final byte[] TRUNCATED = "truncated".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -128,7 +132,10 @@ final class SocketServer {
             closeListener();
             throw new IOException("cannot listen on " + s.address + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
-        ctx.log().info(id + ": listening on " + s.address);
+        if (s.tls != null) {
+            s.tls.logTo(ctx.log(), id);
+        }
+        ctx.log().info(id + ": listening on " + s.address + (s.tls == null ? "" : " (TLS)"));
     }
 
     /**

@@ -41,6 +41,15 @@ import java.util.concurrent.TimeUnit;
  * until it is delivered. When the budget is spent the connection stops being read (its key loses
  * {@code OP_READ}; TCP's window closes on the sender) with its frames kept, and the loop waits for the memory
  * between rounds. Nothing read is dropped.
+ *
+ * <p><b>TLS.</b> With the TLS/* group on, each connection has a {@link TlsStream}: reads go through its engine
+ * into the same buffers (plaintext straight into the shared read buffer when it has room for a record), so the
+ * framing, memory and backpressure above apply unchanged; the plain path only tests {@code tls == null}. A
+ * connection's ciphertext and plaintext buffers come from a pool of the loop's, reserved from the budget while
+ * held or pooled, and go back when the connection is idle. Bytes an engine already holds (a record behind the
+ * one unwrapped, plaintext the framer had no room for) are announced by no selector event: such connections are
+ * queued ({@code tlsReady}) and served in the next round without waiting. A handshake must complete within
+ * IdleTimeoutMs, or {@link #HANDSHAKE_NANOS} when that is 0; a refused one counts {@code rejected auth}.
  */
 final class StreamLoop implements Framer.Sink {
     /** Smallest buffer a connection keeps for an unfinished frame. */
@@ -55,6 +64,8 @@ final class StreamLoop implements Framer.Sink {
     /** A publish that took longer than this waited for the pipeline (see {@link #unblockedAt}). */
     private static final long WAITED_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final byte[] EMPTY = new byte[0];
+    /** How long a TLS handshake may take when IdleTimeoutMs is 0 (a half-open handshake must not hold a slot). */
+    static final long HANDSHAKE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** One accepted connection. */
     private static final class Conn {
@@ -76,6 +87,10 @@ final class StreamLoop implements Framer.Sink {
         long readEpoch;
         long readNanos;
         long lastProgress;
+        /** TLS on this connection, or null (plain). */
+        TlsStream tls;
+        /** In {@code tlsReady}: it has decrypted or whole encrypted bytes that no selector event will announce. */
+        boolean tlsQueued;
 
         Conn(SocketChannel ch, String peer, Framer framer) {
             this.ch = ch;
@@ -100,6 +115,13 @@ final class StreamLoop implements Framer.Sink {
     private final long idleNanos;
     private final String idleDetail;
     private final String busyDetail;
+    /** TLS buffers for the connections, or null for a plain listener. */
+    private final TlsStream.Pool tlsPool;
+    /** The longest a TLS handshake may take; 0 without TLS. */
+    private final long handshakeNanos;
+    private final String handshakeDetail;
+    /** How often connections are checked for timeouts; 0: never. */
+    private final long sweepNanos;
 
     private volatile Throwable failure;
     private volatile Thread thread;
@@ -109,6 +131,7 @@ final class StreamLoop implements Framer.Sink {
     private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
     private final ArrayDeque<Conn> paused = new ArrayDeque<>();
     private final List<Conn> roundAcks = new ArrayList<>();
+    private final ArrayDeque<Conn> tlsReady = new ArrayDeque<>();
     private int open;
     private long credit;
     private Batch batch;
@@ -140,6 +163,11 @@ final class StreamLoop implements Framer.Sink {
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(s.idleTimeoutMs);
         this.idleDetail = "no complete message for " + s.idleTimeoutMs + " ms (IdleTimeoutMs); connection closed";
         this.busyDetail = "MaxConnections (" + s.maxConnections + ") reached; connection closed";
+        this.tlsPool = s.tls == null ? null : new TlsStream.Pool(s.tls.newEngine(null, 0));
+        this.handshakeNanos = s.tls == null ? 0 : idleNanos > 0 ? idleNanos : HANDSHAKE_NANOS;
+        this.handshakeDetail = "TLS handshake not completed within " + TimeUnit.NANOSECONDS.toMillis(handshakeNanos)
+                + " ms; connection closed";
+        this.sweepNanos = idleNanos > 0 ? idleNanos : handshakeNanos;
     }
 
     /**
@@ -174,7 +202,12 @@ final class StreamLoop implements Framer.Sink {
     private void run() {
         try {
             while (!server.stopped) {
-                selector.select(onReady, selectTimeoutMillis());
+                if (tlsReady.isEmpty()) {
+                    selector.select(onReady, selectTimeoutMillis());
+                } else {
+                    selector.selectNow(onReady);
+                    serveTlsReady();
+                }
                 tasks();
                 endRound();
                 if (!listener.isOpen() && !server.stopped) {
@@ -198,8 +231,8 @@ final class StreamLoop implements Framer.Sink {
         if (!paused.isEmpty() || acceptPausedUntil != 0) {
             t = TimeUnit.NANOSECONDS.toMillis(RETRY_NANOS);
         }
-        if (idleNanos > 0) {
-            t = Math.min(t, Math.max(1, TimeUnit.NANOSECONDS.toMillis(idleNanos / 4)));
+        if (sweepNanos > 0) {
+            t = Math.min(t, Math.max(1, TimeUnit.NANOSECONDS.toMillis(sweepNanos / 4)));
         }
         return t;
     }
@@ -209,12 +242,20 @@ final class StreamLoop implements Framer.Sink {
             accept();
             return;
         }
-        Conn c = (Conn) key.attachment();
+        serve((Conn) key.attachment(), false);
+    }
+
+    /** Writes what {@code c} owes and reads what it sent; {@code tlsBuffered}: it has TLS bytes ready already. */
+    private void serve(Conn c, boolean tlsBuffered) {
+        SelectionKey key = c.key;
         try {
-            if (key.isWritable()) {
+            if (!tlsBuffered && key.isWritable()) {
+                if (c.tls != null && c.tls.flush(c.ch)) {
+                    queueTls(c); // the handshake may go on now that its last flight went out
+                }
                 writeAcks(c);
             }
-            if (key.isValid() && key.isReadable()) {
+            if (key.isValid() && (tlsBuffered || key.isReadable())) {
                 read(c);
             }
         } catch (IOException e) {
@@ -258,6 +299,9 @@ final class StreamLoop implements Framer.Sink {
                     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 }
                 Conn c = new Conn(ch, peer, server.newFramer(0));
+                if (tlsPool != null) {
+                    c.tls = new TlsStream(s.tls.newEngine(null, 0), tlsPool);
+                }
                 c.lastProgress = System.nanoTime();
                 c.key = ch.register(selector, SelectionKey.OP_READ, c);
                 open++;
@@ -270,6 +314,19 @@ final class StreamLoop implements Framer.Sink {
 
     /** Reads what the connection sent, a few reads at a time, and passes on its frames. */
     private void read(Conn c) throws IOException, InterruptedException {
+        if (c.tls == null) {
+            readRounds(c);
+            return;
+        }
+        if (!c.tls.holdsBuffers() && !lendTls(c)) {
+            return;
+        }
+        readRounds(c);
+        afterTls(c);
+    }
+
+    private void readRounds(Conn c) throws IOException, InterruptedException {
+        boolean got = false;
         for (int i = 0; i < READS_PER_ROUND && !c.paused && !c.eof; i++) {
             Framer f = c.framer;
             int pending = f.pending();
@@ -300,6 +357,7 @@ final class StreamLoop implements Framer.Sink {
                 if (n < 0) {
                     c.eof = true;
                 } else {
+                    got |= n > 0;
                     c.readEpoch = Clock.epochNanos();
                     c.readNanos = System.nanoTime();
                     current = c;
@@ -318,7 +376,8 @@ final class StreamLoop implements Framer.Sink {
                 return;
             }
             if (n < want) {
-                if (s.acknowledge != null && !c.ackThisRound) {
+                // A TLS read that only moved the handshake on brought nothing to acknowledge.
+                if (s.acknowledge != null && !c.ackThisRound && (got || c.tls == null)) {
                     c.ackThisRound = true;
                     roundAcks.add(c);
                 }
@@ -329,10 +388,72 @@ final class StreamLoop implements Framer.Sink {
 
     private int readSome(Conn c, ByteBuffer target) {
         try {
-            return c.ch.read(target);
+            return c.tls == null ? c.ch.read(target) : c.tls.read(c.ch, target);
+        } catch (TlsStream.Failure e) {
+            ctx.reject(e.handshake ? Rejection.AUTH : Rejection.MALFORMED, c.peer,
+                    (e.handshake ? "TLS handshake failed: " : "TLS failed: ") + e.getMessage() + "; connection closed");
+            return -1;
         } catch (IOException e) {
             ctx.log().info(id + ": connection from " + c.peer + " ended: " + e.getMessage());
             return -1;
+        }
+    }
+
+    /** Lends a TLS connection its buffers: pooled ones, or new ones reserved from the budget (else it pauses). */
+    private boolean lendTls(Conn c) {
+        ByteBuffer[] pair = tlsPool.poll();
+        if (pair == null) {
+            if (!take(tlsPool.bytes)) {
+                pause(c, tlsPool.bytes);
+                return false;
+            }
+            pair = tlsPool.allocate();
+        }
+        c.tls.lend(pair);
+        return true;
+    }
+
+    /** Takes a TLS connection's buffers back when nothing is pending in them (or {@code always}: closing). */
+    private void reclaimTls(Conn c, boolean always) {
+        ByteBuffer[] pair = c.tls.reclaim(always);
+        if (pair != null && !tlsPool.offer(pair)) {
+            credit += tlsPool.bytes;
+        }
+    }
+
+    /**
+     * After serving a TLS connection: bytes it already holds are served next round (no selector event announces
+     * them); an idle one gives its buffers back.
+     */
+    private void afterTls(Conn c) {
+        if (c.closed) {
+            return;
+        }
+        if (!queueTls(c)) {
+            reclaimTls(c, false);
+        }
+        interest(c);
+    }
+
+    /** Queues {@code c} to be served without a selector event when its TLS bytes are ready; whether it is queued. */
+    private boolean queueTls(Conn c) {
+        if (c.tls == null || c.closed || !c.tls.hasBuffered()) {
+            return false;
+        }
+        if (!c.tlsQueued && !c.paused && !c.eof) {
+            c.tlsQueued = true;
+            tlsReady.add(c);
+        }
+        return true;
+    }
+
+    private void serveTlsReady() {
+        for (int n = tlsReady.size(); n > 0; n--) {
+            Conn c = tlsReady.poll();
+            c.tlsQueued = false;
+            if (!c.closed && !c.paused && !c.eof) {
+                serve(c, true);
+            }
         }
     }
 
@@ -489,7 +610,8 @@ final class StreamLoop implements Framer.Sink {
         if (c.closed || !c.key.isValid()) {
             return;
         }
-        int ops = (c.paused || c.eof ? 0 : SelectionKey.OP_READ) | (c.acksOwed > 0 ? SelectionKey.OP_WRITE : 0);
+        boolean write = c.acksOwed > 0 || c.tls != null && c.tls.wantsWrite();
+        int ops = (c.paused || c.eof ? 0 : SelectionKey.OP_READ) | (write ? SelectionKey.OP_WRITE : 0);
         if (c.key.interestOps() != ops) {
             c.key.interestOps(ops);
         }
@@ -537,6 +659,9 @@ final class StreamLoop implements Framer.Sink {
             } else {
                 c.framer.drain(this);
                 interest(c);
+                if (c.tls != null) {
+                    afterTls(c);
+                }
             }
             if (c.paused) {
                 return; // still short: the rest stay paused, in order
@@ -565,16 +690,24 @@ final class StreamLoop implements Framer.Sink {
             budget.release(credit - chunk);
             credit = chunk;
         }
-        if (idleNanos > 0) {
+        if (sweepNanos > 0) {
             long now = System.nanoTime();
             if (now - nextSweep >= 0) {
-                nextSweep = now + idleNanos / 4;
-                for (SelectionKey k : selector.keys()) {
-                    if (k.attachment() instanceof Conn c && !c.paused && !c.eof && !c.closed
-                            && now - Math.max(c.lastProgress, unblockedAt) > idleNanos) {
-                        ctx.reject(Rejection.TIMEOUT, c.peer, idleDetail);
-                        end(c);
-                    }
+                nextSweep = now + sweepNanos / 4;
+                sweep(now);
+            }
+        }
+    }
+
+    /** Closes connections that completed no message (or no TLS handshake) in time, counted as timeouts. */
+    private void sweep(long now) {
+        for (SelectionKey k : selector.keys()) {
+            if (k.attachment() instanceof Conn c && !c.paused && !c.eof && !c.closed) {
+                boolean handshaking = c.tls != null && !c.tls.established();
+                long limit = handshaking ? handshakeNanos : idleNanos;
+                if (limit > 0 && now - Math.max(c.lastProgress, unblockedAt) > limit) {
+                    ctx.reject(Rejection.TIMEOUT, c.peer, handshaking ? handshakeDetail : idleDetail);
+                    end(c);
                 }
             }
         }
@@ -600,9 +733,15 @@ final class StreamLoop implements Framer.Sink {
             if (c.ack == null) {
                 c.ack = ByteBuffer.wrap(s.acknowledge);
             }
-            c.ch.write(c.ack);
-            if (c.ack.hasRemaining()) {
-                break;
+            if (c.tls != null) {
+                if (!c.tls.write(c.ch, c.ack)) {
+                    break; // earlier ciphertext still waits for the socket
+                }
+            } else {
+                c.ch.write(c.ack);
+                if (c.ack.hasRemaining()) {
+                    break;
+                }
             }
             c.ack.clear();
             c.acksOwed--;
@@ -615,6 +754,10 @@ final class StreamLoop implements Framer.Sink {
             return;
         }
         c.closed = true;
+        if (c.tls != null) {
+            c.tls.closeOutbound(c.ch);
+            reclaimTls(c, true);
+        }
         c.key.cancel();
         SocketServer.closeQuietly(c.ch);
         dropOwn(c);
@@ -663,6 +806,9 @@ final class StreamLoop implements Framer.Sink {
             if (batch != null) {
                 batch.fail(); // interrupted while stopping: back to the pool, and its memory to the budget
                 batch = null;
+            }
+            if (tlsPool != null) {
+                credit += tlsPool.pooledBytes(); // pooled TLS buffers stayed reserved until now
             }
             budget.release(credit + batchBytes);
             credit = 0;

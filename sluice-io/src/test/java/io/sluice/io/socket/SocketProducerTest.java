@@ -1,6 +1,7 @@
 package io.sluice.io.socket;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
@@ -22,8 +23,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.tls.TestCertificates;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** producer.Socket to a real server socket on 127.0.0.1: what arrives is read back frame by frame. */
 @Timeout(60)
@@ -156,5 +164,47 @@ class SocketProducerTest {
         ByteArrayOutputStream want = new ByteArrayOutputStream();
         want.writeBytes("{\"n\":1,\"é\":\"ü\"}\nplain text with \"quotes\" and C:\\Users\n".getBytes(StandardCharsets.UTF_8));
         assertThat(got).isEqualTo(want.toByteArray());
+    }
+
+    @Test
+    void tlsWithAClientCertificateReachesAServerThatRequiresOne(@TempDir Path dir) throws Exception {
+        TestCertificates ca = TestCertificates.ca(dir, "ca");
+        TestCertificates.Leaf server = ca.leaf("server", false);
+        TestCertificates.Leaf client = ca.leaf("client", false);
+        try (SSLServerSocket ss = (SSLServerSocket) JdkTls.context(server.p12(), ca.caPem).getServerSocketFactory()
+                .createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            ss.setNeedClientAuth(true);
+            CompletableFuture<String> received = CompletableFuture.supplyAsync(() -> {
+                try (SSLSocket s = (SSLSocket) ss.accept(); InputStream in = s.getInputStream()) {
+                    s.setSoTimeout(30_000);
+                    String who = ((X509Certificate) s.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+                    return who + " " + new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            SocketProducer out = new SocketProducer(PluginConfig.of("Out", "producer.Socket", Map.of(
+                    "Address", "tcp://127.0.0.1:" + ss.getLocalPort(), "TLS/CAFile", ca.caPem.toString(),
+                    "TLS/CertFile", client.cert().toString(), "TLS/KeyFile", client.key().toString())));
+            out.start(context());
+            Batch b = pool.acquire();
+            b.add().setPayload("over mutual TLS");
+            out.deliver(b);
+            out.close();
+            assertThat(received.get(30, TimeUnit.SECONDS)).isEqualTo("CN=client over mutual TLS\n");
+        }
+    }
+
+    @Test
+    void tlsSettingsAreCheckedAtConfiguration(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> new SocketProducer(PluginConfig.of("Out", "producer.Socket",
+                Map.of("Address", "udp://127.0.0.1:5000", "TLS/Enable", true))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("tcp://");
+        assertThatThrownBy(() -> new SocketProducer(PluginConfig.of("Out", "producer.Socket",
+                Map.of("TLS/CAFile", dir.resolve("missing.pem").toString()))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("TLS/CAFile");
+        assertThatThrownBy(() -> new SocketProducer(PluginConfig.of("Out", "producer.Socket",
+                Map.of("TLS/Enable", true, "TLS/ClientAuth", "require"))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("applies to servers");
     }
 }
