@@ -55,14 +55,18 @@ class MainTest {
                 "Hec:\n  Type: consumer.HEC\n  Address: 0.0.0.0:8088\n  Streams: s\n"
                 + "Fwd:\n  Type: consumer.Forward\n  Address: 0.0.0.0:24224\n  SharedKey: k\n  Streams: s\n"
                 + "Otlp:\n  Type: consumer.OTLP\n  Streams: s\n"
+                + "Syslog:\n  Type: consumer.Syslogd\n  Address: \"tcp://0.0.0.0:6514\"\n  Streams: s\n"
+                + "Unix:\n  Type: consumer.Socket\n  Address: \"unix:///tmp/sluice-validate.sock\"\n  Streams: s\n"
                 + "Out:\n  Type: producer.Null\n  Streams: s\n");
         assertThat(run("validate", open.toString())).isZero();
         String text = err.toString(StandardCharsets.UTF_8);
         assertThat(text).contains("warning: Hec: HEC on 0.0.0.0:8088 accepts unauthenticated requests").contains("set Tokens")
                 .contains("warning: Hec: HEC on 0.0.0.0:8088 takes plain text").contains("set TLS/CertFile")
                 .contains("warning: Fwd: Forward on 0.0.0.0:24224 takes plain text")
-                .doesNotContain("Fwd: Forward on 0.0.0.0:24224 accepts unauthenticated").doesNotContain("Otlp:");
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("ok, 4 plugins, 3 warnings");
+                .doesNotContain("Fwd: Forward on 0.0.0.0:24224 accepts unauthenticated").doesNotContain("Otlp:")
+                .contains("warning: Syslog: Syslog (tcp) on 0.0.0.0:6514 accepts unauthenticated requests")
+                .contains("require client certificates (TLS/ClientAuth require)").doesNotContain("Unix:");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("ok, 6 plugins, 5 warnings");
     }
 
     @Test

@@ -28,7 +28,7 @@ import java.util.Locale;
  *     Streams: logs
  * </pre>
  */
-public final class SocketConsumer extends Consumer {
+public final class SocketConsumer extends Consumer implements io.sluice.core.pipeline.Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "tcp://127.0.0.1:5880",
             "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
                     + "you name another address (tcp://0.0.0.0:5880 for every interface).");
@@ -134,6 +134,11 @@ public final class SocketConsumer extends Consumer {
         limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         s.tls = tls(config, TlsSettings.from(config, TlsSettings.Role.SERVER), s.address);
         this.server = new SocketServer(config.id(), s);
+    }
+
+    @Override
+    public java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners() {
+        return server.listeners("Socket");
     }
 
     /**

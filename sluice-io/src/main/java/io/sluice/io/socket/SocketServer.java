@@ -77,6 +77,21 @@ final class SocketServer {
     private volatile boolean serving;
     private volatile java.net.SocketAddress boundAddress;
 
+    /**
+     * The network listener this server will open, for the exposure check: TCP and UDP listen on an address, a
+     * unix socket only in the file system (none). Without a protocol-level login, only client certificates
+     * ({@code TLS/ClientAuth: require}) authenticate.
+     */
+    java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners(String what) {
+        if (s.address.protocol() == Address.Protocol.UNIX) {
+            return java.util.List.of();
+        }
+        boolean certificates = s.tls != null && s.tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
+        return java.util.List.of(new io.sluice.core.pipeline.Exposure.Listener(
+                what + " (" + s.address.protocol().name().toLowerCase(java.util.Locale.ROOT) + ")", s.address.host(),
+                s.address.port(), s.tls != null, certificates, null));
+    }
+
     SocketServer(String id, Settings settings) {
         this.id = id;
         this.s = settings;

@@ -16,7 +16,7 @@ import java.util.Locale;
  * TLS is RFC 5425 ({@code Format: RFC5425}, octet counting, port 6514 unless Address names another). Unix sockets are stream sockets here: the JDK has no unix
  * datagram channel, so {@code /dev/log} style datagram sockets are not supported.
  */
-public final class Syslogd extends Consumer {
+public final class Syslogd extends Consumer implements io.sluice.core.pipeline.Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "udp://127.0.0.1:514",
             "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
                     + "you name another address (udp://0.0.0.0:514 for every interface). With TLS the default is "
@@ -121,5 +121,10 @@ public final class Syslogd extends Consumer {
     /** The address bound; null before listening. */
     public java.net.SocketAddress boundAddress() {
         return server.boundAddress();
+    }
+
+    @Override
+    public java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners() {
+        return server.listeners("Syslog");
     }
 }
