@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.tls.TestCertificates;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -15,13 +14,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +45,7 @@ class AdminTlsTest {
                 "--admin-tls-ca", ca.caPem.toString())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(dir.resolve("err.txt").toFile()).start();
         try {
-            HttpClient operator = HttpClient.newBuilder().sslContext(context(ca, client)).connectTimeout(Duration.ofSeconds(2)).build();
+            HttpClient operator = HttpClient.newBuilder().sslContext(ca.clientContext(client)).connectTimeout(Duration.ofSeconds(2)).build();
             URI health = URI.create("https://127.0.0.1:" + port + "/health");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             int status = 0;
@@ -64,7 +58,7 @@ class AdminTlsTest {
                     Thread.sleep(50);
                 }
             }
-            HttpClient anonymous = HttpClient.newBuilder().sslContext(context(ca, null)).connectTimeout(Duration.ofSeconds(2)).build();
+            HttpClient anonymous = HttpClient.newBuilder().sslContext(ca.clientContext(null)).connectTimeout(Duration.ofSeconds(2)).build();
             assertThatThrownBy(() -> anonymous.send(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.ofString()))
                     .isInstanceOf(java.io.IOException.class);
             HttpClient plain = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -86,27 +80,5 @@ class AdminTlsTest {
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(code).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("admin").contains("TLS/CertFile");
-    }
-
-    private static SSLContext context(TestCertificates ca, TestCertificates.Leaf leaf) throws Exception {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(ca.caPem)) {
-            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        KeyManagerFactory kmf = null;
-        if (leaf != null) {
-            KeyStore keys = KeyStore.getInstance("PKCS12");
-            try (InputStream in = Files.newInputStream(leaf.p12())) {
-                keys.load(in, TestCertificates.PASSWORD.toCharArray());
-            }
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(keys, TestCertificates.PASSWORD.toCharArray());
-        }
-        SSLContext c = SSLContext.getInstance("TLS");
-        c.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return c;
     }
 }

@@ -88,6 +88,29 @@ public final class TestCertificates {
         return new Leaf(certPem, keyPem, store, key);
     }
 
+    /**
+     * A JDK client context, independent of Sluice's TLS code (the peer in tests): trusts this CA, presents
+     * {@code leaf} when it is not null.
+     */
+    public javax.net.ssl.SSLContext clientContext(Leaf leaf) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(caPem)) {
+            trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.KeyManagerFactory kmf = null;
+        if (leaf != null) {
+            kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(load(leaf.p12()), PASSWORD.toCharArray());
+        }
+        javax.net.ssl.SSLContext c = javax.net.ssl.SSLContext.getInstance("TLS");
+        c.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        return c;
+    }
+
     /** {@code key} as an encrypted PKCS#8 PEM (PBES2, AES-256), as {@code openssl pkcs8 -topk8 -v2 aes256} writes. */
     public static String encryptedPem(PrivateKey key, String password) throws Exception {
         String alg = "PBEWithHmacSHA256AndAES_256";

@@ -14,19 +14,12 @@ import io.sluice.forward.testutil.Pipelines;
 import io.sluice.forward.testutil.Pipelines.Collect;
 import io.sluice.forward.testutil.Pipelines.MemoryLog;
 import io.sluice.forward.testutil.Vectors;
-import java.io.InputStream;
 import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,35 +68,12 @@ class TlsGroupTest {
                 + "\n    ClientAuth: require\nOut:\n  Type: test.Collect\n"), "Out");
     }
 
-    /** A JDK client context trusting the CA, presenting {@code leaf} when not null. */
-    private static SSLContext jdkClient(TestCertificates.Leaf leaf) throws Exception {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(ca.caPem)) {
-            trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        KeyManagerFactory kmf = null;
-        if (leaf != null) {
-            KeyStore keys = KeyStore.getInstance("PKCS12");
-            try (InputStream in = Files.newInputStream(leaf.p12())) {
-                keys.load(in, TestCertificates.PASSWORD.toCharArray());
-            }
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(keys, TestCertificates.PASSWORD.toCharArray());
-        }
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
-    }
-
     @Test
     void fluentBitBytesOverMutualTlsAreDecodedAndAcked() throws Exception {
         int port = freePort();
         Collect out = mtlsServer(port);
         byte[] capture = Vectors.read("fluent-bit/forward/compressed-packed-forward-ack.bin");
-        try (SSLSocket s = (SSLSocket) jdkClient(client).getSocketFactory().createSocket("127.0.0.1", port)) {
+        try (SSLSocket s = (SSLSocket) ca.clientContext(client).getSocketFactory().createSocket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write(capture);
             s.getOutputStream().flush();
@@ -118,7 +88,7 @@ class TlsGroupTest {
     void aClientWithoutACertificateIsRefusedAndCounted() throws Exception {
         int port = freePort();
         Collect out = mtlsServer(port);
-        try (SSLSocket s = (SSLSocket) jdkClient(null).getSocketFactory().createSocket("127.0.0.1", port)) {
+        try (SSLSocket s = (SSLSocket) ca.clientContext(null).getSocketFactory().createSocket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write(Vectors.read("fluent-bit/forward/compressed-packed-forward-ack.bin"));
             s.getOutputStream().flush();

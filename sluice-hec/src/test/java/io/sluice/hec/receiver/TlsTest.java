@@ -12,14 +12,11 @@ import io.sluice.hec.Capture;
 import io.sluice.hec.Support;
 import io.sluice.hec.producer.SplunkHEC;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -155,14 +151,14 @@ class TlsTest {
         start("tls-rotate", Map.of("TLS/CertFile", cert, "TLS/KeyFile", key));
         Set<String> served = ConcurrentHashMap.newKeySet();
         // one long-lived connection opened before the rotation keeps sending after it
-        SSLSocket early = open(trusting());
+        SSLSocket early = open(ca.clientContext(null));
         served.add(subject(early));
         int events = 0;
         boolean rotated = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!(served.contains("CN=hec-b") && events >= 1000) && System.nanoTime() < deadline) {
             // a new client each time: a client resuming its TLS session is not shown the certificate again
-            try (SSLSocket s = open(trusting())) {
+            try (SSLSocket s = open(ca.clientContext(null))) {
                 served.add(subject(s));
                 assertThat(post(s, events, 20, true)).contains(SUCCESS);
             }
@@ -188,19 +184,6 @@ class TlsTest {
             distinct.add(e.payload());
         }
         assertThat(distinct).hasSize(total);
-    }
-
-    private SSLContext trusting() throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        try (InputStream in = Files.newInputStream(ca.caPem)) {
-            ks.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        f.init(ks);
-        SSLContext c = SSLContext.getInstance("TLS");
-        c.init(null, f.getTrustManagers(), null);
-        return c;
     }
 
     private SSLSocket open(SSLContext c) throws IOException {
