@@ -122,8 +122,9 @@ public final class JsonStrings {
             int c = src[i] & 0xFF;
             if (c >= 0x20 && c != '"' && c != '\\' && c != 0xED) {
                 dst[w++] = (byte) c;
-            } else if (c == 0xED && i + 2 < end && (src[i + 1] & 0xE0) == 0xA0) {
-                // ED A0..BF xx is a surrogate code unit (only backslash-u escapes produce it): write it back escaped.
+            } else if (c == 0xED && i + 2 < end && (src[i + 1] & 0xE0) == 0xA0 && (src[i + 2] & 0xC0) == 0x80) {
+                // ED A0..BF 80..BF is a surrogate code unit (only backslash-u escapes produce it): write it back
+                // escaped. Any other third byte is not part of it and is copied as it is, like other invalid UTF-8.
                 int cu = 0xD000 | (src[i + 1] & 0x3F) << 6 | src[i + 2] & 0x3F;
                 w = unicode(cu, dst, w);
                 i += 2;
