@@ -29,6 +29,9 @@ class ForwardFuzzTest {
     private static final long MAX_MESSAGE_SIZE = Forward.MAX_MESSAGE_SIZE.defaultValue();
     private static final long MAX_DECOMPRESSED_SIZE = Forward.MAX_DECOMPRESSED_SIZE.defaultValue();
 
+    /** JSON bytes per msgpack byte, at most (a control character in a non-string key's text becomes 7). */
+    private static final long MAX_JSON_GROWTH = 12;
+
     private final ForwardDecoder decoder = new ForwardDecoder(MAX_DECOMPRESSED_SIZE);
     private final RecordMapper json = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "_meta.");
     private final Message message = new BatchPool(1).acquire().add();
@@ -61,9 +64,12 @@ class ForwardFuzzTest {
         assertThat(nanos).isBetween(0, 999_999_999);
         json.map(record.buffer(), record.offset(), record.length(), record.metadataOffset(), record.metadataLength(),
                 message);
-        // Whatever the record held (invalid UTF-8, NaN, binary, ext), the payload is one JSON value.
+        // Whatever the record held (invalid UTF-8, NaN, binary, ext), the payload is one JSON value ...
         assertThat(scanner.scanValue(message.payload(), 0, message.length()))
                 .as("JSON payload %s: %s", message.payloadString(), scanner.errorReason()).isTrue();
+        // ... and a bounded multiple of the record: a byte becomes at most a few (an escape, "null", a double's
+        // digits), so a small record cannot cost memory and CPU out of proportion.
+        assertThat((long) message.length()).isLessThanOrEqualTo(MAX_JSON_GROWTH * record.length() + 64);
     }
 
     @FuzzTest(maxDuration = "5m")
