@@ -40,6 +40,12 @@ public final class ConfigLoader {
     private final Map<String, String> env;
     private String file;
     private Long memoryLimit;
+    /** Deepest nesting of values in a config; a Gollum config needs about five levels. */
+    static final int MAX_DEPTH = 100;
+    /** Most values in a config, counting each use of an alias anew. */
+    static final int MAX_VALUES = 100_000;
+    /** Values made so far from the file being loaded. */
+    private int values;
     /** Errors found so far in the file being loaded: all are reported together, not only the first. */
     private final List<ConfigException> errors = new ArrayList<>();
 
@@ -387,7 +393,8 @@ public final class ConfigLoader {
         LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false).build();
         try {
             Optional<Node> node = new Compose(settings).composeString(text);
-            return node.map(this::toVal).orElse(new Val(null, 1));
+            values = 0;
+            return node.map(n -> toVal(n, 0)).orElse(new Val(null, 1));
         } catch (MarkedYamlEngineException e) {
             int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
             throw ConfigException.at(file, line, null, null, "invalid YAML: " + e.getProblem());
@@ -396,8 +403,18 @@ public final class ConfigLoader {
         }
     }
 
-    private Val toVal(Node node) {
+    private Val toVal(Node node, int depth) {
         int line = node.getStartMark().map(Mark::getLine).orElse(-1) + 1;
+        // Aliases make the node graph a DAG or a cycle (&a [*a]): expanded into values, a cycle never ends and a
+        // few nested aliases multiply (a "billion laughs" of fifty aliases is gigabytes). No config needs either.
+        if (depth > MAX_DEPTH) {
+            throw ConfigException.at(file, line, null, null, "values nested deeper than " + MAX_DEPTH
+                    + " (or an alias that refers to itself)");
+        }
+        if (++values > MAX_VALUES) {
+            throw ConfigException.at(file, line, null, null, "more than " + MAX_VALUES
+                    + " values once aliases are expanded");
+        }
         if (node instanceof ScalarNode) {
             ScalarNode s = (ScalarNode) node;
             String value = s.getValue();
@@ -410,7 +427,7 @@ public final class ConfigLoader {
         if (node instanceof SequenceNode) {
             List<Val> items = new ArrayList<>();
             for (Node n : ((SequenceNode) node).getValue()) {
-                items.add(toVal(n));
+                items.add(toVal(n, depth + 1));
             }
             return new Val(items, line);
         }
@@ -422,7 +439,7 @@ public final class ConfigLoader {
                 throw ConfigException.at(file, line, null, null, "mapping keys must be plain names");
             }
             String key = ((ScalarNode) k).getValue();
-            if (map.put(key, toVal(t.getValueNode())) != null) {
+            if (map.put(key, toVal(t.getValueNode(), depth + 1)) != null) {
                 throw ConfigException.at(file, k.getStartMark().map(Mark::getLine).orElse(-1) + 1, null, key, "duplicate key");
             }
         }
