@@ -14,6 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -392,6 +394,7 @@ public final class ConfigLoader {
     private Val parseYaml(String text) {
         LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false).build();
         try {
+            checkNesting(settings, text);
             Optional<Node> node = new Compose(settings).composeString(text);
             values = 0;
             return node.map(n -> toVal(n, 0)).orElse(new Val(null, 1));
@@ -400,6 +403,27 @@ public final class ConfigLoader {
             throw ConfigException.at(file, line, null, null, "invalid YAML: " + e.getProblem());
         } catch (YamlEngineException e) {
             throw ConfigException.at(file, 0, null, null, "invalid YAML: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Refuses collections nested deeper than {@link #MAX_DEPTH} before they are composed: snakeyaml-engine's
+     * composer recurses once per level and a few kilobytes of brackets overflow the stack. The parser's events
+     * come one at a time without recursion, so counting them is safe; parse errors surface here as they would
+     * in the composer.
+     */
+    private void checkNesting(LoadSettings settings, String text) {
+        int depth = 0;
+        for (Event e : new Parse(settings).parseString(text)) {
+            Event.ID id = e.getEventId();
+            if (id == Event.ID.SequenceStart || id == Event.ID.MappingStart) {
+                if (++depth > MAX_DEPTH) {
+                    throw ConfigException.at(file, e.getStartMark().map(m -> m.getLine() + 1).orElse(0), null, null,
+                            "values nested deeper than " + MAX_DEPTH);
+                }
+            } else if (id == Event.ID.SequenceEnd || id == Event.ID.MappingEnd) {
+                depth--;
+            }
         }
     }
 
