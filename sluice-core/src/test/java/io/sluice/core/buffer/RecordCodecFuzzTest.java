@@ -59,7 +59,7 @@ class RecordCodecFuzzTest {
     /** Bodies framed as the buffer writes them (magic, length, CRC32C), so that the replay decodes them. */
     @FuzzTest(maxDuration = "5m")
     void replayRecords(byte[] data) throws IOException, InterruptedException {
-        ByteBuffer segment = ByteBuffer.allocate(data.length * 2 + 64);
+        ByteBuffer segment = ByteBuffer.allocate(data.length * 12 + 16); // a 12-byte header per input byte at most
         int at = 0;
         while (at < data.length) {
             int len = Math.min(data[at] & 0xFF, data.length - at - 1);
