@@ -11,8 +11,9 @@ import java.util.List;
 /**
  * Fuzz target for {@link Framer}, which cuts what consumer.Socket and consumer.Syslogd read into frames, in every
  * partitioner mode with a configuration the plugins accept (delimiter of 1 to 3 bytes, offset, binary lengths of
- * 1, 2, 4 or 8 bytes, any MaxLineSize). The contract: frames lie inside the buffer and are at most MaxLineSize,
- * nothing throws or hangs, and the frames do not depend on how the bytes were split into reads.
+ * 1, 2, 4 or 8 bytes, any MaxLineSize). The contract: frames lie inside the buffer and are at most MaxLineSize
+ * (a fixed-size frame at most its size), nothing throws or hangs, and the frames do not depend on how the bytes
+ * were split into reads.
  */
 class FramerFuzzTest {
     private static final int[] BINARY_SIZES = {1, 2, 4, 8};
@@ -32,24 +33,27 @@ class FramerFuzzTest {
         int chunk = data.consumeInt(1, 512);
         byte[] stream = data.consumeRemainingAsBytes();
 
+        // Fixed-size frames are never cut: the plugin's frame size wins over a smaller MaxLineSize.
+        int longest = mode == Framer.Mode.FIXED ? Math.max(maxFrame, size) : maxFrame;
         List<Frame> whole = frames(new Framer(mode, delimiter, offset, size, maxFrame, Math.max(initial, 1)),
-                stream, stream.length, maxFrame);
+                stream, stream.length, longest, mode + " size " + size + " offset " + offset);
         List<Frame> split = frames(new Framer(mode, delimiter, offset, size, maxFrame, Math.max(initial, 1)),
-                stream, chunk, maxFrame);
+                stream, chunk, longest, mode + " size " + size + " offset " + offset);
         assertThat(split).as("frames depend on how the reads split the stream").isEqualTo(whole);
     }
 
-    private static List<Frame> frames(Framer framer, byte[] stream, int chunk, int maxFrame)
+    private static List<Frame> frames(Framer framer, byte[] stream, int chunk, int maxFrame, String what)
             throws InterruptedException {
         List<Frame> out = new ArrayList<>();
         Framer.Sink sink = (buf, off, len, truncated) -> {
             assertThat(off).isBetween(0, buf.length);
-            assertThat(len).isBetween(0, Math.min(maxFrame, buf.length - off));
+            assertThat(len).as("frame length, %s", what).isBetween(0, Math.min(maxFrame, buf.length - off));
             out.add(new Frame(Arrays.copyOfRange(buf, off, off + len), truncated));
         };
         for (int at = 0; at < stream.length; at += chunk) {
             framer.feed(stream, at, Math.min(chunk, stream.length - at), sink);
-            assertThat(framer.capacity()).isLessThanOrEqualTo(framer.capacityLimit());
+            // Never more than a frame and its header need (a buffer is at least 64 bytes, however small they are).
+            assertThat(framer.capacity()).isLessThanOrEqualTo(Math.max(64, framer.capacityLimit()));
         }
         framer.finish(sink);
         return out;
