@@ -243,11 +243,17 @@ public final class Framer {
             if (stripCr && buf[end - 1] == '\r') {
                 len--;
             }
+            // A length header and the start of its frame can together be longer than MaxLineSize: cut there.
+            boolean cut = len > maxFrame;
+            len = Math.min(len, maxFrame);
             if (!admit(sink, len)) {
                 return false;
             }
             unterminated++;
-            sink.frame(buf, start, len, false);
+            if (cut) {
+                truncated++;
+            }
+            sink.frame(buf, start, len, cut);
         }
         start = 0;
         scanFrom = 0;
@@ -383,11 +389,17 @@ public final class Framer {
             }
             return -1;
         }
-        if (!admit(sink, at - start)) {
+        // A line can be longer than MaxLineSize by the length header the buffer makes room for: cut it there too.
+        int len = Math.min(at - start, maxFrame);
+        if (!admit(sink, len)) {
             return -1;
         }
         badHeaders++;
-        sink.frame(buf, start, at - start, false);
+        boolean cut = len < at - start;
+        if (cut) {
+            truncated++;
+        }
+        sink.frame(buf, start, len, cut);
         start = at + 1;
         scanFrom = start;
         return 0;
