@@ -39,7 +39,8 @@ class FramerFuzzTest {
                 stream, stream.length, longest, mode + " size " + size + " offset " + offset);
         List<Frame> split = frames(new Framer(mode, delimiter, offset, size, maxFrame, Math.max(initial, 1)),
                 stream, chunk, longest, mode + " size " + size + " offset " + offset);
-        assertThat(split).as("frames depend on how the reads split the stream").isEqualTo(whole);
+        assertThat(split).as("frames depend on how the reads split the stream: %s, delimiter %s, MaxLineSize %d, "
+                + "reads of %d", mode, Arrays.toString(delimiter), maxFrame, chunk).isEqualTo(whole);
     }
 
     private static List<Frame> frames(Framer framer, byte[] stream, int chunk, int maxFrame, String what)
