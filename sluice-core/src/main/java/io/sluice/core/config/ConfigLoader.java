@@ -15,6 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -41,6 +43,12 @@ public final class ConfigLoader {
     private final Map<String, String> env;
     private String file;
     private Long memoryLimit;
+    /** Deepest nesting of values in a config; a Gollum config needs about five levels. */
+    static final int MAX_DEPTH = 100;
+    /** Most values in a config, counting each use of an alias anew. */
+    static final int MAX_VALUES = 100_000;
+    /** Values made so far from the file being loaded. */
+    private int values;
     /** Errors found so far in the file being loaded: all are reported together, not only the first. */
     private final List<ConfigException> errors = new ArrayList<>();
 
@@ -404,8 +412,10 @@ public final class ConfigLoader {
     private Val parseYaml(String text) {
         LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false).build();
         try {
+            checkNesting(settings, text);
             Optional<Node> node = new Compose(settings).composeString(text);
-            return node.map(this::toVal).orElse(new Val(null, 1));
+            values = 0;
+            return node.map(n -> toVal(n, 0)).orElse(new Val(null, 1));
         } catch (MarkedYamlEngineException e) {
             int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
             throw ConfigException.at(file, line, null, null, "invalid YAML: " + e.getProblem());
@@ -414,8 +424,39 @@ public final class ConfigLoader {
         }
     }
 
-    private Val toVal(Node node) {
+    /**
+     * Refuses collections nested deeper than {@link #MAX_DEPTH} before they are composed: snakeyaml-engine's
+     * composer recurses once per level and a few kilobytes of brackets overflow the stack. The parser's events
+     * come one at a time without recursion, so counting them is safe; parse errors surface here as they would
+     * in the composer.
+     */
+    private void checkNesting(LoadSettings settings, String text) {
+        int depth = 0;
+        for (Event e : new Parse(settings).parseString(text)) {
+            Event.ID id = e.getEventId();
+            if (id == Event.ID.SequenceStart || id == Event.ID.MappingStart) {
+                if (++depth > MAX_DEPTH) {
+                    throw ConfigException.at(file, e.getStartMark().map(m -> m.getLine() + 1).orElse(0), null, null,
+                            "values nested deeper than " + MAX_DEPTH);
+                }
+            } else if (id == Event.ID.SequenceEnd || id == Event.ID.MappingEnd) {
+                depth--;
+            }
+        }
+    }
+
+    private Val toVal(Node node, int depth) {
         int line = node.getStartMark().map(Mark::getLine).orElse(-1) + 1;
+        // Aliases make the node graph a DAG or a cycle (&a [*a]): expanded into values, a cycle never ends and a
+        // few nested aliases multiply (a "billion laughs" of fifty aliases is gigabytes). No config needs either.
+        if (depth > MAX_DEPTH) {
+            throw ConfigException.at(file, line, null, null, "values nested deeper than " + MAX_DEPTH
+                    + " (or an alias that refers to itself)");
+        }
+        if (++values > MAX_VALUES) {
+            throw ConfigException.at(file, line, null, null, "more than " + MAX_VALUES
+                    + " values once aliases are expanded");
+        }
         if (node instanceof ScalarNode) {
             ScalarNode s = (ScalarNode) node;
             String value = s.getValue();
@@ -428,7 +469,7 @@ public final class ConfigLoader {
         if (node instanceof SequenceNode) {
             List<Val> items = new ArrayList<>();
             for (Node n : ((SequenceNode) node).getValue()) {
-                items.add(toVal(n));
+                items.add(toVal(n, depth + 1));
             }
             return new Val(items, line);
         }
@@ -440,7 +481,7 @@ public final class ConfigLoader {
                 throw ConfigException.at(file, line, null, null, "mapping keys must be plain names");
             }
             String key = ((ScalarNode) k).getValue();
-            if (map.put(key, toVal(t.getValueNode())) != null) {
+            if (map.put(key, toVal(t.getValueNode(), depth + 1)) != null) {
                 throw ConfigException.at(file, k.getStartMark().map(Mark::getLine).orElse(-1) + 1, null, key, "duplicate key");
             }
         }

@@ -122,8 +122,15 @@ public final class JsonStrings {
             int c = src[i] & 0xFF;
             if (c >= 0x20 && c != '"' && c != '\\' && c != 0xED) {
                 dst[w++] = (byte) c;
-            } else if (c == 0xED && i + 2 < end && (src[i + 1] & 0xE0) == 0xA0) {
-                // ED A0..BF xx is a surrogate code unit (only backslash-u escapes produce it): write it back escaped.
+            } else if (c == 0xED && surrogatePair(src, i, end)) {
+                // A high and a low surrogate as six raw bytes: as two escapes they would read back as one code point
+                // (four bytes), so they are copied as they are, like other invalid UTF-8.
+                System.arraycopy(src, i, dst, w, 6);
+                w += 6;
+                i += 5;
+            } else if (c == 0xED && i + 2 < end && (src[i + 1] & 0xE0) == 0xA0 && (src[i + 2] & 0xC0) == 0x80) {
+                // ED A0..BF 80..BF is a surrogate code unit (only backslash-u escapes produce it): write it back
+                // escaped. Any other third byte is not part of it and is copied as it is, like other invalid UTF-8.
                 int cu = 0xD000 | (src[i + 1] & 0x3F) << 6 | src[i + 2] & 0x3F;
                 w = unicode(cu, dst, w);
                 i += 2;
@@ -134,6 +141,12 @@ public final class JsonStrings {
             }
         }
         return w - dstOff;
+    }
+
+    /** Whether {@code src[i, i+6)} is a high surrogate's three bytes (ED A0..AF xx) then a low one's (ED B0..BF xx). */
+    private static boolean surrogatePair(byte[] src, int i, int end) {
+        return i + 5 < end && (src[i + 1] & 0xF0) == 0xA0 && (src[i + 2] & 0xC0) == 0x80
+                && (src[i + 3] & 0xFF) == 0xED && (src[i + 4] & 0xF0) == 0xB0 && (src[i + 5] & 0xC0) == 0x80;
     }
 
     private static int escapeAscii(int c, byte[] dst, int w) {

@@ -403,7 +403,8 @@ public final class ForwardDecoder implements AutoCloseable {
             throw in.error("record must be a map, found " + ValueType.describe(in.peek()));
         }
         int start = in.position();
-        in.skipValue();
+        // Depth-limited: the record goes on to recursive readers and writers (RecordView.toMap, the JSON mapping).
+        in.skipValueLimited();
         view.set(in.array(), start, in.position() - start, metaOffset, metaLength);
         sink.onEvent(tag, seconds, nanos, view);
     }
@@ -465,7 +466,7 @@ public final class ForwardDecoder implements AutoCloseable {
         for (int i = 1; i < n; i++) {
             int start = in.position();
             if (i == 1 && in.nextType() == ValueType.MAP) {
-                in.skipValue();
+                in.skipValueLimited(); // handed on with the record
                 metaOffset = start;
                 metaLength = in.position() - start;
             } else {

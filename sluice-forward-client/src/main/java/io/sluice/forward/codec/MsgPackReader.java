@@ -29,6 +29,8 @@ public final class MsgPackReader {
     private int pos;
     private int limit;
     private long base;
+    /** {@link #skipValueLimited}'s pending children of each open container; made at its first use. */
+    private long[] pendingStack;
 
     /** Creates a reader over nothing; call {@link #reset} before use. */
     public MsgPackReader() {
@@ -317,6 +319,39 @@ public final class MsgPackReader {
         long pending = 1;
         while (pending > 0) {
             pending += skipHeader() - 1;
+        }
+    }
+
+    /**
+     * Skips one whole value, as {@link #skipValue()}, refusing one whose containers nest deeper than
+     * {@link #MAX_DEPTH}: what is handed on (a record, its metadata) is then safe for a recursive reader or writer.
+     * Iterative; one count of pending children per open container.
+     * @throws ForwardProtocolException when the input is malformed, truncated or nested too deep
+     */
+    public void skipValueLimited() throws ForwardProtocolException {
+        long[] parents = pendingStack;
+        if (parents == null) {
+            parents = pendingStack = new long[MAX_DEPTH];
+        }
+        int depth = 0;
+        long pending = 1;
+        while (true) {
+            if (pending == 0) {
+                if (depth == 0) {
+                    return;
+                }
+                pending = parents[--depth];
+                continue;
+            }
+            pending--;
+            long children = skipHeader();
+            if (children > 0) {
+                if (depth == MAX_DEPTH) {
+                    throw error("values nested deeper than " + MAX_DEPTH);
+                }
+                parents[depth++] = pending;
+                pending = children;
+            }
         }
     }
 

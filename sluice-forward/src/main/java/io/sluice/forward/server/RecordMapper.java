@@ -88,6 +88,8 @@ final class RecordMapper {
     private int spanCount;
     /** {@link #spans} describe the record just written (every key was a string). */
     private boolean spansReady;
+    /** Non-string map keys being written around the current position (see {@link #writeKey}). */
+    private int keyNesting;
     private static final int SPAN = 8;
     private static final int SPANS_INITIAL = 16 * SPAN;
     private static final int SPAN_KEY = 0;
@@ -683,12 +685,23 @@ final class RecordMapper {
             return;
         }
         int start = pos;
+        keyNesting++;
         writeJson();
+        keyNesting--;
         int len = pos - start;
         byte[] text = Arrays.copyOfRange(out, start, start + len);
         pos = start;
         put((byte) '"');
-        escape(text, 0, len);
+        if (keyNesting == 0) {
+            escape(text, 0, len);
+        } else {
+            // Inside another non-string key, whose whole text is escaped once when it is written: escaping here
+            // too would double every backslash at each level, JSON exponential in the nesting (a 100-byte record,
+            // gigabytes of output and minutes of CPU).
+            ensure(len);
+            System.arraycopy(text, 0, out, pos, len);
+            pos += len;
+        }
         put((byte) '"');
     }
 

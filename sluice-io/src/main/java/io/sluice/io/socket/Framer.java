@@ -45,6 +45,7 @@ public final class Framer {
 
     private static final int MAX_HEADER = 24;
     private static final byte[] EMPTY = new byte[0];
+    private static final byte[] NEWLINE = {'\n'};
 
     private final Mode mode;
     private final byte[] delimiter;
@@ -58,6 +59,8 @@ public final class Framer {
     private int scanFrom;
     private long skipRemaining;
     private boolean skipToDelimiter;
+    /** What a cut frame's rest is skipped to: the delimiter, or a newline after a bad length header. */
+    private byte[] skipTo;
     private boolean stalled;
 
     private long truncated;
@@ -243,11 +246,17 @@ public final class Framer {
             if (stripCr && buf[end - 1] == '\r') {
                 len--;
             }
+            // A length header and the start of its frame can together be longer than MaxLineSize: cut there.
+            boolean cut = len > maxFrame;
+            len = Math.min(len, maxFrame);
             if (!admit(sink, len)) {
                 return false;
             }
             unterminated++;
-            sink.frame(buf, start, len, false);
+            if (cut) {
+                truncated++;
+            }
+            sink.frame(buf, start, len, cut);
         }
         start = 0;
         scanFrom = 0;
@@ -259,14 +268,14 @@ public final class Framer {
 
     private int delimited(Sink sink, int end) throws InterruptedException {
         if (skipToDelimiter) {
-            int at = Bytes.indexOf(buf, Math.max(start, scanFrom), end, delimiter);
+            int at = Bytes.indexOf(buf, Math.max(start, scanFrom), end, skipTo);
             if (at < 0) {
-                start = Math.max(start, end - delimiter.length + 1);
+                start = Math.max(start, end - skipTo.length + 1);
                 scanFrom = start;
                 return -1;
             }
             skipToDelimiter = false;
-            start = at + delimiter.length;
+            start = at + skipTo.length;
             scanFrom = start;
             return 0;
         }
@@ -282,6 +291,7 @@ public final class Framer {
                 start += maxFrame;
                 scanFrom = start;
                 skipToDelimiter = true;
+                skipTo = delimiter;
                 return 0;
             }
             return -1;
@@ -379,15 +389,22 @@ public final class Framer {
                 start += maxFrame;
                 scanFrom = start;
                 skipToDelimiter = true;
+                skipTo = NEWLINE; // a bad header's line ends at a newline, whatever the delimiter
                 return 0;
             }
             return -1;
         }
-        if (!admit(sink, at - start)) {
+        // A line can be longer than MaxLineSize by the length header the buffer makes room for: cut it there too.
+        int len = Math.min(at - start, maxFrame);
+        if (!admit(sink, len)) {
             return -1;
         }
         badHeaders++;
-        sink.frame(buf, start, at - start, false);
+        boolean cut = len < at - start;
+        if (cut) {
+            truncated++;
+        }
+        sink.frame(buf, start, len, cut);
         start = at + 1;
         scanFrom = start;
         return 0;

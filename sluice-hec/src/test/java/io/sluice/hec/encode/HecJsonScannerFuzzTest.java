@@ -1,0 +1,43 @@
+package io.sluice.hec.encode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.sluice.core.json.Utf8;
+
+/**
+ * Fuzz target for sluice-hec's own JSON scanner, which finds where each event of an /event body ends and
+ * unescapes its strings. The contract: {@link JsonScanner#skipValue} returns a position inside the input or
+ * {@link JsonScanner#ERROR} with a reason, never throws. Differential check against the core scanner, which
+ * implements the same grammar but takes any bytes in strings: what sluice-hec accepts, core accepts too, and
+ * what core accepts as valid UTF-8 sluice-hec accepts unless it is nested deeper than its limit.
+ */
+class HecJsonScannerFuzzTest {
+    private static final int MAX_DEPTH = 512; // consumer.HEC's MaxDepth default
+
+    private final JsonScanner hec = new JsonScanner(MAX_DEPTH);
+    private final io.sluice.core.json.JsonScanner core = new io.sluice.core.json.JsonScanner();
+
+    @FuzzTest(maxDuration = "5m")
+    void skipValue(byte[] input) {
+        int end = hec.skipValue(input, 0, input.length);
+        boolean whole = end != JsonScanner.ERROR && JsonScanner.ws(input, end, input.length) == input.length;
+        if (end == JsonScanner.ERROR) {
+            assertThat(hec.error()).isNotNull();
+        } else {
+            assertThat(end).isBetween(1, input.length);
+        }
+        boolean coreOk = core.scanValue(input, 0, input.length);
+        if (whole) {
+            assertThat(coreOk).as("core rejects what sluice-hec accepts: %s", core.errorReason()).isTrue();
+        } else if (coreOk && Utf8.isValid(input, 0, input.length)) {
+            assertThat(hec.error()).as("sluice-hec rejects valid JSON").startsWith("nested deeper than");
+        }
+        if (whole && core.kind() == io.sluice.core.json.JsonFields.STRING) {
+            int open = core.valueStart() - 1;
+            byte[] text = hec.text(input, open, core.valueEnd());
+            assertThat(hec.textLength()).isBetween(0, core.valueEnd() - open);
+            assertThat(text.length).isGreaterThanOrEqualTo(hec.textOffset() + hec.textLength());
+        }
+    }
+}
