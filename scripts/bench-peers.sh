@@ -10,6 +10,8 @@
 #                     this repository. When it is absent only Sluice runs.
 #   EVENTS=N          events per run (default 2000000, a multiple of 1000)
 #   SLUICE_JAR=path   another sluice.jar, for A/B runs; JAVA_HOME picks the JDK
+#   SLUICE_JAVA_OPTS  JVM options added after the launcher's (not the defaults: say so with the figures), e.g.
+#                     -Dsluice.tls.provider=jdk for the JDK's TLS engine instead of BoringSSL
 #   DEADLINE=S        seconds a run may take to count all events at the output (default 300)
 #   WARMUP=N          first send N other events the same way and wait until all are counted, then time the run:
 #                     a server that has been running (a warm JVM for Sluice). Default 0: a fresh process.
@@ -95,7 +97,7 @@ case " $engines " in *" sluice "*) [ -f "$jar" ] || mvn -B -q -o -pl sluice-cli 
 # As the launcher does on Java 24 and newer (see ./sluice).
 unsafe_opt=""
 if "$java_bin" --sun-misc-unsafe-memory-access=allow -version >/dev/null 2>&1; then
-  unsafe_opt=--sun-misc-unsafe-memory-access=allow
+  unsafe_opt="--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
 fi
 peer=yes
 case " $engines " in *" fluentbit "*) ;; *) peer=no ;; esac
@@ -379,7 +381,7 @@ one_run() { # engine workload run → appends "workload engine rate rss_kb" to r
   else
     sluice_config "$w" "$port" "$other" "$sink" > "$tmp/sluice.yaml"
     # Exactly the ./sluice launcher's JVM options; the stats line goes to the log.
-    "$java_bin" -Xms64m -Xmx192m -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError ${unsafe_opt:-} -jar "$jar" \
+    "$java_bin" -Xms64m -Xmx192m -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError ${unsafe_opt:-} ${SLUICE_JAVA_OPTS:-} -jar "$jar" \
       -c "$tmp/sluice.yaml" --admin "127.0.0.1:$admin" > "$log" 2>&1 &
   fi
   pid=$!; running+=("$pid")
