@@ -22,6 +22,20 @@ class ConfigLoaderTest {
 
     private static final String PRODUCER = "\"Bench\":\n  Type: producer.Benchmark\n  Streams: s\n";
 
+    /**
+     * Block mappings 3,000 deep (4.5 MB of indentation, so made here rather than kept in the fuzz corpus) are a
+     * config error, not a StackOverflowError in the YAML composer.
+     */
+    @Test
+    void blockMappingsThousandsDeepAreAConfigError() {
+        StringBuilder yaml = new StringBuilder("a:\n");
+        for (int depth = 1; depth < 3000; depth++) {
+            yaml.append(" ".repeat(depth)).append("b:\n");
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> load(yaml.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("deep");
+    }
+
     @Test
     void readsGollumProfileWithModulatorsAsNamesAndMappings() {
         List<PluginConfig> configs = load("Gen:\n  Type: consumer.Profiler\n  Runs: 7\n  Streams: s\n"
