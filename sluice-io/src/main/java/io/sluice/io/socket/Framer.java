@@ -282,7 +282,9 @@ public final class Framer {
         int at = Bytes.indexOf(buf, Math.max(start, scanFrom), end, delimiter);
         if (at < 0) {
             scanFrom = Math.max(start, end - delimiter.length + 1);
-            if (end - start >= maxFrame) {
+            // Longer than MaxLineSize for certain only once a delimiter (and a CR before it) could no longer end a
+            // frame of MaxLineSize bytes; cutting earlier made the frames depend on how reads split the stream.
+            if (end - start >= maxFrame + delimiter.length + (stripCr ? 1 : 0)) {
                 if (!admit(sink, maxFrame)) {
                     return -1;
                 }
