@@ -73,7 +73,14 @@ final class Connector {
     }
 
     private void handshake(Channel c) throws IOException, InterruptedException {
-        Future<Channel> hs = c.pipeline().get(SslHandler.class).handshakeFuture();
+        SslHandler tlsHandler = c.pipeline().get(SslHandler.class);
+        if (tlsHandler == null) {
+            // the server refused the handshake (a TLS 1.3 client certificate it wanted) and the connection closed,
+            // taking its handlers, before this thread looked
+            c.close();
+            throw new IOException("TLS handshake with " + host + ":" + port + " failed: the server closed the connection");
+        }
+        Future<Channel> hs = tlsHandler.handshakeFuture();
         if (!hs.await(timeoutMillis, TimeUnit.MILLISECONDS) || !hs.isSuccess()) {
             c.close();
             throw new IOException("TLS handshake with " + host + ":" + port + " failed: "
