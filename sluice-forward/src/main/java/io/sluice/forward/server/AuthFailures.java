@@ -33,7 +33,7 @@ final class AuthFailures {
         }
     }
 
-    private static final class Entry {
+    private static final class Failures {
         int failures;
         long lastFailure;
         long blockedUntil;
@@ -43,7 +43,7 @@ final class AuthFailures {
     private final long maxBlockNanos;
     private final int capacity;
     private final LongSupplier clock;
-    private final LinkedHashMap<Key, Entry> table;
+    private final LinkedHashMap<Key, Failures> table;
 
     /**
      * @param limit         failures before an address is blocked; 0 turns throttling off
@@ -61,7 +61,7 @@ final class AuthFailures {
         // not reorder anything.
         this.table = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<Key, Entry> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<Key, Failures> eldest) {
                 return size() > AuthFailures.this.capacity;
             }
         };
@@ -80,7 +80,7 @@ final class AuthFailures {
         if (!enabled() || table.isEmpty()) {
             return 0;
         }
-        Entry e = table.get(Key.of(address));
+        Failures e = table.get(Key.of(address));
         return e == null ? 0 : Math.max(0, e.blockedUntil - clock.getAsLong());
     }
 
@@ -91,9 +91,9 @@ final class AuthFailures {
         }
         long now = clock.getAsLong();
         Key key = Key.of(address);
-        Entry e = table.remove(key);
+        Failures e = table.remove(key);
         if (e == null) {
-            e = new Entry();
+            e = new Failures();
         } else if (now - quietSince(e) > WINDOW_NANOS) {
             e.failures = 0;
         }
@@ -120,7 +120,7 @@ final class AuthFailures {
         return table.size();
     }
 
-    private static long quietSince(Entry e) {
+    private static long quietSince(Failures e) {
         return e.blockedUntil - e.lastFailure > 0 ? e.blockedUntil : e.lastFailure;
     }
 
