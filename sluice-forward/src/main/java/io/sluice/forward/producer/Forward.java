@@ -377,6 +377,11 @@ public final class Forward extends Producer {
         }
         try {
             SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+            if (tls == null && ssl != null) {
+                // the server refused the handshake and closed the connection (taking its handlers) already
+                f.channel().close();
+                throw new IOException("TLS handshake failed: the server closed the connection");
+            }
             if (tls != null) {
                 io.netty.util.concurrent.Future<?> hs = tls.handshakeFuture();
                 if (!hs.await(timeout, TimeUnit.MILLISECONDS) || !hs.isSuccess()) {
