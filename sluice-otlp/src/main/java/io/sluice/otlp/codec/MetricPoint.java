@@ -145,11 +145,22 @@ final class MetricPoint {
             exemplars.endArray();
             f.key(Keys.EXEMPLARS, Keys.H_EXEMPLARS).json(exemplars.buffer(), 0, exemplars.length());
         }
+        // The JSON is written before its buffer is taken: writing may grow the buffer (json.buffer() taken first,
+        // as an argument before the call that writes, was the old, shorter array: a fuzzing finding).
         switch (type) {
             case NUMBER -> number(f, name, nameOff, nameLen);
-            case HISTOGRAM -> f.key(Keys.HISTOGRAM, Keys.H_HISTOGRAM).json(json.buffer(), 0, histogram());
-            case EXPONENTIAL_HISTOGRAM -> f.key(Keys.EXPONENTIAL_HISTOGRAM, Keys.H_EXPONENTIAL_HISTOGRAM).json(json.buffer(), 0, exponential());
-            default -> f.key(Keys.SUMMARY, Keys.H_SUMMARY).json(json.buffer(), 0, summary());
+            case HISTOGRAM -> {
+                int n = histogram();
+                f.key(Keys.HISTOGRAM, Keys.H_HISTOGRAM).json(json.buffer(), 0, n);
+            }
+            case EXPONENTIAL_HISTOGRAM -> {
+                int n = exponential();
+                f.key(Keys.EXPONENTIAL_HISTOGRAM, Keys.H_EXPONENTIAL_HISTOGRAM).json(json.buffer(), 0, n);
+            }
+            default -> {
+                int n = summary();
+                f.key(Keys.SUMMARY, Keys.H_SUMMARY).json(json.buffer(), 0, n);
+            }
         }
         Metadata md = m.metadata();
         md.copyFrom(metric);
