@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.core.TestPlugins;
 import io.sluice.core.pipeline.Pipeline;
 import java.io.ByteArrayOutputStream;
-import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -18,15 +17,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -64,14 +59,13 @@ class AdminSecurityTest {
         start(settings, null);
     }
 
-    private void start(Consumer<AdminServer.Settings> settings, SSLContext tls) throws Exception {
+    private void start(Consumer<AdminServer.Settings> settings, io.netty.handler.ssl.SslContext tls) throws Exception {
         pipeline = TestPlugins.pipeline(ONE_MESSAGE);
         pipeline.start();
         AdminServer.Settings s = new AdminServer.Settings();
         s.port = 0;
         settings.accept(s);
-        admin = AdminServer.start(pipeline, s, tls == null ? null
-                : new io.netty.handler.ssl.JdkSslContext(tls, false, io.netty.handler.ssl.ClientAuth.NONE), TestPlugins.quietLog());
+        admin = AdminServer.start(pipeline, s, tls, TestPlugins.quietLog());
     }
 
     private HttpResponse<String> get(String path, String authorization) throws Exception {
@@ -261,9 +255,13 @@ class AdminSecurityTest {
 
     @Test
     void anSslContextServesHttps() throws Exception {
-        KeyStore keys = keytool(dir.resolve("admin.p12"));
-        start(s -> s.token = TOKEN, serverContext(keys));
-        HttpClient https = HttpClient.newBuilder().sslContext(clientContext(keys)).connectTimeout(Duration.ofSeconds(2)).build();
+        io.sluice.core.tls.TestCertificates ca = io.sluice.core.tls.TestCertificates.ca(dir, "admin-ca");
+        io.sluice.core.tls.TestCertificates.Leaf leaf = ca.leaf("admin", false);
+        // the TLS/* group as the CLI's --admin-tls-cert and --admin-tls-key build it
+        io.sluice.core.tls.TlsSettings tls = io.sluice.core.tls.TlsSettings.of("admin", io.sluice.core.tls.TlsSettings.Role.SERVER,
+                java.util.Map.of("TLS/CertFile", leaf.cert().toString(), "TLS/KeyFile", leaf.key().toString()));
+        start(s -> s.token = TOKEN, new io.sluice.core.tls.NettyTls(tls).context());
+        HttpClient https = HttpClient.newBuilder().sslContext(ca.clientContext(null)).connectTimeout(Duration.ofSeconds(2)).build();
         HttpResponse<String> r = https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + admin.port() + "/metrics"))
                 .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -271,43 +269,5 @@ class AdminSecurityTest {
         assertThat(r.body()).contains("sluice_ready 1");
         Socket plain = send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(closedByServer(plain)).as("plain HTTP to the TLS port").isTrue();
-    }
-
-    private static final char[] PASS = "changeit".toCharArray();
-
-    /** A throw-away certificate for 127.0.0.1, made by the JDK's keytool. */
-    private static KeyStore keytool(Path ks) throws Exception {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=sluice-test", "-ext", "SAN=ip:127.0.0.1", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", ks.toString(), "-storepass", "changeit", "-keypass", "changeit")
-                .redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(new String(out, StandardCharsets.UTF_8)).isZero();
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(ks.toFile())) {
-            store.load(in, PASS);
-        }
-        return store;
-    }
-
-    private static SSLContext serverContext(KeyStore keys) throws Exception {
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, PASS);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), null, null);
-        return ctx;
-    }
-
-    private static SSLContext clientContext(KeyStore keys) throws Exception {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("server", keys.getCertificate("server"));
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, tmf.getTrustManagers(), null);
-        return ctx;
     }
 }
