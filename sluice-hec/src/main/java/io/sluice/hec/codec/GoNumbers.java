@@ -1,4 +1,4 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
 /**
  * Rewrites the text of a JSON number the way Go prints the same float64, for OTLP events that must read as the

@@ -1,4 +1,4 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;

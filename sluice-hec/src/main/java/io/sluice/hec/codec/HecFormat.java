@@ -1,4 +1,4 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;

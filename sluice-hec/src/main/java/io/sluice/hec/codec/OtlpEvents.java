@@ -1,4 +1,4 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
 import io.sluice.core.json.JsonFields;
 import io.sluice.core.message.Message;

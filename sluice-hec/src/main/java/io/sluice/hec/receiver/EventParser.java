@@ -2,8 +2,8 @@ package io.sluice.hec.receiver;
 
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import io.sluice.hec.encode.ByteOut;
-import io.sluice.hec.encode.JsonScanner;
+import io.sluice.hec.codec.ByteOut;
+import io.sluice.hec.codec.JsonScanner;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

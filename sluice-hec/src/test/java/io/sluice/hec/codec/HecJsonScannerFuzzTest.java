@@ -1,4 +1,4 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

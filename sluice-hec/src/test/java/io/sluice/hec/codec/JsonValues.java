@@ -1,4 +1,4 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
-import static io.sluice.hec.encode.OtlpMessages.log;
-import static io.sluice.hec.encode.OtlpMessages.metric;
+import static io.sluice.hec.codec.OtlpMessages.log;
+import static io.sluice.hec.codec.OtlpMessages.metric;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.message.Batch;

@@ -1,12 +1,12 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
-import static io.sluice.hec.encode.OtlpMessages.bytes;
-import static io.sluice.hec.encode.OtlpMessages.log;
+import static io.sluice.hec.codec.OtlpMessages.bytes;
+import static io.sluice.hec.codec.OtlpMessages.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
-import io.sluice.hec.encode.OtlpMessages.Json;
+import io.sluice.hec.codec.OtlpMessages.Json;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
-import static io.sluice.hec.encode.OtlpLogsTest.assertEvents;
-import static io.sluice.hec.encode.OtlpLogsTest.encode;
-import static io.sluice.hec.encode.OtlpMessages.metric;
+import static io.sluice.hec.codec.OtlpLogsTest.assertEvents;
+import static io.sluice.hec.codec.OtlpLogsTest.encode;
+import static io.sluice.hec.codec.OtlpMessages.metric;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.message.Batch;

@@ -1,7 +1,7 @@
-package io.sluice.hec.encode;
+package io.sluice.hec.codec;
 
-import static io.sluice.hec.encode.OtlpMessages.log;
-import static io.sluice.hec.encode.OtlpMessages.metric;
+import static io.sluice.hec.codec.OtlpMessages.log;
+import static io.sluice.hec.codec.OtlpMessages.metric;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,7 +13,7 @@ import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.hec.producer.HecResponse;
-import io.sluice.hec.producer.SplunkHEC;
+import io.sluice.hec.producer.HecProducer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -31,12 +31,12 @@ class OtlpProducerTest {
     private final PluginStats stats = new PluginStats("hec", "producer.SplunkHEC");
     private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
-    private SplunkHEC producer(Map<String, Object> extra) throws Exception {
+    private HecProducer producer(Map<String, Object> extra) throws Exception {
         Map<String, Object> cfg = new HashMap<>(extra);
         cfg.put("Token", "t");
         cfg.put("HealthCheck", false);
         cfg.put("Source", "src");
-        SplunkHEC p = new SplunkHEC(PluginConfig.of("hec", "producer.SplunkHEC", cfg), (path, body, off, len, gz) -> {
+        HecProducer p = new HecProducer(PluginConfig.of("hec", "producer.SplunkHEC", cfg), (path, body, off, len, gz) -> {
             byte[] b = java.util.Arrays.copyOfRange(body, off, off + len);
             if (gz) {
                 b = new GZIPInputStream(new ByteArrayInputStream(b)).readAllBytes();
@@ -66,7 +66,7 @@ class OtlpProducerTest {
 
     @Test
     void logsGoGzippedAndRecordsWithoutABodyAreDiscardedNotFailed() throws Exception {
-        SplunkHEC p = producer(Map.of());
+        HecProducer p = producer(Map.of());
         Batch b = new BatchPool(8).acquire();
         log(b).resource("host.name", "h").attr("k", "v").body("one").time(1_000_000L);
         log(b).noBody();
@@ -80,7 +80,7 @@ class OtlpProducerTest {
 
     @Test
     void aMetricEventOverMaxEventSizeGoesToTheFallbackWithItsReason() throws Exception {
-        SplunkHEC p = producer(Map.of("Gzip", false, "MaxEventSize", 200));
+        HecProducer p = producer(Map.of("Gzip", false, "MaxEventSize", 200));
         Batch b = new BatchPool(8).acquire();
         metric(b, "small").type("gauge").value(1L);
         metric(b, "big").type("gauge").value(2L).attr("pad", "x".repeat(300));
@@ -94,7 +94,7 @@ class OtlpProducerTest {
 
     @Test
     void multiMetricHistogramSumAndCountShareAnEventAndEachBucketHasOne() throws Exception {
-        SplunkHEC p = producer(Map.of("Gzip", false, "UseMultiMetricFormat", true));
+        HecProducer p = producer(Map.of("Gzip", false, "UseMultiMetricFormat", true));
         Batch b = new BatchPool(8).acquire();
         metric(b, "h").type("histogram").histogram("{\"count\":1,\"sum\":1.0,\"bucketCounts\":[1,0],\"explicitBounds\":[5.0]}");
         metric(b, "g").type("gauge").value(1L);

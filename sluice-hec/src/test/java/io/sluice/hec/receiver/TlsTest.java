@@ -10,7 +10,7 @@ import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.tls.TestCertificates;
 import io.sluice.hec.Capture;
 import io.sluice.hec.Support;
-import io.sluice.hec.producer.SplunkHEC;
+import io.sluice.hec.producer.HecProducer;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -128,7 +128,7 @@ class TlsTest {
             s.put("Endpoint", "https://127.0.0.1:" + port);
             s.put("Token", "tok");
             PluginConfig config = PluginConfig.of("out" + sent, "producer.SplunkHEC", s);
-            SplunkHEC p = new SplunkHEC(config);
+            HecProducer p = new HecProducer(config);
             p.start(Support.producerContext());
             Batch b = new BatchPool(16).acquire();
             for (int i = 0; i < 10; i++) {

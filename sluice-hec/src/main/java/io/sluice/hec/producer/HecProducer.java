@@ -9,12 +9,11 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
-import io.sluice.hec.encode.HecEncoder;
-import io.sluice.hec.encode.HecFormat;
+import io.sluice.hec.codec.HecEncoder;
+import io.sluice.hec.codec.HecFormat;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -24,8 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Sends messages to a Splunk HTTP Event Collector as HEC events or metric events (see the module README for
@@ -35,8 +32,12 @@ import java.util.concurrent.TimeUnit;
  * requests (see {@link Accumulator}). A batch is delivered when every request carrying its events was accepted;
  * what cannot be delivered (permanent errors, oversized events, retries exhausted) goes to the fallback stream
  * carrying {@code hec_error_status}, {@code hec_error_code} and {@code hec_error_text} metadata.
+ *
+ * <p>The plugin {@code producer.SplunkHEC}: its settings, and delivery of pipeline batches (alone or gathered).
+ * Encoding is {@link HecEncoder}'s, sending and retrying a request {@link RequestSender}'s, tagging what could not
+ * be delivered {@link Undelivered}'s.
  */
-public final class SplunkHEC extends Producer {
+public final class HecProducer extends Producer {
     public static final Param<String> ENDPOINT = Param.string("Endpoint", "http://127.0.0.1:8088",
             "Base URL of the collector (http or https); /services/collector/... is appended.");
     public static final Param<String> TOKEN = Param.requiredString("Token", "HEC token, sent as 'Authorization: Splunk <token>'.");
@@ -117,12 +118,7 @@ public final class SplunkHEC extends Producer {
                     MAX_CONNECTIONS, TIMEOUT_MS, RETRY_INITIAL_MS, RETRY_MAX_MS, RETRY_MAX_ELAPSED_MS, USE_ACK, ACK_POLL_MS,
                     ACK_TIMEOUT_MS, HEALTH_CHECK, OTEL_HOST, OTEL_SOURCE, OTEL_SOURCETYPE, OTEL_INDEX, OTEL_SEVERITY_TEXT,
                     OTEL_SEVERITY_NUMBER, TLS_CA_FILE, TLS_INSECURE))
-            .factory(SplunkHEC::new);
-
-    private static final byte[] K_STATUS = "hec_error_status".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_CODE = "hec_error_code".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_TEXT = "hec_error_text".getBytes(StandardCharsets.US_ASCII);
-    private static final int ACK_ROUNDS = 3;
+            .factory(HecProducer::new);
 
     private final HecFormat format;
     private final String path;
@@ -130,25 +126,21 @@ public final class SplunkHEC extends Producer {
     private final ConcurrentLinkedQueue<HecEncoder> encoders = new ConcurrentLinkedQueue<>();
     private final List<HecEncoder> allEncoders = new ArrayList<>();
     private final int workers;
-    private final long retryInitial;
-    private final long retryMax;
-    private final long retryMaxElapsed;
-    private final boolean useAck;
-    private final long ackPoll;
-    private final long ackTimeout;
     /** Gathers pipeline batches into shared requests (FlushIntervalMs); null when each batch is sent at once. */
     private final Accumulator accumulator;
     private HecTransport http;
+    /** Sends the planned requests with this producer's own retries; made by {@link #start}. */
+    private RequestSender sender;
     private final TlsSettings tls;
     private Log log;
     private PluginStats stats;
 
-    public SplunkHEC(PluginConfig config) {
+    public HecProducer(PluginConfig config) {
         this(config, null);
     }
 
     /** A producer sending through {@code transport} instead of HTTP (benchmarks, tests); null means HTTP. */
-    public SplunkHEC(PluginConfig config, HecTransport transport) {
+    public HecProducer(PluginConfig config, HecTransport transport) {
         super(config);
         this.http = transport;
         this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT,
@@ -187,12 +179,6 @@ public final class SplunkHEC extends Producer {
                 .build();
         this.path = raw ? "/services/collector/raw" + rawQuery(config) : "/services/collector/event";
         this.workers = config.get(MAX_CONNECTIONS);
-        this.retryInitial = config.get(RETRY_INITIAL_MS);
-        this.retryMax = config.get(RETRY_MAX_MS);
-        this.retryMaxElapsed = config.get(RETRY_MAX_ELAPSED_MS);
-        this.useAck = config.get(USE_ACK);
-        this.ackPoll = config.get(ACK_POLL_MS);
-        this.ackTimeout = config.get(ACK_TIMEOUT_MS);
         int interval = config.get(FLUSH_INTERVAL_MS);
         // As many threads deliver as the pipeline starts for a concurrent producer: max(1, ModulatorRoutines, workers()).
         int threads = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), workers);
@@ -226,6 +212,9 @@ public final class SplunkHEC extends Producer {
                     Duration.ofMillis(config.get(TIMEOUT_MS)), tls);
             tls.logTo(log, config.id());
         }
+        sender = new RequestSender(http, path, channel, config.id(), config.get(RETRY_INITIAL_MS),
+                config.get(RETRY_MAX_MS), config.get(RETRY_MAX_ELAPSED_MS), config.get(USE_ACK),
+                config.get(ACK_POLL_MS), config.get(ACK_TIMEOUT_MS), log, stats);
         if (config.get(HEALTH_CHECK)) {
             try {
                 HecResponse r = http.get("/services/collector/health");
@@ -265,8 +254,8 @@ public final class SplunkHEC extends Producer {
         try {
             enc.encode(batch);
             countSkipped(enc);
-            sendAll(enc);
-            Exception failed = moveFailed(batch, enc, 0);
+            sender.sendAll(enc);
+            Exception failed = Undelivered.moveFailed(batch, enc, 0);
             if (failed != null) {
                 throw failed;
             }
@@ -315,9 +304,9 @@ public final class SplunkHEC extends Producer {
             }
             enc.encode();
             countSkipped(enc);
-            sendAll(enc);
+            sender.sendAll(enc);
             for (int k = 0; k < g.size(); k++) {
-                g.setOutcome(k, moveFailed(g.batch(k), enc, base[k]));
+                g.setOutcome(k, Undelivered.moveFailed(g.batch(k), enc, base[k]));
             }
         } catch (Throwable t) {
             // Every batch of the group ends the way this thread's does, as if each had been sent alone; none may
@@ -369,217 +358,6 @@ public final class SplunkHEC extends Producer {
             }
         }
         return n;
-    }
-
-    /** Plans the encoded events into requests and sends them all (and awaits indexer acks when on). */
-    private void sendAll(HecEncoder enc) throws InterruptedException {
-        enc.plan();
-        long[] ackIds = useAck ? new long[enc.requests()] : null;
-        // requests() grows when a 413 splits a request into halves appended at the end.
-        for (int r = 0; r < enc.requests(); r++) {
-            ackIds = send(enc, r, ackIds);
-        }
-        if (useAck) {
-            awaitAcks(enc, ackIds);
-        }
-    }
-
-    /**
-     * Sends request r until it is accepted, split (413) or failed for good. 429/503 wait for Retry-After;
-     * other 5xx, 408 and I/O errors back off exponentially with jitter; other 4xx are permanent.
-     */
-    private long[] send(HecEncoder enc, int r, long[] ackIds) throws InterruptedException {
-        long start = System.nanoTime();
-        int attempt = 0;
-        while (true) {
-            HecResponse reply = null;
-            IOException error = null;
-            long sent = System.nanoTime();
-            try {
-                reply = http.post(path, enc.requestArray(r), enc.requestOffset(r), enc.requestLength(r), enc.compressed());
-            } catch (IOException e) {
-                error = e;
-            }
-            if (stats != null) {
-                stats.sendLatency().record(System.nanoTime() - sent);
-                if (attempt > 0) {
-                    stats.addRetried(enc.requestEvents(r));
-                }
-            }
-            if (reply != null) {
-                int s = reply.status;
-                if (s >= 200 && s < 300) {
-                    if (ackIds != null) {
-                        if (ackIds.length <= r) {
-                            ackIds = java.util.Arrays.copyOf(ackIds, Math.max(r + 1, ackIds.length * 2));
-                        }
-                        ackIds[r] = HecHttp.longField(reply.body, "ackId", -1);
-                    }
-                    return ackIds;
-                }
-                if (s == 413) {
-                    if (enc.split(r) < 0) {
-                        enc.failRequest(r, s, reply.code(), "request too large for the collector (413) with a single event: "
-                                + reply.text());
-                    }
-                    return ackIds;
-                }
-                if (s >= 400 && s < 500 && s != 408 && s != 429) {
-                    enc.failRequest(r, s, reply.code(), reply.text());
-                    return ackIds;
-                }
-            }
-            long wait = backoff(attempt++);
-            if (reply != null && (reply.status == 429 || reply.status == 503) && reply.retryAfterMillis >= 0) {
-                wait = reply.retryAfterMillis;
-            }
-            long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            if (elapsed + wait > retryMaxElapsed) {
-                String why = reply != null ? reply.status + " " + reply.text() : String.valueOf(error);
-                enc.failRequest(r, reply != null ? reply.status : 0, reply != null ? reply.code() : -1,
-                        GAVE_UP + attempt + " attempts in " + elapsed + " ms: " + why);
-                return ackIds;
-            }
-            if (attempt == 1 || log.enabled(Log.DEBUG)) {
-                log.warn(config.id() + ": request of " + enc.requestEvents(r) + " events failed ("
-                        + (reply != null ? "HTTP " + reply.status + " " + reply.text() : error)
-                        + "), retrying in " + wait + " ms");
-            }
-            TimeUnit.MILLISECONDS.sleep(wait);
-        }
-    }
-
-    private long backoff(int attempt) {
-        long base = Math.min(retryMax, retryInitial << Math.min(attempt, 20));
-        // "Equal jitter": half fixed, half random, so that senders that failed together do not retry together.
-        return base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
-    }
-
-    /**
-     * Indexer acknowledgement: poll until every accepted request is acked; resend those not acked within
-     * AckTimeoutMs, at most {@value #ACK_ROUNDS} times, then fail them.
-     */
-    private void awaitAcks(HecEncoder enc, long[] ackIds) throws InterruptedException {
-        int n = enc.requests();
-        for (int round = 0; round < ACK_ROUNDS; round++) {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ackTimeout);
-            while (true) {
-                StringBuilder body = new StringBuilder("{\"acks\":[");
-                int pending = 0;
-                for (int r = 0; r < n; r++) {
-                    if (ackIds[r] >= 0) {
-                        body.append(pending++ == 0 ? "" : ",").append(ackIds[r]);
-                    }
-                }
-                if (pending == 0) {
-                    return;
-                }
-                body.append("]}");
-                try {
-                    byte[] b = body.toString().getBytes(StandardCharsets.US_ASCII);
-                    HecResponse reply = http.post("/services/collector/ack?channel=" + channel, b, 0, b.length, false);
-                    if (reply.status == 200) {
-                        for (int r = 0; r < n; r++) {
-                            if (ackIds[r] >= 0 && reply.body.contains("\"" + ackIds[r] + "\":true")) {
-                                ackIds[r] = -1;
-                            }
-                        }
-                    } else {
-                        log.warn(config.id() + ": ack poll answered " + reply.status + ": " + reply.text());
-                    }
-                } catch (IOException e) {
-                    log.warn(config.id() + ": ack poll failed: " + e);
-                }
-                if (System.nanoTime() > deadline) {
-                    break;
-                }
-                TimeUnit.MILLISECONDS.sleep(ackPoll);
-            }
-            for (int r = 0; r < n; r++) {
-                if (ackIds[r] >= 0) {
-                    if (round == ACK_ROUNDS - 1) {
-                        enc.failRequest(r, 0, -1, NOT_ACKED + ACK_ROUNDS + " attempts");
-                        ackIds[r] = -1;
-                    } else {
-                        log.warn(config.id() + ": request of " + enc.requestEvents(r) + " events not acked in time, resending");
-                        ackIds[r] = -1;
-                        send(enc, r, ackIds);
-                    }
-                }
-            }
-        }
-    }
-
-    private static final String GAVE_UP = "gave up after ";
-    private static final String NOT_ACKED = "not acknowledged by the indexer after ";
-
-    /**
-     * Whether a failure is one no retry can fix: a 4xx other than 408 and 429 (413 included, which reaches here
-     * only for a single event), or a local refusal (an event over MaxEventSize or alone over MaxContentLength).
-     * Giving up after retries or unanswered indexer acks is not: the pipeline's Retry/* policy decides then.
-     */
-    private static boolean permanent(int status, String why) {
-        if (status >= 400 && status < 500) {
-            return status != 408 && status != 429;
-        }
-        return status == 0 && !why.startsWith(GAVE_UP) && !why.startsWith(NOT_ACKED);
-    }
-
-    /**
-     * Keeps only the failed messages in the batch, tagged with why, and returns the exception that makes the
-     * pipeline route them to the fallback stream: a {@link PermanentDeliveryException} when no retry can help
-     * any of them (so a rejected event does not block a worker under {@code Retry/Max: -1}), else an
-     * IOException the pipeline retries. The delivered ones are removed so they are not sent twice. {@code base} is
-     * the number of the batch's first message in the encoder; returns null when none of its messages failed.
-     */
-    private Exception moveFailed(Batch batch, HecEncoder enc, int base) {
-        if (enc.failedMessages() == 0) {
-            return null;
-        }
-        int kept = 0;
-        String first = null;
-        // Failures come in runs (a whole request shares one reason): encode each distinct reason once.
-        String lastWhy = null;
-        boolean permanent = true;
-        int lastStatus = Integer.MIN_VALUE;
-        int lastCode = Integer.MIN_VALUE;
-        byte[] status = null;
-        byte[] code = null;
-        byte[] text = null;
-        for (int i = 0; i < batch.size(); i++) {
-            int mi = base + i;
-            String why = enc.failure(mi);
-            if (why == null) {
-                continue;
-            }
-            if (first == null) {
-                first = why;
-            }
-            permanent &= permanent(enc.failureStatus(mi), why);
-            if (why != lastWhy) {
-                lastWhy = why;
-                text = why.getBytes(StandardCharsets.UTF_8);
-            }
-            if (enc.failureStatus(mi) != lastStatus) {
-                lastStatus = enc.failureStatus(mi);
-                status = Integer.toString(lastStatus).getBytes(StandardCharsets.US_ASCII);
-            }
-            if (enc.failureCode(mi) != lastCode) {
-                lastCode = enc.failureCode(mi);
-                code = Integer.toString(lastCode).getBytes(StandardCharsets.US_ASCII);
-            }
-            Metadata md = batch.get(i).metadata();
-            md.set(K_STATUS, status, Metadata.NUMBER);
-            md.set(K_CODE, code, Metadata.NUMBER);
-            md.set(K_TEXT, text, Metadata.STRING);
-            batch.swap(i, kept++);
-        }
-        if (kept == 0) {
-            return null;
-        }
-        batch.truncate(kept);
-        String message = kept + " events not delivered: " + first;
-        return permanent ? new PermanentDeliveryException(message) : new IOException(message);
     }
 
     @Override
