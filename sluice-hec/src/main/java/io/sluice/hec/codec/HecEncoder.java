@@ -3,9 +3,6 @@ package io.sluice.hec.codec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -27,64 +24,22 @@ import java.util.Arrays;
  * Events that cannot be sent (larger than {@code MaxEventSize}, or alone larger than a request may be) are
  * marked failed with a reason; the producer routes their messages to the fallback stream. Not thread-safe:
  * one encoder per delivering thread.
+ *
+ * <p>This class drives the encode and merges multi-metric events ({@link MetricGroups} keeps the books); a
+ * message's keys are sorted by {@link ReservedKeys}, its event written by {@link EventWriter}, the events and their
+ * messages' failures kept in {@link Events}, and the requests cut by {@link RequestPlanner}.
  */
 public final class HecEncoder {
-    private static final Piece P_TIME = Piece.of("\"time\":");
-    private static final Piece P_EVENT = Piece.of("\"event\":");
-    private static final Piece P_METRIC = Piece.of("\"event\":\"metric\"");
-    private static final Piece P_FIELDS = Piece.of(",\"fields\":{");
-    private static final Piece P_END = Piece.of("}}\n");
-    private static final Piece P_HOST = Piece.of("\"host\":");
-    private static final Piece P_SOURCE = Piece.of("\"source\":");
-    private static final Piece P_SOURCETYPE = Piece.of("\"sourcetype\":");
-    private static final Piece P_INDEX = Piece.of("\"index\":");
     private static final byte[] END = "}}\n".getBytes(StandardCharsets.US_ASCII);
-    /** Prefix of a metadata key carrying a measurement, as HEC's multi-metric format names it. */
-    public static final byte[] METRIC_PREFIX = "metric_name:".getBytes(StandardCharsets.US_ASCII);
-    /** Feed the deflater in slices of this size, so that JNI calls are per 64 KiB, not per event. */
-    private static final int FEED_SLICE = 64 * 1024;
-
-    // Reserved keys compared as little-endian words: one or two compares per key instead of a byte loop.
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle SHORTS =
-            MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final int W_HOST = word4("host");
-    private static final int W_INDE = word4("inde");
-    private static final int W_SOUR = word4("sour");
-    private static final short W_CE = word2("ce");
-    private static final long W_SOURCETY = word8("sourcety");
-    private static final short W_PE = word2("pe");
-    private static final long W_METRIC_N = word8("metric_n");
-    private static final int W_AME = word4("ame:");
-
-    /**
-     * A fixed piece of JSON (at most 16 bytes) as two little-endian words, written with one or two stores instead of
-     * an array copy. A record, so that the JIT trusts its fields as constants.
-     */
-    private record Piece(long w0, long w1, int len) {
-        static Piece of(String s) {
-            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
-            return new Piece(ByteOut.word(b, 0), b.length > 8 ? ByteOut.word(b, 8) : 0, b.length);
-        }
-
-        /** Writes the piece at {@code b[at]}, which has 16 bytes of room; returns the end. */
-        int put(byte[] b, int at) {
-            ByteOut.putWord(b, at, w0, 8);
-            if (len > 8) {
-                ByteOut.putWord(b, at + 8, w1, 8);
-            }
-            return at + len;
-        }
-    }
 
     private final HecFormat format;
-    private final JsonScanner scanner = new JsonScanner(512);
+    private final ReservedKeys keys;
+    private final EventWriter writer;
+    private final Events ev = new Events();
+    private final RequestPlanner planner;
     private ByteOut raw = new ByteOut(64 * 1024);
     /** The other buffer of {@link #splice}, made on first use. */
     private ByteOut spare;
-    private final ByteOut zipped;
-    private final GzipWriter gzip;
     private final MetricGroups groups;
     /** The OTLP mapping (messages with {@code otlp.signal}), as the OTel exporter's. */
     private final OtlpEvents otlp;
@@ -95,64 +50,13 @@ public final class HecEncoder {
     private Message[] msgs = new Message[512];
     private int messages;
 
-    // Events: end offset in raw and first member. Members are nodes (a message, the next node): a message
-    // belongs to one event mostly, but an OTLP histogram's to several (each bucket its own), so a message
-    // cannot be its own link.
-    private int events;
-    private int[] evEnd = new int[1024];
-    private int[] evFirst = new int[1024];
-    private int nodes;
-    private int[] nodeMsg = new int[1024];
-    private int[] nodeNext = new int[1024];
-
-    // Requests: event range and where their bytes are.
-    private int requests;
-    private int[] reqFirstEv = new int[64];
-    private int[] reqEndEv = new int[64];
-    private int[] reqOff = new int[64];
-    private int[] reqLen = new int[64];
-
-    // Per message: why it failed, or null.
-    private String[] failure = new String[512];
-    private int[] failStatus = new int[512];
-    private int[] failCode = new int[512];
-    private int failed;
-
-    // The last host/source/sourcetype/index values written (array null: the default) and their encoding.
-    // Valid within one encode(): the messages, and so the arrays, do not change meanwhile.
-    private final ByteOut metaCache = new ByteOut(256);
-    private final byte[][] metaArr = new byte[4][];
-    private final int[] metaOff = new int[4];
-    private final int[] metaLen = new int[4];
-    private boolean metaCached;
-    /** Set by {@link #writeMetricPrefix}: whether the prefix's {@code fields} has entries (dimensions). */
-    private boolean prefixDims;
-
-    // Reserved keys found in the current message's metadata.
-    private int iHost;
-    private int iSource;
-    private int iSourcetype;
-    private int iIndex;
-    private int metricCount;
-
     public HecEncoder(HecFormat format) {
         this.format = format;
-        this.gzip = format.gzip ? new GzipWriter(format.gzipLevel) : null;
-        this.zipped = format.gzip ? new ByteOut(64 * 1024) : null;
+        this.keys = new ReservedKeys(format.fieldKeys);
+        this.writer = new EventWriter(format, keys);
+        this.planner = new RequestPlanner(format, ev);
         this.groups = format.multiMetric && !format.raw ? new MetricGroups() : null;
         this.otlp = new OtlpEvents(format);
-    }
-
-    private static long word8(String s) {
-        return (long) LONGS.get(s.getBytes(StandardCharsets.US_ASCII), 0);
-    }
-
-    private static int word4(String s) {
-        return (int) INTS.get(s.getBytes(StandardCharsets.US_ASCII), 0);
-    }
-
-    private static short word2(String s) {
-        return (short) SHORTS.get(s.getBytes(StandardCharsets.US_ASCII), 0);
     }
 
     public HecFormat format() {
@@ -171,9 +75,8 @@ public final class HecEncoder {
     /** Forgets the batches added and what was encoded from them. */
     public void clear() {
         messages = 0;
-        events = 0;
-        requests = 0;
-        failed = 0;
+        ev.clear();
+        planner.clear();
         raw.clear();
     }
 
@@ -198,19 +101,10 @@ public final class HecEncoder {
     public void encode() {
         int n = messages;
         raw.clear();
-        events = 0;
-        requests = 0;
-        failed = 0;
-        if (failure.length < n) {
-            failure = new String[Math.max(n, failure.length * 2)];
-            failStatus = new int[failure.length];
-            failCode = new int[failure.length];
-        } else {
-            Arrays.fill(failure, 0, n, null);
-        }
-        nodes = 0;
+        ev.reset(n);
+        planner.clear();
         skipped = 0;
-        metaCached = false;
+        writer.forgetHeader();
         if (groups != null) {
             groups.clear(n);
         }
@@ -224,7 +118,7 @@ public final class HecEncoder {
 
     private void encodeMessage(Message m, int mi) {
         int start = raw.length();
-        int eventsBefore = events;
+        int eventsBefore = ev.count;
         Metadata md = m.hasMetadata() ? m.metadata() : null;
         if (md != null && !format.raw) {
             int signal = OtlpEvents.signal(md);
@@ -233,8 +127,8 @@ public final class HecEncoder {
                 return;
             }
         }
-        classify(md);
-        if (groups != null && metricCount > 0) {
+        keys.classify(md);
+        if (groups != null && keys.metricCount > 0) {
             encodeMultiMetric(m, md, mi);
             return;
         }
@@ -246,22 +140,23 @@ public final class HecEncoder {
             raw.write(m.payload(), 0, len);
             raw.write('\n');
             addEvent(mi);
-        } else if (metricCount > 0) {
+        } else if (keys.metricCount > 0) {
             for (int i = 0; i < md.size(); i++) {
-                if (isMetric(md, i)) {
-                    writeMetricEvent(m, md, mi, i);
+                if (ReservedKeys.isMetric(md, i)) {
+                    writer.writeMetricEvent(raw, m, md, i);
+                    addEvent(mi);
                 }
             }
         } else {
-            writeLogEvent(m, md);
+            writer.writeLogEvent(raw, m, md);
             addEvent(mi);
         }
         // An event too large to be accepted anywhere: drop what this message wrote, report it.
-        for (int e = eventsBefore; e < events; e++) {
-            int len = evEnd[e] - (e == 0 ? 0 : evEnd[e - 1]);
+        for (int e = eventsBefore; e < ev.count; e++) {
+            int len = ev.end[e] - ev.start(e);
             if (len > format.maxEventSize) {
                 raw.setLength(start);
-                events = eventsBefore;
+                ev.count = eventsBefore;
                 failTooLarge(mi, len);
                 return;
             }
@@ -309,11 +204,11 @@ public final class HecEncoder {
             if (!checkedEvent(mi, start)) {
                 continue;
             }
-            groups.addName(events - 1, otlp.measurementHash(k));
+            groups.addName(ev.count - 1, otlp.measurementHash(k));
             if (g < 0) {
-                groups.add(h, start, len, dims, events - 1);
+                groups.add(h, start, len, dims, ev.count - 1);
             } else {
-                groups.setEvent(g, events - 1);
+                groups.setEvent(g, ev.count - 1);
             }
         }
     }
@@ -348,297 +243,7 @@ public final class HecEncoder {
     }
 
     private void failTooLarge(int mi, int len) {
-        fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + format.maxEventSize + ")");
-    }
-
-    private void classify(Metadata md) {
-        iHost = -1;
-        iSource = -1;
-        iSourcetype = -1;
-        iIndex = -1;
-        metricCount = 0;
-        if (md == null) {
-            return;
-        }
-        byte[] a = md.arena();
-        for (int i = 0; i < md.size(); i++) {
-            int off = md.keyOffset(i);
-            switch (md.keyLength(i)) {
-                case 4:
-                    if ((int) INTS.get(a, off) == W_HOST) {
-                        iHost = i;
-                    }
-                    break;
-                case 5:
-                    if ((int) INTS.get(a, off) == W_INDE && a[off + 4] == 'x') {
-                        iIndex = i;
-                    }
-                    break;
-                case 6:
-                    if ((int) INTS.get(a, off) == W_SOUR && (short) SHORTS.get(a, off + 4) == W_CE) {
-                        iSource = i;
-                    }
-                    break;
-                case 10:
-                    if ((long) LONGS.get(a, off) == W_SOURCETY && (short) SHORTS.get(a, off + 8) == W_PE) {
-                        iSourcetype = i;
-                    }
-                    break;
-                default:
-                    if (isMetric(md, i)) {
-                        metricCount++;
-                    }
-            }
-        }
-    }
-
-    /** Whether metadata field {@code i} is a measurement ({@code metric_name:<name>}). */
-    static boolean isMetric(Metadata md, int i) {
-        int off = md.keyOffset(i);
-        byte[] a = md.arena();
-        return md.keyLength(i) > METRIC_PREFIX.length && (long) LONGS.get(a, off) == W_METRIC_N
-                && (int) INTS.get(a, off + 8) == W_AME;
-    }
-
-    private boolean reserved(int i) {
-        return i == iHost || i == iSource || i == iSourcetype || i == iIndex;
-    }
-
-    /** Whether metadata field i goes into {@code fields} (measurements are handled by the caller). */
-    private boolean selected(Metadata md, int i) {
-        if (reserved(i)) {
-            return false;
-        }
-        byte[][] keys = format.fieldKeys;
-        if (keys == null) {
-            return true;
-        }
-        int off = md.keyOffset(i);
-        int len = md.keyLength(i);
-        for (byte[] k : keys) {
-            if (k.length == len && Arrays.equals(md.arena(), off, off + len, k, 0, len)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    // --------------------------------------------------------------------------------- writing one event
-    // Each event is written at a position kept in a local variable, after reserving its worst case once
-    // (eventRoom): see ByteOut. The methods below take the array and position and return the new position.
-
-    /**
-     * Room that writing an event of message {@code m} can take: the payload and every metadata field quoted
-     * (each key and value escaped in the worst case, which also covers host/source/sourcetype/index), the
-     * defaults, the time, the fixed pieces and slack for 8-byte stores past the end.
-     */
-    private int eventRoom(Message m, Metadata md) {
-        int n = 96 + ByteOut.MAX_EPOCH_SECONDS + format.defaultsLength + ByteOut.quotedRoom(m.payload(), 0, m.length());
-        if (md != null) {
-            byte[] a = md.arena();
-            for (int i = 0; i < md.size(); i++) {
-                n += fieldRoom(md, a, i);
-            }
-        }
-        return n;
-    }
-
-    private static int fieldRoom(Metadata md, byte[] a, int i) {
-        int k = md.keyLength(i);
-        // A value still escaped is no shorter than unescaped: its stored length bounds it without decoding it.
-        int v = md.rawValueLength(i);
-        if (v <= 256) {
-            return 2 + ByteOut.quotedBound(k + v);
-        }
-        v = md.valueLength(i);
-        return 2 + ByteOut.quotedBound(k) + ByteOut.quotedRoom(a, md.valueOffset(i), v);
-    }
-
-    /** {@code {"time":T,"host":..,"source":..,"sourcetype":..,"index":..,} } */
-    private int putHeader(byte[] b, int at, Message m, Metadata md) {
-        b[at++] = '{';
-        long ts = m.timestamp();
-        if (ts != 0) {
-            at = P_TIME.put(b, at);
-            at = ByteOut.putEpochSeconds(b, at, ts);
-            b[at++] = ',';
-        }
-        if (sameMetaAsLast(md)) {
-            int n = metaCache.length();
-            System.arraycopy(metaCache.array(), 0, b, at, n);
-            return at + n;
-        }
-        int start = at;
-        at = putMeta(b, at, md, iHost, P_HOST, format.host);
-        at = putMeta(b, at, md, iSource, P_SOURCE, format.source);
-        at = putMeta(b, at, md, iSourcetype, P_SOURCETYPE, format.sourcetype);
-        at = putMeta(b, at, md, iIndex, P_INDEX, format.index);
-        rememberMeta(md, b, start, at);
-        return at;
-    }
-
-    /**
-     * Whether host/source/sourcetype/index are the same values as in the last header written, whose encoded
-     * bytes are then in {@link #metaCache}. Consecutive events mostly share them, and comparing four short
-     * values costs less than quoting them again.
-     */
-    private boolean sameMetaAsLast(Metadata md) {
-        return metaCached && sameValue(md, iHost, 0) && sameValue(md, iSource, 1) && sameValue(md, iSourcetype, 2)
-                && sameValue(md, iIndex, 3);
-    }
-
-    private boolean sameValue(Metadata md, int i, int slot) {
-        if (i < 0) {
-            return metaArr[slot] == null; // both the configured default
-        }
-        int len = md.valueLength(i);
-        return metaArr[slot] != null && metaLen[slot] == len
-                && sameBytes(metaArr[slot], metaOff[slot], md.arena(), md.valueOffset(i), len);
-    }
-
-    /** Equal byte ranges; a value of up to 8 bytes, the usual host or index name, costs one word compare. */
-    private static boolean sameBytes(byte[] a, int aOff, byte[] b, int bOff, int len) {
-        if (len == 0) {
-            return true;
-        }
-        if (len <= 8 && aOff + 8 <= a.length && bOff + 8 <= b.length) {
-            long x = (long) LONGS.get(a, aOff) ^ (long) LONGS.get(b, bOff);
-            return x << ((8 - len) << 3) == 0; // little-endian: the bytes past len are the high ones
-        }
-        return Arrays.equals(a, aOff, aOff + len, b, bOff, bOff + len);
-    }
-
-    private void remember(Metadata md, int i, int slot) {
-        metaArr[slot] = i < 0 ? null : md.arena();
-        metaOff[slot] = i < 0 ? 0 : md.valueOffset(i);
-        metaLen[slot] = i < 0 ? 0 : md.valueLength(i);
-    }
-
-    /** Keeps the values just written at {@code b[start, end)} and their encoding, for {@link #sameMetaAsLast}. */
-    private void rememberMeta(Metadata md, byte[] b, int start, int end) {
-        remember(md, iHost, 0);
-        remember(md, iSource, 1);
-        remember(md, iSourcetype, 2);
-        remember(md, iIndex, 3);
-        metaCache.clear();
-        metaCache.write(b, start, end - start);
-        metaCached = true;
-    }
-
-    /** {@code "key":"value",} from metadata field {@code i}, else the configured default (pre-encoded), if any. */
-    private static int putMeta(byte[] b, int at, Metadata md, int i, Piece key, byte[] dflt) {
-        if (i >= 0) {
-            at = key.put(b, at);
-            at = ByteOut.putQuoted(b, at, md.arena(), md.valueOffset(i), md.valueLength(i));
-            b[at++] = ',';
-        } else if (dflt != null) {
-            System.arraycopy(dflt, 0, b, at, dflt.length);
-            at += dflt.length;
-        }
-        return at;
-    }
-
-    /** {@code ,"key":value} (no comma when {@code comma} is false), the value as its kind says. */
-    private static int putField(byte[] b, int at, Metadata md, int i, boolean comma) {
-        if (comma) {
-            b[at++] = ',';
-        }
-        byte[] a = md.arena();
-        at = ByteOut.putQuoted(b, at, a, md.keyOffset(i), md.keyLength(i));
-        b[at++] = ':';
-        int len = md.valueLength(i);
-        if (md.kind(i) == Metadata.STRING) {
-            return ByteOut.putQuoted(b, at, a, md.valueOffset(i), len);
-        }
-        if (len == 0) {
-            b[at++] = '"';
-            b[at++] = '"';
-            return at;
-        }
-        System.arraycopy(a, md.valueOffset(i), b, at, len);
-        return at + len;
-    }
-
-    private void writeLogEvent(Message m, Metadata md) {
-        byte[] b = raw.ensure(eventRoom(m, md));
-        int at = putHeader(b, raw.length(), m, md);
-        at = P_EVENT.put(b, at);
-        at = putPayload(b, at, m);
-        boolean any = false;
-        if (md != null) {
-            for (int i = 0; i < md.size(); i++) {
-                if (selected(md, i)) {
-                    if (!any) {
-                        at = P_FIELDS.put(b, at);
-                    }
-                    at = putField(b, at, md, i, any);
-                    any = true;
-                }
-            }
-        }
-        if (any) {
-            b[at++] = '}';
-        }
-        b[at++] = '}';
-        b[at++] = '\n';
-        raw.setLength(at);
-    }
-
-    /** The payload as {@code event}'s value: JSON as it is, or a quoted string, as EventFormat says. */
-    private int putPayload(byte[] b, int at, Message m) {
-        byte[] p = m.payload();
-        int len = m.length();
-        boolean asJson;
-        switch (format.eventFormat) {
-            case JSON:
-                if (len == 0) {
-                    b[at++] = '"';
-                    b[at++] = '"';
-                    return at;
-                }
-                asJson = true;
-                break;
-            case STRING:
-                asJson = false;
-                break;
-            default:
-                asJson = len > 1 && (p[0] == '{' || p[0] == '[') && scanner.isJsonContainer(p, 0, len);
-        }
-        if (!asJson) {
-            return ByteOut.putQuoted(b, at, p, 0, len);
-        }
-        System.arraycopy(p, 0, b, at, len);
-        return at + len;
-    }
-
-    /**
-     * Writes the part of a metric event before its measurements into {@code o} and sets {@link #prefixDims} to
-     * whether {@code fields} has entries. Needs {@link #classify} of the message first.
-     */
-    private void writeMetricPrefix(ByteOut o, Message m, Metadata md) {
-        byte[] b = o.ensure(eventRoom(m, md));
-        int at = putHeader(b, o.length(), m, md);
-        at = P_METRIC.put(b, at);
-        at = P_FIELDS.put(b, at);
-        boolean any = false;
-        for (int i = 0; i < md.size(); i++) {
-            if (!isMetric(md, i) && selected(md, i)) {
-                at = putField(b, at, md, i, any);
-                any = true;
-            }
-        }
-        o.setLength(at);
-        prefixDims = any;
-    }
-
-    /** One metric event per measurement (single-metric format): measurement {@code only} with every dimension. */
-    private void writeMetricEvent(Message m, Metadata md, int mi, int only) {
-        writeMetricPrefix(raw, m, md);
-        byte[] b = raw.ensure(fieldRoom(md, md.arena(), only) + 16);
-        int at = putField(b, raw.length(), md, only, prefixDims);
-        at = P_END.put(b, at);
-        raw.setLength(at);
-        addEvent(mi);
+        ev.fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + format.maxEventSize + ")");
     }
 
     /**
@@ -649,14 +254,14 @@ public final class HecEncoder {
      */
     private void encodeMultiMetric(Message m, Metadata md, int mi) {
         int start = raw.length();
-        writeMetricPrefix(raw, m, md);
+        boolean dims = writer.writeMetricPrefix(raw, m, md);
         int len = raw.length() - start;
         int h = Metadata.hash(raw.array(), start, len);
         int g = groups.find(h, raw.array(), start, len);
         if (g >= 0 && join(g, md, mi, start)) {
             return;
         }
-        writeMeasurements(raw, md, prefixDims);
+        writer.writeMeasurements(raw, md, dims);
         raw.write(END);
         int size = raw.length() - start;
         if (size > format.maxEventSize) {
@@ -666,9 +271,9 @@ public final class HecEncoder {
         }
         addEvent(mi);
         if (g < 0) {
-            groups.add(h, start, len, prefixDims, events - 1);
+            groups.add(h, start, len, dims, ev.count - 1);
         } else {
-            groups.setEvent(g, events - 1); // the earlier event is full or has these names: collect here now
+            groups.setEvent(g, ev.count - 1); // the earlier event is full or has these names: collect here now
         }
     }
 
@@ -685,7 +290,7 @@ public final class HecEncoder {
         }
         ByteOut extra = groups.extra;
         int piece = extra.length();
-        writeMeasurements(extra, md, true);
+        writer.writeMeasurements(extra, md, true);
         if (!attach(e, mi, start, piece)) {
             return false;
         }
@@ -696,7 +301,7 @@ public final class HecEncoder {
     /** Indexes the measurement names of event {@code e} if not done yet: those of its only message so far. */
     private void indexNames(int e) {
         if (!groups.namesIndexed(e)) {
-            groups.addNames(e, msgs[nodeMsg[evFirst[e]]].metadata());
+            groups.addNames(e, msgs[ev.nodeMsg[ev.first[e]]].metadata());
         }
     }
 
@@ -708,54 +313,25 @@ public final class HecEncoder {
     private boolean attach(int e, int mi, int start, int piece) {
         ByteOut extra = groups.extra;
         int pieceLen = extra.length() - piece;
-        int size = evEnd[e] - evStart(e) + groups.extraBytes(e) + pieceLen;
+        int size = ev.end[e] - ev.start(e) + groups.extraBytes(e) + pieceLen;
         if (size > format.maxEventSize) {
             extra.setLength(piece);
             return false;
         }
-        if (e == events - 1 && evEnd[e] == start) {
+        if (e == ev.count - 1 && ev.end[e] == start) {
             raw.setLength(start - END.length); // reopen the event: drop the prefix and its closing "}}\n"
             raw.write(extra.array(), piece, pieceLen);
             raw.write(END);
-            evEnd[e] = raw.length();
+            ev.end[e] = raw.length();
             extra.setLength(piece);
         } else {
             raw.setLength(start);
             groups.addPiece(e, piece, pieceLen);
         }
-        int node = newNode(mi);
-        nodeNext[groups.lastMsg(e)] = node;
+        int node = ev.newNode(mi);
+        ev.nodeNext[groups.lastMsg(e)] = node;
         groups.setLastMsg(e, node);
         return true;
-    }
-
-    /** A member node for message {@code mi}, last of its chain. */
-    private int newNode(int mi) {
-        if (nodes == nodeMsg.length) {
-            nodeMsg = Arrays.copyOf(nodeMsg, nodes * 2);
-            nodeNext = Arrays.copyOf(nodeNext, nodes * 2);
-        }
-        nodeMsg[nodes] = mi;
-        nodeNext[nodes] = -1;
-        return nodes++;
-    }
-
-    /** Writes the measurements of {@code md} into {@code o}, the first with a comma when {@code comma}. */
-    private void writeMeasurements(ByteOut o, Metadata md, boolean comma) {
-        byte[] a = md.arena();
-        int room = 16;
-        for (int i = 0; i < md.size(); i++) {
-            room += fieldRoom(md, a, i);
-        }
-        byte[] b = o.ensure(room);
-        int at = o.length();
-        for (int i = 0; i < md.size(); i++) {
-            if (isMetric(md, i)) {
-                at = putField(b, at, md, i, comma);
-                comma = true;
-            }
-        }
-        o.setLength(at);
     }
 
     /**
@@ -768,8 +344,8 @@ public final class HecEncoder {
         out.ensure(raw.length() + groups.extra.length());
         byte[] src = raw.array();
         int from = 0;
-        for (int e = 0; e < events; e++) {
-            int end = evEnd[e];
+        for (int e = 0; e < ev.count; e++) {
+            int end = ev.end[e];
             if (groups.extraBytes(e) == 0) {
                 out.write(src, from, end - from);
             } else {
@@ -778,7 +354,7 @@ public final class HecEncoder {
                 out.write(END);
             }
             from = end;
-            evEnd[e] = out.length();
+            ev.end[e] = out.length();
         }
         spare = raw;
         raw = out;
@@ -786,30 +362,9 @@ public final class HecEncoder {
 
     /** Records the event just written (ending at the buffer's end); its first message is {@code firstMsg}. */
     private void addEvent(int firstMsg) {
-        if (events == evEnd.length) {
-            int cap = events * 2;
-            evEnd = Arrays.copyOf(evEnd, cap);
-            evFirst = Arrays.copyOf(evFirst, cap);
-        }
-        int node = newNode(firstMsg);
-        evEnd[events] = raw.length();
-        evFirst[events] = node;
+        int node = ev.add(firstMsg, raw.length());
         if (groups != null) {
-            groups.newEvent(events, node);
-        }
-        events++;
-    }
-
-    private void fail(int mi, String reason) {
-        fail(mi, 0, -1, reason);
-    }
-
-    private void fail(int mi, int status, int code, String reason) {
-        if (failure[mi] == null) {
-            failure[mi] = reason;
-            failStatus[mi] = status;
-            failCode[mi] = code;
-            failed++;
+            groups.newEvent(ev.count - 1, node);
         }
     }
 
@@ -817,110 +372,7 @@ public final class HecEncoder {
 
     /** Cuts the encoded events into requests that each fit {@code MaxContentLength} as sent. */
     public void plan() {
-        requests = 0;
-        if (zipped != null) {
-            zipped.clear();
-            planGzip();
-        } else {
-            planPlain();
-        }
-    }
-
-    private int evStart(int e) {
-        return e == 0 ? 0 : evEnd[e - 1];
-    }
-
-    private void planPlain() {
-        int max = format.maxContentLength;
-        int first = 0;
-        for (int e = 0; e < events; e++) {
-            if (evEnd[e] - evStart(first) > max) {
-                if (e > first) {
-                    addRequest(first, e, evStart(first), evStart(e) - evStart(first));
-                }
-                first = e;
-                if (evEnd[e] - evStart(e) > max) {
-                    failEvent(e, "event of " + (evEnd[e] - evStart(e)) + " bytes exceeds MaxContentLength (" + max + ")");
-                    first = e + 1;
-                }
-            }
-        }
-        if (first < events) {
-            addRequest(first, events, evStart(first), evEnd[events - 1] - evStart(first));
-        }
-    }
-
-    /**
-     * Greedy gzip packing with a guaranteed bound: an event is added while the exact compressed size after the
-     * last sync flush plus the worst-case size of everything fed since stays under the limit; when it would not,
-     * a sync flush makes the size exact again, and only if it still does not fit does the request end.
-     */
-    private void planGzip() {
-        int max = format.maxContentLength - 8; // room for the trailer
-        ByteOut out = zipped;
-        byte[] src = raw.array();
-        int e = 0;
-        while (e < events) {
-            int reqStart = out.length();
-            int first = e;
-            gzip.begin(out);
-            int fedTo = evStart(e);
-            int pending = 0;
-            for (; e < events; e++) {
-                int len = evEnd[e] - evStart(e);
-                if (out.length() - reqStart + GzipWriter.bound(pending + len) > max) {
-                    if (pending > 0) {
-                        gzip.feed(out, src, fedTo, evStart(e) - fedTo);
-                        fedTo = evStart(e);
-                        gzip.syncFlush(out);
-                        pending = 0;
-                    }
-                    if (out.length() - reqStart + GzipWriter.bound(len) > max) {
-                        if (e > first) {
-                            break; // the request is full
-                        }
-                        // Alone in its request and maybe too big even compressed: try it.
-                        gzip.feed(out, src, evStart(e), len);
-                        gzip.finish(out);
-                        if (out.length() - reqStart <= format.maxContentLength) {
-                            addRequest(e, e + 1, reqStart, out.length() - reqStart);
-                        } else {
-                            out.setLength(reqStart);
-                            failEvent(e, "event of " + len + " bytes exceeds MaxContentLength ("
-                                    + format.maxContentLength + ") even compressed");
-                        }
-                        e++;
-                        first = -1;
-                        break;
-                    }
-                }
-                pending += len;
-                if (evEnd[e] - fedTo >= FEED_SLICE) {
-                    gzip.feed(out, src, fedTo, evEnd[e] - fedTo);
-                    fedTo = evEnd[e];
-                }
-            }
-            if (first >= 0 && e > first) {
-                gzip.feed(out, src, fedTo, evEnd[e - 1] - fedTo);
-                gzip.finish(out);
-                addRequest(first, e, reqStart, out.length() - reqStart);
-            } else if (first >= 0) {
-                out.setLength(reqStart);
-            }
-        }
-    }
-
-    /** Compresses (or slices) events {@code [first, end)} as one request, ignoring the size limit. */
-    private void buildRequest(int first, int end) {
-        if (zipped == null) {
-            addRequest(first, end, evStart(first), evEnd[end - 1] - evStart(first));
-            return;
-        }
-        int reqStart = zipped.length();
-        gzip.begin(zipped);
-        gzip.feed(zipped, raw.array(), evStart(first), evEnd[end - 1] - evStart(first));
-        gzip.finish(zipped);
-        addRequest(first, end, reqStart, zipped.length() - reqStart);
+        planner.plan(raw);
     }
 
     /**
@@ -928,41 +380,7 @@ public final class HecEncoder {
      * and returns the index of the first (the second follows it); -1 when the request holds a single event.
      */
     public int split(int r) {
-        int first = reqFirstEv[r];
-        int end = reqEndEv[r];
-        if (end - first < 2) {
-            return -1;
-        }
-        int mid = (first + end) >>> 1;
-        int at = requests;
-        buildRequest(first, mid);
-        buildRequest(mid, end);
-        return at;
-    }
-
-    private void addRequest(int first, int end, int off, int len) {
-        if (requests == reqFirstEv.length) {
-            int cap = requests * 2;
-            reqFirstEv = Arrays.copyOf(reqFirstEv, cap);
-            reqEndEv = Arrays.copyOf(reqEndEv, cap);
-            reqOff = Arrays.copyOf(reqOff, cap);
-            reqLen = Arrays.copyOf(reqLen, cap);
-        }
-        reqFirstEv[requests] = first;
-        reqEndEv[requests] = end;
-        reqOff[requests] = off;
-        reqLen[requests] = len;
-        requests++;
-    }
-
-    private void failEvent(int e, String reason) {
-        failEvent(e, 0, -1, reason);
-    }
-
-    private void failEvent(int e, int status, int code, String reason) {
-        for (int n = evFirst[e]; n >= 0; n = nodeNext[n]) {
-            fail(nodeMsg[n], status, code, reason);
-        }
+        return planner.split(r);
     }
 
     /**
@@ -970,44 +388,42 @@ public final class HecEncoder {
      * status and HEC {@code code} (0 and -1 when there was no answer) and HEC's {@code text}.
      */
     public void failRequest(int r, int status, int code, String text) {
-        for (int e = reqFirstEv[r]; e < reqEndEv[r]; e++) {
-            failEvent(e, status, code, text);
-        }
+        planner.failRequest(r, status, code, text);
     }
 
     // ------------------------------------------------------------------------------------------ accessors
 
     /** Number of events encoded. */
     public int events() {
-        return events;
+        return ev.count;
     }
 
     /** Number of requests planned (including halves appended by {@link #split}). */
     public int requests() {
-        return requests;
+        return planner.requests();
     }
 
     /** The array holding request {@code r}'s body. */
     public byte[] requestArray(int r) {
-        return zipped != null ? zipped.array() : raw.array();
+        return planner.compressed() ? planner.zippedArray() : raw.array();
     }
 
     public int requestOffset(int r) {
-        return reqOff[r];
+        return planner.offset(r);
     }
 
     public int requestLength(int r) {
-        return reqLen[r];
+        return planner.length(r);
     }
 
     /** Number of events in request {@code r}. */
     public int requestEvents(int r) {
-        return reqEndEv[r] - reqFirstEv[r];
+        return planner.events(r);
     }
 
     /** Whether request bodies are gzip. */
     public boolean compressed() {
-        return zipped != null;
+        return planner.compressed();
     }
 
     /** Number of messages added (the batches' sizes summed). */
@@ -1025,22 +441,22 @@ public final class HecEncoder {
 
     /** Messages added that cannot be delivered. */
     public int failedMessages() {
-        return failed;
+        return ev.failed();
     }
 
     /** Why message {@code i} (numbered across the batches added) failed, or null when it did not. */
     public String failure(int i) {
-        return i < messages ? failure[i] : null;
+        return i < messages ? ev.failure(i) : null;
     }
 
     /** HTTP status of message {@code i}'s failure, 0 when it failed before sending. */
     public int failureStatus(int i) {
-        return failStatus[i];
+        return ev.failureStatus(i);
     }
 
     /** HEC {@code code} of message {@code i}'s failure, -1 when there was none. */
     public int failureCode(int i) {
-        return failCode[i];
+        return ev.failureCode(i);
     }
 
     /** The uncompressed events (tests, debugging). */
@@ -1050,8 +466,6 @@ public final class HecEncoder {
 
     /** Frees the native deflater. */
     public void close() {
-        if (gzip != null) {
-            gzip.close();
-        }
+        planner.close();
     }
 }

@@ -196,7 +196,7 @@ final class MetricGroups {
     /** Whether event {@code e} holds one of the measurement names of {@code md}. */
     boolean holdsName(int e, Metadata md) {
         for (int i = 0; i < md.size(); i++) {
-            if (HecEncoder.isMetric(md, i) && contains(key(e, md, i))) {
+            if (ReservedKeys.isMetric(md, i) && contains(key(e, md, i))) {
                 return true;
             }
         }
@@ -207,7 +207,7 @@ final class MetricGroups {
     void addNames(int e, Metadata md) {
         namesIndexed[e] = true;
         for (int i = 0; i < md.size(); i++) {
-            if (HecEncoder.isMetric(md, i)) {
+            if (ReservedKeys.isMetric(md, i)) {
                 insert(key(e, md, i));
             }
         }
