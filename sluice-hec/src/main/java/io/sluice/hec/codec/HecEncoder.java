@@ -41,8 +41,9 @@ public final class HecEncoder {
     /** The other buffer of {@link #splice}, made on first use. */
     private ByteOut spare;
     private final MetricGroups groups;
-    /** The OTLP mapping (messages with {@code otlp.signal}), as the OTel exporter's. */
-    private final OtlpEvents otlp;
+    // The OTLP mapping (messages with otlp.signal), as the OTel exporter's.
+    private final OtlpLogEvents otlpLogs;
+    private final OtlpMetricEvents otlpMetrics;
     /** Messages the OTel exporter would not send (a log without a body, an exponential histogram). */
     private int skipped;
 
@@ -56,7 +57,11 @@ public final class HecEncoder {
         this.writer = new EventWriter(format, keys);
         this.planner = new RequestPlanner(format, ev);
         this.groups = format.multiMetric && !format.raw ? new MetricGroups() : null;
-        this.otlp = new OtlpEvents(format);
+        OtlpKeys otlpKeys = new OtlpKeys(format);
+        OtlpHeader otlpHeader = new OtlpHeader(format, otlpKeys);
+        OtlpEntries otlpFields = new OtlpEntries();
+        this.otlpLogs = new OtlpLogEvents(format, otlpKeys, otlpHeader, otlpFields);
+        this.otlpMetrics = new OtlpMetricEvents(otlpKeys, otlpHeader, otlpFields);
     }
 
     public HecFormat format() {
@@ -173,14 +178,14 @@ public final class HecEncoder {
     private void encodeOtlp(Message m, Metadata md, int mi, int signal) {
         if (signal == OtlpEvents.LOG) {
             int start = raw.length();
-            if (!otlp.writeLog(raw, m, md)) {
+            if (!otlpLogs.writeLog(raw, m, md)) {
                 skipped++;
                 return;
             }
             checkedEvent(mi, start);
             return;
         }
-        int n = otlp.beginMetric(m, md);
+        int n = otlpMetrics.beginMetric(m, md);
         if (n < 0) {
             skipped++;
             return;
@@ -188,23 +193,23 @@ public final class HecEncoder {
         for (int k = 0; k < n; k++) {
             int start = raw.length();
             if (groups == null) {
-                otlp.writeEvent(k, raw);
+                otlpMetrics.writeEvent(k, raw);
                 checkedEvent(mi, start);
                 continue;
             }
-            boolean dims = otlp.writePrefix(k, raw);
+            boolean dims = otlpMetrics.writePrefix(k, raw);
             int len = raw.length() - start;
             int h = Metadata.hash(raw.array(), start, len);
             int g = groups.find(h, raw.array(), start, len);
             if (g >= 0 && joinOtlp(g, mi, start, k)) {
                 continue;
             }
-            otlp.writeMeasurement(k, raw, dims);
+            otlpMetrics.writeMeasurement(k, raw, dims);
             raw.write(END);
             if (!checkedEvent(mi, start)) {
                 continue;
             }
-            groups.addName(ev.count - 1, otlp.measurementHash(k));
+            groups.addName(ev.count - 1, otlpMetrics.measurementHash(k));
             if (g < 0) {
                 groups.add(h, start, len, dims, ev.count - 1);
             } else {
@@ -229,12 +234,12 @@ public final class HecEncoder {
     private boolean joinOtlp(int g, int mi, int start, int k) {
         int e = groups.event(g);
         indexNames(e);
-        int name = otlp.measurementHash(k);
-        if (otlp.hasMeasurement(k) && groups.holdsName(e, name)) {
+        int name = otlpMetrics.measurementHash(k);
+        if (otlpMetrics.hasMeasurement(k) && groups.holdsName(e, name)) {
             return false; // the exporter would overwrite the value; a second event keeps both
         }
         int piece = groups.extra.length();
-        otlp.writeMeasurement(k, groups.extra, true);
+        otlpMetrics.writeMeasurement(k, groups.extra, true);
         if (!attach(e, mi, start, piece)) {
             return false;
         }
