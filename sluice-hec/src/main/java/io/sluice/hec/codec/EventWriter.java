@@ -1,5 +1,6 @@
 package io.sluice.hec.codec;
 
+import io.sluice.core.json.JsonScanner;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import java.lang.invoke.MethodHandles;
@@ -48,7 +49,8 @@ final class EventWriter {
 
     private final HecFormat format;
     private final ReservedKeys keys;
-    private final JsonScanner scanner = new JsonScanner(512);
+    /** EventFormat auto: whether a payload is JSON, UTF-8 checked (HEC wants UTF-8), at most 512 levels deep. */
+    private final JsonScanner scanner = new JsonScanner(512, true);
 
     // The last host/source/sourcetype/index values written (array null: the default) and their encoding.
     // Valid within one encode(): the messages, and so the arrays, do not change meanwhile.
@@ -247,7 +249,7 @@ final class EventWriter {
                 asJson = false;
                 break;
             default:
-                asJson = len > 1 && (p[0] == '{' || p[0] == '[') && scanner.isJsonContainer(p, 0, len);
+                asJson = len > 1 && (p[0] == '{' || p[0] == '[') && scanner.scanValue(p, 0, len);
         }
         if (!asJson) {
             return ByteOut.putQuoted(b, at, p, 0, len);

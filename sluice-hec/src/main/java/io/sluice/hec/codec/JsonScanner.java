@@ -7,6 +7,10 @@ import io.sluice.core.json.JsonStrings;
  * the grammar, checks UTF-8 inside strings, and unescapes strings into a reused buffer. Nesting is tracked
  * with a bit stack of fixed size, so a 10,000-deep document is rejected at {@link #maxDepth()} without
  * recursion or allocation. One instance per thread; it keeps scratch state.
+ *
+ * <p>Only consumer.HEC's {@code EventParser} uses it now (the encoder checks payloads with core's
+ * {@link io.sluice.core.json.JsonScanner}, UTF-8 checked); moving the parser onto core's scanner needs its skip and
+ * unescape calls there, and a choice for its different error texts and lone-surrogate unescaping.
  */
 public final class JsonScanner {
     /** Returned (negated positions are never used) when the input is not valid JSON. */

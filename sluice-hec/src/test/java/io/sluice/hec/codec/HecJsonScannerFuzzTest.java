@@ -10,13 +10,16 @@ import io.sluice.core.json.Utf8;
  * unescapes its strings. The contract: {@link JsonScanner#skipValue} returns a position inside the input or
  * {@link JsonScanner#ERROR} with a reason, never throws. Differential check against the core scanner, which
  * implements the same grammar but takes any bytes in strings: what sluice-hec accepts, core accepts too, and
- * what core accepts as valid UTF-8 sluice-hec accepts unless it is nested deeper than its limit.
+ * what core accepts as valid UTF-8 sluice-hec accepts unless it is nested deeper than its limit. And core's
+ * scanner as the encoder uses it for EventFormat auto (UTF-8 checked, 512 levels) decides as sluice-hec's
+ * {@link JsonScanner#isJsonContainer} did, but for nesting: core counts empty containers toward the depth.
  */
 class HecJsonScannerFuzzTest {
     private static final int MAX_DEPTH = 512; // consumer.HEC's MaxDepth default
 
     private final JsonScanner hec = new JsonScanner(MAX_DEPTH);
     private final io.sluice.core.json.JsonScanner core = new io.sluice.core.json.JsonScanner();
+    private final io.sluice.core.json.JsonScanner strict = new io.sluice.core.json.JsonScanner(MAX_DEPTH, true);
 
     @FuzzTest(maxDuration = "5m")
     void skipValue(byte[] input) {
@@ -32,6 +35,13 @@ class HecJsonScannerFuzzTest {
             assertThat(coreOk).as("core rejects what sluice-hec accepts: %s", core.errorReason()).isTrue();
         } else if (coreOk && Utf8.isValid(input, 0, input.length)) {
             assertThat(hec.error()).as("sluice-hec rejects valid JSON").startsWith("nested deeper than");
+        }
+        if (input.length > 1 && (input[0] == '{' || input[0] == '[')) {
+            boolean strictOk = strict.scanValue(input, 0, input.length);
+            if (strictOk != hec.isJsonContainer(input, 0, input.length)) {
+                assertThat(strictOk).as("core rejects what sluice-hec accepts").isFalse();
+                assertThat(strict.errorReason()).isEqualTo(io.sluice.core.json.JsonScanner.TOO_DEEP);
+            }
         }
         if (whole && core.kind() == io.sluice.core.json.JsonFields.STRING) {
             int open = core.valueStart() - 1;
