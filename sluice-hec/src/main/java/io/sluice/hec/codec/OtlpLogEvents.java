@@ -66,25 +66,8 @@ final class OtlpLogEvents {
         int byPlan = sameKeys && planned ? planRoom(md) : -1;
         if (byPlan >= 0) {
             // The last record's keys, and no map or array among the fields: its fields plan holds.
-            byte[] p = m.payload();
-            int len = m.length();
-            int room = header.headerRoom(md) + H_EVENT.length + byPlan;
-            if (bt < 0) {
-                room += ByteOut.quotedRoom(p, 0, len);
-            }
-            byte[] b = o.ensure(room);
-            int at = header.putHeader(b, o.length(), roundToMillis(ts), md.arena());
-            System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
-            at += H_EVENT.length;
-            if (bt < 0) {
-                at = ByteOut.putQuoted(b, at, p, 0, len);
-            } else {
-                o.setLength(at);
-                putBody(o, m, md, bt);
-                b = o.ensure(byPlan);
-                at = o.length();
-            }
-            o.setLength(putPlan(b, at, md));
+            int at = putHeaderAndEvent(o, m, md, bt, byPlan, ts);
+            o.setLength(putPlan(o.array(), at, md));
             return true;
         }
 
@@ -115,9 +98,18 @@ final class OtlpLogEvents {
             plan(md);
         }
 
-        // One reservation for the whole event, written at a local position (see ByteOut); a body other than a
-        // string goes through the JSON writer, and the fields' room is then reserved after it.
-        int fieldsRoom = refsRoom(md);
+        int at = putHeaderAndEvent(o, m, md, bt, refsRoom(md), ts);
+        o.setLength(putRefs(o.array(), at, md));
+        return true;
+    }
+
+    /**
+     * Writes the header and {@code event} into {@code o} and returns where the fields go, with {@code fieldsRoom}
+     * bytes reserved there in {@code o.array()}. One reservation for the whole event, written at a local position
+     * (see ByteOut); a body other than a string goes through the JSON writer, and the fields' room is then
+     * reserved after it.
+     */
+    private int putHeaderAndEvent(ByteOut o, Message m, Metadata md, int bt, int fieldsRoom, long ts) {
         byte[] p = m.payload();
         int len = m.length();
         int room = header.headerRoom(md) + H_EVENT.length + fieldsRoom;
@@ -129,15 +121,12 @@ final class OtlpLogEvents {
         System.arraycopy(H_EVENT, 0, b, at, H_EVENT.length);
         at += H_EVENT.length;
         if (bt < 0) {
-            at = ByteOut.putQuoted(b, at, p, 0, len); // a string body is sent as a string, whatever it holds
-        } else {
-            o.setLength(at);
-            putBody(o, m, md, bt);
-            b = o.ensure(fieldsRoom);
-            at = o.length();
+            return ByteOut.putQuoted(b, at, p, 0, len); // a string body is sent as a string, whatever it holds
         }
-        o.setLength(putRefs(b, at, md));
-        return true;
+        o.setLength(at);
+        putBody(o, m, md, bt);
+        o.ensure(fieldsRoom);
+        return o.length();
     }
 
     // Field references of a log event: key (array, offset, length), value kind, and the metadata field or the
