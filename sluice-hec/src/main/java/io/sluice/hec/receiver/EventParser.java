@@ -3,7 +3,7 @@ package io.sluice.hec.receiver;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.hec.codec.ByteOut;
-import io.sluice.hec.codec.JsonScanner;
+import io.sluice.hec.codec.HecJsonScanner;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -46,7 +46,7 @@ final class EventParser {
         }
     }
 
-    private final JsonScanner scanner;
+    private final HecJsonScanner scanner;
     private final ByteOut keyCopy = new ByteOut(64);
     private final boolean eventRequired;
     /** The allowed indexes of the request being parsed (null: any). */
@@ -61,7 +61,7 @@ final class EventParser {
      *                      the whole object becomes the event (what Fluent Bit's Splunk_Send_Raw sends)
      */
     EventParser(int maxDepth, boolean eventRequired) {
-        this.scanner = new JsonScanner(maxDepth);
+        this.scanner = new HecJsonScanner(maxDepth);
         this.eventRequired = eventRequired;
     }
 
@@ -94,7 +94,7 @@ final class EventParser {
     boolean parseEvents(byte[] b, int off, int end, BatchCollector out, Defaults dflt, byte[][] indexes, long now) {
         error = null;
         this.indexes = indexes;
-        int p = JsonScanner.ws(b, off, end);
+        int p = HecJsonScanner.ws(b, off, end);
         int n = 0;
         while (p < end) {
             if (!out.admit()) {
@@ -238,9 +238,9 @@ final class EventParser {
         return p;
     }
 
-    /** {@link JsonScanner#ws}, without the call when there is no whitespace (compact JSON, the common case). */
+    /** {@link HecJsonScanner#ws}, without the call when there is no whitespace (compact JSON, the common case). */
     private static int skipWs(byte[] b, int p, int end) {
-        return p < end && b[p] <= ' ' ? JsonScanner.ws(b, p, end) : p;
+        return p < end && b[p] <= ' ' ? HecJsonScanner.ws(b, p, end) : p;
     }
 
     private int invalid(BatchCollector out, int n, String why) {
@@ -293,7 +293,7 @@ final class EventParser {
         if (b[p] != '{') {
             return -1;
         }
-        p = JsonScanner.ws(b, p + 1, end);
+        p = HecJsonScanner.ws(b, p + 1, end);
         if (p < end && b[p] == '}') {
             return p + 1;
         }
@@ -316,11 +316,11 @@ final class EventParser {
                 kb = keyCopy.array();
                 koff = 0;
             }
-            p = JsonScanner.ws(b, p, end);
+            p = HecJsonScanner.ws(b, p, end);
             if (p >= end || b[p] != ':') {
                 return -1;
             }
-            p = JsonScanner.ws(b, p + 1, end);
+            p = HecJsonScanner.ws(b, p + 1, end);
             if (p >= end) {
                 return -1;
             }
@@ -342,9 +342,9 @@ final class EventParser {
                         : c == 't' || c == 'f' ? Metadata.BOOLEAN : c == 'n' ? Metadata.NULL : Metadata.NUMBER;
                 md.set(kb, koff, klen, b, vs, p - vs, kind);
             }
-            p = JsonScanner.ws(b, p, end);
+            p = HecJsonScanner.ws(b, p, end);
             if (p < end && b[p] == ',') {
-                p = JsonScanner.ws(b, p + 1, end);
+                p = HecJsonScanner.ws(b, p + 1, end);
                 continue;
             }
             if (p < end && b[p] == '}') {

@@ -311,12 +311,12 @@ class HecEncoderTest {
 
     @Test
     void scannerRejectsDeepNestingBadUtf8AndBadGrammar() {
-        JsonScanner s = new JsonScanner(512);
+        HecJsonScanner s = new HecJsonScanner(512);
         byte[] deep = ("[".repeat(10_000) + "]".repeat(10_000)).getBytes(StandardCharsets.US_ASCII);
-        assertThat(s.skipValue(deep, 0, deep.length)).isEqualTo(JsonScanner.ERROR);
+        assertThat(s.skipValue(deep, 0, deep.length)).isEqualTo(HecJsonScanner.ERROR);
         assertThat(s.error()).contains("nested");
         byte[] bad = {'"', 'a', (byte) 0xC3, '"'};
-        assertThat(s.skipValue(bad, 0, bad.length)).isEqualTo(JsonScanner.ERROR);
+        assertThat(s.skipValue(bad, 0, bad.length)).isEqualTo(HecJsonScanner.ERROR);
         byte[] ok = "{\"a\":[1,-2.5e3,\"\\u00e9\",true,null,{}],\"b\":\"é\"}".getBytes(StandardCharsets.UTF_8);
         assertThat(s.skipValue(ok, 0, ok.length)).isEqualTo(ok.length);
         for (String x : new String[] {"{\"a\":}", "[1,]", "{\"a\" 1}", "01", "\"\\x\"", "[1 2]"}) {

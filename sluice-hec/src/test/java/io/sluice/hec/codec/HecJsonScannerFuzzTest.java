@@ -7,25 +7,25 @@ import io.sluice.core.json.Utf8;
 
 /**
  * Fuzz target for sluice-hec's own JSON scanner, which finds where each event of an /event body ends and
- * unescapes its strings. The contract: {@link JsonScanner#skipValue} returns a position inside the input or
- * {@link JsonScanner#ERROR} with a reason, never throws. Differential check against the core scanner, which
+ * unescapes its strings. The contract: {@link HecJsonScanner#skipValue} returns a position inside the input or
+ * {@link HecJsonScanner#ERROR} with a reason, never throws. Differential check against the core scanner, which
  * implements the same grammar but takes any bytes in strings: what sluice-hec accepts, core accepts too, and
  * what core accepts as valid UTF-8 sluice-hec accepts unless it is nested deeper than its limit. And core's
  * scanner as the encoder uses it for EventFormat auto (UTF-8 checked, 512 levels) decides as sluice-hec's
- * {@link JsonScanner#isJsonContainer} did, but for nesting: core counts empty containers toward the depth.
+ * {@link HecJsonScanner#isJsonContainer} did, but for nesting: core counts empty containers toward the depth.
  */
 class HecJsonScannerFuzzTest {
     private static final int MAX_DEPTH = 512; // consumer.HEC's MaxDepth default
 
-    private final JsonScanner hec = new JsonScanner(MAX_DEPTH);
+    private final HecJsonScanner hec = new HecJsonScanner(MAX_DEPTH);
     private final io.sluice.core.json.JsonScanner core = new io.sluice.core.json.JsonScanner();
     private final io.sluice.core.json.JsonScanner strict = new io.sluice.core.json.JsonScanner(MAX_DEPTH, true);
 
     @FuzzTest(maxDuration = "5m")
     void skipValue(byte[] input) {
         int end = hec.skipValue(input, 0, input.length);
-        boolean whole = end != JsonScanner.ERROR && JsonScanner.ws(input, end, input.length) == input.length;
-        if (end == JsonScanner.ERROR) {
+        boolean whole = end != HecJsonScanner.ERROR && HecJsonScanner.ws(input, end, input.length) == input.length;
+        if (end == HecJsonScanner.ERROR) {
             assertThat(hec.error()).isNotNull();
         } else {
             assertThat(end).isBetween(1, input.length);

@@ -12,7 +12,7 @@ import io.sluice.core.json.JsonStrings;
  * {@link io.sluice.core.json.JsonScanner}, UTF-8 checked); moving the parser onto core's scanner needs its skip and
  * unescape calls there, and a choice for its different error texts and lone-surrogate unescaping.
  */
-public final class JsonScanner {
+public final class HecJsonScanner {
     /** Returned (negated positions are never used) when the input is not valid JSON. */
     public static final int ERROR = -1;
 
@@ -22,7 +22,7 @@ public final class JsonScanner {
     private String error;
 
     /** A scanner rejecting documents nested deeper than {@code maxDepth}. */
-    public JsonScanner(int maxDepth) {
+    public HecJsonScanner(int maxDepth) {
         this.maxDepth = maxDepth;
         this.stack = new long[(maxDepth >> 6) + 1];
     }
