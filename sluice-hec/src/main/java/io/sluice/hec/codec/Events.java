@@ -93,6 +93,25 @@ final class Events {
         }
     }
 
+    /**
+     * Whether the event written into {@code raw} from {@code start} on has at most {@code max} bytes
+     * ({@code MaxEventSize}); if not, drops it and fails message {@code mi}.
+     */
+    boolean fits(ByteOut raw, int mi, int start, int max) {
+        int len = raw.length() - start;
+        if (len <= max) {
+            return true;
+        }
+        raw.setLength(start);
+        failTooLarge(mi, len, max);
+        return false;
+    }
+
+    /** Fails message {@code mi} for an event of {@code len} bytes, over {@code MaxEventSize} ({@code max}). */
+    void failTooLarge(int mi, int len, int max) {
+        fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + max + ")");
+    }
+
     /** Marks every message of event {@code e} failed. */
     void failEvent(int e, int status, int code, String reason) {
         for (int n = first[e]; n >= 0; n = nodeNext[n]) {

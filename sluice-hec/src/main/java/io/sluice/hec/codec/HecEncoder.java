@@ -3,7 +3,6 @@ package io.sluice.hec.codec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -25,22 +24,20 @@ import java.util.Arrays;
  * marked failed with a reason; the producer routes their messages to the fallback stream. Not thread-safe:
  * one encoder per delivering thread.
  *
- * <p>This class drives the encode and merges multi-metric events ({@link MetricGroups} keeps the books); a
- * message's keys are sorted by {@link ReservedKeys}, its event written by {@link EventWriter}, the events and their
- * messages' failures kept in {@link Events}, and the requests cut by {@link RequestPlanner}.
+ * <p>This class drives the encode: a message's keys are sorted by {@link ReservedKeys}, its event written by
+ * {@link EventWriter} (OTLP: {@link OtlpLogEvents}, {@link OtlpMetricEvents}), multi-metric events merged by
+ * {@link MultiMetricMerger}, the events and their messages' failures kept in {@link Events}, and the requests cut
+ * by {@link RequestPlanner}.
  */
 public final class HecEncoder {
-    private static final byte[] END = "}}\n".getBytes(StandardCharsets.US_ASCII);
-
     private final HecFormat format;
     private final ReservedKeys keys;
     private final EventWriter writer;
     private final Events ev = new Events();
     private final RequestPlanner planner;
     private ByteOut raw = new ByteOut(64 * 1024);
-    /** The other buffer of {@link #splice}, made on first use. */
-    private ByteOut spare;
-    private final MetricGroups groups;
+    /** UseMultiMetricFormat's merging; null without it. */
+    private final MultiMetricMerger merger;
     // The OTLP mapping (messages with otlp.signal), as the OTel exporter's.
     private final OtlpLogEvents otlpLogs;
     private final OtlpMetricEvents otlpMetrics;
@@ -56,12 +53,12 @@ public final class HecEncoder {
         this.keys = new ReservedKeys(format.fieldKeys);
         this.writer = new EventWriter(format, keys);
         this.planner = new RequestPlanner(format, ev);
-        this.groups = format.multiMetric && !format.raw ? new MetricGroups() : null;
         OtlpKeys otlpKeys = new OtlpKeys(format);
         OtlpHeader otlpHeader = new OtlpHeader(format, otlpKeys);
         OtlpEntries otlpFields = new OtlpEntries();
         this.otlpLogs = new OtlpLogEvents(format, otlpKeys, otlpHeader, otlpFields);
         this.otlpMetrics = new OtlpMetricEvents(otlpKeys, otlpHeader, otlpFields);
+        this.merger = format.multiMetric && !format.raw ? new MultiMetricMerger(format, ev, writer, otlpMetrics) : null;
     }
 
     public HecFormat format() {
@@ -110,14 +107,14 @@ public final class HecEncoder {
         planner.clear();
         skipped = 0;
         writer.forgetHeader();
-        if (groups != null) {
-            groups.clear(n);
+        if (merger != null) {
+            merger.clear(n);
         }
         for (int i = 0; i < n; i++) {
             encodeMessage(msgs[i], i);
         }
-        if (groups != null && groups.hasPieces()) {
-            splice();
+        if (merger != null) {
+            raw = merger.splice(raw);
         }
     }
 
@@ -133,8 +130,8 @@ public final class HecEncoder {
             }
         }
         keys.classify(md);
-        if (groups != null && keys.metricCount > 0) {
-            encodeMultiMetric(m, md, mi);
+        if (merger != null && keys.metricCount > 0) {
+            merger.encode(raw, msgs, m, md, mi);
             return;
         }
         if (format.raw) {
@@ -162,7 +159,7 @@ public final class HecEncoder {
             if (len > format.maxEventSize) {
                 raw.setLength(start);
                 ev.count = eventsBefore;
-                failTooLarge(mi, len);
+                ev.failTooLarge(mi, len, format.maxEventSize);
                 return;
             }
         }
@@ -191,185 +188,29 @@ public final class HecEncoder {
             return;
         }
         for (int k = 0; k < n; k++) {
+            if (merger != null) {
+                merger.encodeOtlp(raw, msgs, mi, k);
+                continue;
+            }
             int start = raw.length();
-            if (groups == null) {
-                otlpMetrics.writeEvent(k, raw);
-                checkedEvent(mi, start);
-                continue;
-            }
-            boolean dims = otlpMetrics.writePrefix(k, raw);
-            int len = raw.length() - start;
-            int h = Metadata.hash(raw.array(), start, len);
-            int g = groups.find(h, raw.array(), start, len);
-            if (g >= 0 && joinOtlp(g, mi, start, k)) {
-                continue;
-            }
-            otlpMetrics.writeMeasurement(k, raw, dims);
-            raw.write(END);
-            if (!checkedEvent(mi, start)) {
-                continue;
-            }
-            groups.addName(ev.count - 1, otlpMetrics.measurementHash(k));
-            if (g < 0) {
-                groups.add(h, start, len, dims, ev.count - 1);
-            } else {
-                groups.setEvent(g, ev.count - 1);
-            }
+            otlpMetrics.writeEvent(k, raw);
+            checkedEvent(mi, start);
         }
     }
 
     /** Records the event written from {@code start} on, or drops it and fails message {@code mi} when too large. */
-    private boolean checkedEvent(int mi, int start) {
-        int len = raw.length() - start;
-        if (len > format.maxEventSize) {
-            raw.setLength(start);
-            failTooLarge(mi, len);
-            return false;
+    private void checkedEvent(int mi, int start) {
+        if (ev.fits(raw, mi, start, format.maxEventSize)) {
+            addEvent(mi);
         }
-        addEvent(mi);
-        return true;
-    }
-
-    /** Like {@link #join} for OTLP metric event {@code k}'s one measurement. */
-    private boolean joinOtlp(int g, int mi, int start, int k) {
-        int e = groups.event(g);
-        indexNames(e);
-        int name = otlpMetrics.measurementHash(k);
-        if (otlpMetrics.hasMeasurement(k) && groups.holdsName(e, name)) {
-            return false; // the exporter would overwrite the value; a second event keeps both
-        }
-        int piece = groups.extra.length();
-        otlpMetrics.writeMeasurement(k, groups.extra, true);
-        if (!attach(e, mi, start, piece)) {
-            return false;
-        }
-        groups.addName(e, name);
-        return true;
-    }
-
-    private void failTooLarge(int mi, int len) {
-        ev.fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + format.maxEventSize + ")");
-    }
-
-    /**
-     * Multi-metric: the message's measurements join the event collecting its prefix (time, host/source/sourcetype/
-     * index and dimensions) anywhere in the batches, if there is one and it can take them; else they start a new
-     * event with that prefix. "The same prefix" is decided on the encoded bytes: the prefix is written where a new
-     * event would start, looked up, and dropped when an event has it already.
-     */
-    private void encodeMultiMetric(Message m, Metadata md, int mi) {
-        int start = raw.length();
-        boolean dims = writer.writeMetricPrefix(raw, m, md);
-        int len = raw.length() - start;
-        int h = Metadata.hash(raw.array(), start, len);
-        int g = groups.find(h, raw.array(), start, len);
-        if (g >= 0 && join(g, md, mi, start)) {
-            return;
-        }
-        writer.writeMeasurements(raw, md, dims);
-        raw.write(END);
-        int size = raw.length() - start;
-        if (size > format.maxEventSize) {
-            raw.setLength(start);
-            failTooLarge(mi, size);
-            return;
-        }
-        addEvent(mi);
-        if (g < 0) {
-            groups.add(h, start, len, dims, ev.count - 1);
-        } else {
-            groups.setEvent(g, ev.count - 1); // the earlier event is full or has these names: collect here now
-        }
-    }
-
-    /**
-     * Adds the measurements of message {@code mi} (whose prefix was written at {@code start}) to group {@code g}'s
-     * current event, unless that would exceed MaxEventSize or repeat a measurement name. The last event written
-     * takes them in place; an earlier one gets them as a piece spliced in at the end.
-     */
-    private boolean join(int g, Metadata md, int mi, int start) {
-        int e = groups.event(g);
-        indexNames(e);
-        if (groups.holdsName(e, md)) {
-            return false;
-        }
-        ByteOut extra = groups.extra;
-        int piece = extra.length();
-        writer.writeMeasurements(extra, md, true);
-        if (!attach(e, mi, start, piece)) {
-            return false;
-        }
-        groups.addNames(e, md);
-        return true;
-    }
-
-    /** Indexes the measurement names of event {@code e} if not done yet: those of its only message so far. */
-    private void indexNames(int e) {
-        if (!groups.namesIndexed(e)) {
-            groups.addNames(e, msgs[ev.nodeMsg[ev.first[e]]].metadata());
-        }
-    }
-
-    /**
-     * Adds the measurements just written to {@code groups.extra} from {@code piece} on (for message {@code mi},
-     * whose prefix was written at {@code start}) to event {@code e}, unless that would exceed MaxEventSize. The
-     * last event written takes them in place; an earlier one gets them as a piece spliced in at the end.
-     */
-    private boolean attach(int e, int mi, int start, int piece) {
-        ByteOut extra = groups.extra;
-        int pieceLen = extra.length() - piece;
-        int size = ev.end[e] - ev.start(e) + groups.extraBytes(e) + pieceLen;
-        if (size > format.maxEventSize) {
-            extra.setLength(piece);
-            return false;
-        }
-        if (e == ev.count - 1 && ev.end[e] == start) {
-            raw.setLength(start - END.length); // reopen the event: drop the prefix and its closing "}}\n"
-            raw.write(extra.array(), piece, pieceLen);
-            raw.write(END);
-            ev.end[e] = raw.length();
-            extra.setLength(piece);
-        } else {
-            raw.setLength(start);
-            groups.addPiece(e, piece, pieceLen);
-        }
-        int node = ev.newNode(mi);
-        ev.nodeNext[groups.lastMsg(e)] = node;
-        groups.setLastMsg(e, node);
-        return true;
-    }
-
-    /**
-     * Rewrites the events into the spare buffer with the measurements that joined earlier events placed before
-     * those events' closing {@code }}\n}, then swaps the buffers: one copy, only when such merges happened.
-     */
-    private void splice() {
-        ByteOut out = spare != null ? spare : new ByteOut(raw.length() + groups.extra.length());
-        out.clear();
-        out.ensure(raw.length() + groups.extra.length());
-        byte[] src = raw.array();
-        int from = 0;
-        for (int e = 0; e < ev.count; e++) {
-            int end = ev.end[e];
-            if (groups.extraBytes(e) == 0) {
-                out.write(src, from, end - from);
-            } else {
-                out.write(src, from, end - from - END.length);
-                groups.writePieces(e, out);
-                out.write(END);
-            }
-            from = end;
-            ev.end[e] = out.length();
-        }
-        spare = raw;
-        raw = out;
     }
 
     /** Records the event just written (ending at the buffer's end); its first message is {@code firstMsg}. */
     private void addEvent(int firstMsg) {
-        int node = ev.add(firstMsg, raw.length());
-        if (groups != null) {
-            groups.newEvent(ev.count - 1, node);
+        if (merger != null) {
+            merger.addEvent(raw, firstMsg);
+        } else {
+            ev.add(firstMsg, raw.length());
         }
     }
 

@@ -212,9 +212,7 @@ public final class HecProducer extends Producer {
                     Duration.ofMillis(config.get(TIMEOUT_MS)), tls);
             tls.logTo(log, config.id());
         }
-        sender = new RequestSender(http, path, channel, config.id(), config.get(RETRY_INITIAL_MS),
-                config.get(RETRY_MAX_MS), config.get(RETRY_MAX_ELAPSED_MS), config.get(USE_ACK),
-                config.get(ACK_POLL_MS), config.get(ACK_TIMEOUT_MS), log, stats);
+        sender = new RequestSender(config, http, path, channel, log, stats);
         if (config.get(HEALTH_CHECK)) {
             try {
                 HecResponse r = http.get("/services/collector/health");

@@ -1,5 +1,6 @@
 package io.sluice.hec.producer;
 
+import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.hec.codec.HecEncoder;
@@ -31,18 +32,18 @@ final class RequestSender {
     private final PluginStats stats;
     private static final int ACK_ROUNDS = 3;
 
-    RequestSender(HecTransport http, String path, String channel, String id, long retryInitial, long retryMax,
-            long retryMaxElapsed, boolean useAck, long ackPoll, long ackTimeout, Log log, PluginStats stats) {
+    /** Sends to {@code path} through {@code http}, with the retry and ack settings of {@code config}. */
+    RequestSender(PluginConfig config, HecTransport http, String path, String channel, Log log, PluginStats stats) {
         this.http = http;
         this.path = path;
         this.channel = channel;
-        this.id = id;
-        this.retryInitial = retryInitial;
-        this.retryMax = retryMax;
-        this.retryMaxElapsed = retryMaxElapsed;
-        this.useAck = useAck;
-        this.ackPoll = ackPoll;
-        this.ackTimeout = ackTimeout;
+        this.id = config.id();
+        this.retryInitial = config.get(HecProducer.RETRY_INITIAL_MS);
+        this.retryMax = config.get(HecProducer.RETRY_MAX_MS);
+        this.retryMaxElapsed = config.get(HecProducer.RETRY_MAX_ELAPSED_MS);
+        this.useAck = config.get(HecProducer.USE_ACK);
+        this.ackPoll = config.get(HecProducer.ACK_POLL_MS);
+        this.ackTimeout = config.get(HecProducer.ACK_TIMEOUT_MS);
         this.log = log;
         this.stats = stats;
     }
