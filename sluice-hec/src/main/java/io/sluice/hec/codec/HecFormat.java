@@ -2,6 +2,7 @@ package io.sluice.hec.codec;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What an {@link HecEncoder} writes: the default {@code host}, {@code source}, {@code sourcetype} and
@@ -16,7 +17,13 @@ public final class HecFormat {
         /** Always a JSON string. */
         STRING,
         /** Always embedded as JSON, unchecked: only for payloads known to be valid JSON. */
-        JSON
+        JSON;
+
+        /** The spelling of producer.SplunkHEC's EventFormat setting: auto, string or json. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
     final byte[] host;

@@ -46,8 +46,8 @@ public final class HecProducer extends Producer {
     public static final Param<String> SOURCETYPE = Param.string("Sourcetype", "",
             "Default sourcetype; metadata key 'sourcetype' overrides it.");
     public static final Param<String> INDEX = Param.string("Index", "", "Default index; metadata key 'index' overrides it.");
-    public static final Param<String> EVENT_FORMAT = Param.string("EventFormat", "auto",
-            "How the payload becomes 'event': auto (a valid JSON object or array is sent as JSON, else a string), "
+    public static final Param<HecFormat.EventFormat> EVENT_FORMAT = Param.choice("EventFormat",
+            HecFormat.EventFormat.AUTO, "How the payload becomes 'event': auto (a valid JSON object or array is sent as JSON, else a string), "
                     + "string, or json (trusted, unchecked).");
     public static final Param<List<String>> FIELDS = Param.strings("Fields", List.of(),
             "Metadata keys sent as indexed 'fields'; empty sends every key except host/source/sourcetype/index.");
@@ -55,19 +55,20 @@ public final class HecProducer extends Producer {
             "Send all measurements sharing time and dimensions as one multi-metric event.");
     public static final Param<Boolean> RAW = Param.bool("Raw", false,
             "Post payloads as lines to /services/collector/raw; Host/Source/Sourcetype/Index go in the query.");
-    public static final Param<Integer> MAX_CONTENT_LENGTH = Param.integer("MaxContentLength", 2 * 1024 * 1024,
-            "Maximum bytes of one request body as sent (compressed when Gzip is on).");
-    public static final Param<Integer> MAX_EVENT_SIZE = Param.integer("MaxEventSize", 5 * 1024 * 1024,
+    public static final Param<Integer> MAX_CONTENT_LENGTH = Param.sizeInt("MaxContentLength", 2 * 1024 * 1024,
+            "Maximum bytes of one request body as sent (compressed when Gzip is on).").atLeast(1024);
+    public static final Param<Integer> MAX_EVENT_SIZE = Param.sizeInt("MaxEventSize", 5 * 1024 * 1024,
             "Events larger than this (uncompressed) go to the fallback stream.");
-    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.integer("FlushIntervalMs", 0,
+    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.millis("FlushIntervalMs", 0,
             "Longest time (ms) an event waits for the events of later pipeline batches to share its requests, like "
                     + "Fluent Bit's Flush, the OTel exporter's batch flush_timeout or Vector's batch.timeout_secs. "
                     + "Batches gather until their events reach MaxContentLength (uncompressed), this time passes, or "
                     + "every delivering thread holds a waiting batch; each is still acknowledged only after the "
                     + "requests carrying it were accepted, and a stopping pipeline sends what waits. 0 (default): "
-                    + "each pipeline batch is sent at once, adding no latency.");
+                    + "each pipeline batch is sent at once, adding no latency.").atLeast(0);
     public static final Param<Boolean> GZIP = Param.bool("Gzip", true, "Compress request bodies with gzip.");
-    public static final Param<Integer> GZIP_LEVEL = Param.integer("GzipLevel", 6, "gzip level, 1 (fastest) to 9.");
+    public static final Param<Integer> GZIP_LEVEL = Param.integer("GzipLevel", 6, "gzip level, 1 (fastest) to 9.")
+            .between(1, 9);
     /**
      * As many delivering threads as cores, 2 to 4: each thread encodes its batches too, and on a 2-core machine
      * four of them crowded out the consumer that feeds them (BENCHMARKS.md: TCP -> SplunkHEC, cold, alternated,
@@ -77,12 +78,12 @@ public final class HecProducer extends Producer {
     private static final int DEFAULT_CONNECTIONS = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
     public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", DEFAULT_CONNECTIONS,
             "Requests in flight at once (one keep-alive connection and one delivering thread each); default: the "
-                    + "number of cores, at least 2 and at most 4.");
-    public static final Param<Integer> TIMEOUT_MS = Param.integer("RequestTimeoutMs", 30000, "Connect and request timeout.");
-    public static final Param<Integer> RETRY_INITIAL_MS = Param.integer("RetryInitialMs", 500,
+                    + "number of cores, at least 2 and at most 4.").atLeast(1);
+    public static final Param<Integer> TIMEOUT_MS = Param.millis("RequestTimeoutMs", 30000, "Connect and request timeout.");
+    public static final Param<Integer> RETRY_INITIAL_MS = Param.millis("RetryInitialMs", 500,
             "First backoff after a 5xx or I/O error; doubles each attempt, with jitter.");
-    public static final Param<Integer> RETRY_MAX_MS = Param.integer("RetryMaxMs", 30000, "Longest single backoff.");
-    public static final Param<Integer> RETRY_MAX_ELAPSED_MS = Param.integer("RetryMaxElapsedMs", 300000,
+    public static final Param<Integer> RETRY_MAX_MS = Param.millis("RetryMaxMs", 30000, "Longest single backoff.");
+    public static final Param<Integer> RETRY_MAX_ELAPSED_MS = Param.millis("RetryMaxElapsedMs", 300000,
             "Give up on a request after retrying this long; its events go to the fallback stream.");
     public static final Param<String> TLS_CA_FILE = Param.string("TLSCAFile", "", "PEM file of CAs to trust for https.")
             .deprecatedFor(TlsSettings.CA_FILE);
@@ -90,8 +91,8 @@ public final class HecProducer extends Producer {
             "Trust any certificate and host name (testing only).").deprecatedFor(TlsSettings.INSECURE_SKIP_VERIFY);
     public static final Param<Boolean> USE_ACK = Param.bool("UseAck", false,
             "Indexer acknowledgement: poll /services/collector/ack and resend what is not acked in time.");
-    public static final Param<Integer> ACK_POLL_MS = Param.integer("AckPollMs", 200, "Interval between ack polls.");
-    public static final Param<Integer> ACK_TIMEOUT_MS = Param.integer("AckTimeoutMs", 60000,
+    public static final Param<Integer> ACK_POLL_MS = Param.millis("AckPollMs", 200, "Interval between ack polls.");
+    public static final Param<Integer> ACK_TIMEOUT_MS = Param.millis("AckTimeoutMs", 60000,
             "Resend a request whose ack did not come within this time.");
     public static final Param<Boolean> HEALTH_CHECK = Param.bool("HealthCheck", true,
             "Check /services/collector/health at start and log the result.");
@@ -147,32 +148,13 @@ public final class HecProducer extends Producer {
                 config.get(ENDPOINT).trim().toLowerCase(Locale.ROOT).startsWith("https:"),
                 new TlsSettings.Alias(TLS_CA_FILE, TlsSettings.CA_FILE),
                 new TlsSettings.Alias(TLS_INSECURE, TlsSettings.INSECURE_SKIP_VERIFY));
-        HecFormat.EventFormat ef;
-        try {
-            ef = HecFormat.EventFormat.valueOf(config.get(EVENT_FORMAT).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(EVENT_FORMAT, "must be auto, string or json");
-        }
-        int level = config.get(GZIP_LEVEL);
-        if (level < 1 || level > 9) {
-            throw config.error(GZIP_LEVEL, "must be between 1 and 9");
-        }
-        if (config.get(MAX_CONTENT_LENGTH) < 1024) {
-            throw config.error(MAX_CONTENT_LENGTH, "must be at least 1024");
-        }
-        if (config.get(MAX_CONNECTIONS) < 1) {
-            throw config.error(MAX_CONNECTIONS, "must be at least 1");
-        }
-        if (config.get(FLUSH_INTERVAL_MS) < 0) {
-            throw config.error(FLUSH_INTERVAL_MS, "must be 0 (off) or more");
-        }
         boolean raw = config.get(RAW);
         this.format = HecFormat.builder()
                 .host(config.get(HOST)).source(config.get(SOURCE)).sourcetype(config.get(SOURCETYPE))
-                .index(config.get(INDEX)).eventFormat(ef).fields(config.get(FIELDS))
+                .index(config.get(INDEX)).eventFormat(config.get(EVENT_FORMAT)).fields(config.get(FIELDS))
                 .multiMetric(config.get(MULTI_METRIC)).raw(raw)
                 .maxContentLength(config.get(MAX_CONTENT_LENGTH)).maxEventSize(config.get(MAX_EVENT_SIZE))
-                .gzip(config.get(GZIP)).gzipLevel(level)
+                .gzip(config.get(GZIP)).gzipLevel(config.get(GZIP_LEVEL))
                 .otelHostAttribute(config.get(OTEL_HOST)).otelSourceAttribute(config.get(OTEL_SOURCE))
                 .otelSourcetypeAttribute(config.get(OTEL_SOURCETYPE)).otelIndexAttribute(config.get(OTEL_INDEX))
                 .severityTextField(config.get(OTEL_SEVERITY_TEXT)).severityNumberField(config.get(OTEL_SEVERITY_NUMBER))
