@@ -47,8 +47,8 @@ public final class HecProducer extends Producer {
             "Default sourcetype; metadata key 'sourcetype' overrides it.");
     public static final Param<String> INDEX = Param.string("Index", "", "Default index; metadata key 'index' overrides it.");
     public static final Param<HecFormat.EventFormat> EVENT_FORMAT = Param.choice("EventFormat",
-            HecFormat.EventFormat.AUTO, "How the payload becomes 'event': auto (a valid JSON object or array is sent as JSON, else a string), "
-                    + "string, or json (trusted, unchecked).");
+            HecFormat.EventFormat.AUTO, "How the payload becomes 'event': auto (a valid JSON object or array is sent "
+                    + "as JSON, else a string), string, or json (trusted, unchecked).");
     public static final Param<List<String>> FIELDS = Param.strings("Fields", List.of(),
             "Metadata keys sent as indexed 'fields'; empty sends every key except host/source/sourcetype/index.");
     public static final Param<Boolean> MULTI_METRIC = Param.bool("UseMultiMetricFormat", false,
