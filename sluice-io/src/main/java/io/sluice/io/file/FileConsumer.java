@@ -11,7 +11,7 @@ import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
-import io.sluice.io.Bytes;
+import io.sluice.core.Bytes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,6 @@
 package io.sluice.io.socket;
 
-import io.sluice.io.Bytes;
+import io.sluice.core.Bytes;
 import java.nio.ByteBuffer;
 import java.util.Locale;
 

@@ -7,7 +7,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.tls.TlsSettings;
-import io.sluice.io.Bytes;
+import io.sluice.core.Bytes;
 import java.util.Locale;
 
 /**

@@ -10,7 +10,7 @@ import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.tls.TlsSettings;
-import io.sluice.io.Bytes;
+import io.sluice.core.Bytes;
 import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.io.InputStream;
