@@ -11,11 +11,11 @@ import io.sluice.core.message.Streams;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.io.FileModes;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
@@ -128,16 +128,7 @@ public final class FileProducer extends Producer {
         int level;
         Fsync fsync;
         boolean datedPath;
-        boolean rotate;
-        long rotateBytes;
-        long rotateMillis;
-        DateTimeFormatter rotateStamp;
-        int zeroPad;
-        int rotateAtHour = -1;
-        int rotateAtMinute = -1;
-        int pruneCount;
-        long pruneAfterMillis;
-        long pruneTotalBytes;
+        FileRotation rotation;
         FileTarget.Opener opener = FileChannel::open;
     }
 
@@ -172,8 +163,8 @@ public final class FileProducer extends Producer {
             }
         }
         s.overwrite = config.get(FILE_OVERWRITE);
-        s.permissions = rwx(config, PERMISSIONS);
-        s.folderPermissions = rwx(config, FOLDER_PERMISSIONS);
+        s.permissions = FileModes.rwx(FileModes.octal(config, PERMISSIONS, "0644"));
+        s.folderPermissions = FileModes.rwx(FileModes.octal(config, FOLDER_PERMISSIONS, "0644"));
         int interval = config.get(FLUSH_INTERVAL_MS);
         if (!config.isSet(FLUSH_INTERVAL_MS) && config.isSet(BATCH_TIMEOUT_SEC)) {
             interval = config.get(BATCH_TIMEOUT_SEC) * 1000;
@@ -196,41 +187,7 @@ public final class FileProducer extends Producer {
         } catch (IllegalArgumentException e) {
             throw config.error(FSYNC, "expected never, rotate or interval, found '" + config.get(FSYNC) + "'");
         }
-        s.rotate = config.get(ROTATION_ENABLE);
-        s.rotateBytes = config.get(ROTATION_SIZE_MB) * 1024L * 1024L;
-        s.rotateMillis = TimeUnit.MINUTES.toMillis(config.get(ROTATION_TIMEOUT_MIN));
-        s.rotateStamp = DateTimeFormatter.ofPattern(GoLayout.parse(config.get(ROTATION_TIMESTAMP)).javaPattern());
-        s.zeroPad = config.get(ROTATION_ZERO_PADDING);
-        String at = config.get(ROTATION_AT);
-        if (!at.isEmpty()) {
-            String[] hm = at.split(":");
-            try {
-                s.rotateAtHour = Integer.parseInt(hm[0].trim());
-                s.rotateAtMinute = hm.length > 1 ? Integer.parseInt(hm[1].trim()) : 0;
-            } catch (NumberFormatException e) {
-                s.rotateAtHour = -1;
-            }
-            if (s.rotateAtHour < 0 || s.rotateAtHour > 23 || s.rotateAtMinute < 0 || s.rotateAtMinute > 59) {
-                throw config.error(ROTATION_AT, "expected hh:mm, found '" + at + "'");
-            }
-        }
-        s.pruneCount = config.get(PRUNE_COUNT);
-        s.pruneAfterMillis = TimeUnit.HOURS.toMillis(config.get(PRUNE_AFTER_HOURS));
-        s.pruneTotalBytes = config.get(PRUNE_TOTAL_SIZE_MB) * 1024L * 1024L;
-    }
-
-    private static String rwx(PluginConfig config, Param<String> p) {
-        String v = config.get(p);
-        if (!v.matches("0?[0-7]{3}")) {
-            throw config.error(p, "expected an octal mode such as 0644, found '" + v + "'");
-        }
-        int mode = Integer.parseInt(v, 8);
-        StringBuilder b = new StringBuilder(9);
-        for (int shift = 6; shift >= 0; shift -= 3) {
-            int bits = (mode >> shift) & 7;
-            b.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
-        }
-        return b.toString();
+        s.rotation = FileRotation.from(config);
     }
 
     /**
@@ -271,11 +228,7 @@ public final class FileProducer extends Producer {
         }
         try {
             if (!Files.isDirectory(dir)) {
-                try {
-                    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(s.folderPermissions)));
-                } catch (UnsupportedOperationException e) {
-                    Files.createDirectories(dir);
-                }
+                FileModes.createDirectories(dir, s.folderPermissions);
             }
             Path probe = Files.createTempFile(dir, ".sluice-probe-", ".tmp");
             try {
@@ -284,7 +237,7 @@ public final class FileProducer extends Producer {
                 Files.deleteIfExists(probe);
             }
         } catch (IOException | RuntimeException e) {
-            throw new IOException("cannot write " + resolved + ": " + FileTarget.reason(e), e);
+            throw new IOException("cannot write " + resolved + ": " + WriteFailures.reason(e), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.Bytes;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -7,7 +8,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.tls.TlsSettings;
-import io.sluice.core.Bytes;
+import io.sluice.io.FileModes;
 import java.util.Locale;
 
 /**
@@ -129,7 +130,7 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
             }
             s.acknowledge = Bytes.unescape(ack);
         }
-        s.permissions = permissions(config, PERMISSIONS);
+        s.permissions = FileModes.octal(config, PERMISSIONS, "0770");
         s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
         limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         s.tls = tls(config, TlsSettings.from(config, TlsSettings.Role.SERVER), s.address);
@@ -181,14 +182,6 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
         if (s.idleTimeoutMs < 0) {
             throw config.error(idleTimeoutMs, "must be 0 (none) or more");
         }
-    }
-
-    static String permissions(PluginConfig config, Param<String> param) {
-        String p = config.get(param);
-        if (!p.matches("0?[0-7]{3}")) {
-            throw config.error(param, "expected an octal mode such as 0770, found '" + p + "'");
-        }
-        return p;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.Bytes;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -10,7 +11,6 @@ import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.tls.TlsSettings;
-import io.sluice.core.Bytes;
 import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.io.InputStream;

@@ -8,6 +8,7 @@ import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.tls.TlsSettings;
+import io.sluice.io.FileModes;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
@@ -130,7 +131,7 @@ final class SocketServer {
                     listener = server;
                     server.bind(s.address.socketAddress(), backlog);
                     try {
-                        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(rwx(s.permissions)));
+                        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(FileModes.rwx(s.permissions)));
                     } catch (UnsupportedOperationException | IllegalArgumentException e) {
                         ctx.log().warn(id + ": cannot set Permissions " + s.permissions + " on " + path + ": " + e.getMessage());
                     }
@@ -352,17 +353,6 @@ final class SocketServer {
         } catch (IOException ignored) {
             // Closing; nothing to do.
         }
-    }
-
-    /** "0770" to "rwxrwx---". */
-    static String rwx(String octal) {
-        int mode = Integer.parseInt(octal, 8);
-        StringBuilder b = new StringBuilder(9);
-        for (int shift = 6; shift >= 0; shift -= 3) {
-            int bits = (mode >> shift) & 7;
-            b.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
-        }
-        return b.toString();
     }
 
     /** The UDP socket's batch under construction; published from the consumer's thread, which may wait. */

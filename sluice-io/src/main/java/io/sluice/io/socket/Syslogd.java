@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.tls.TlsSettings;
+import io.sluice.io.FileModes;
 import java.util.Locale;
 
 /**
@@ -87,7 +88,7 @@ public final class Syslogd extends Consumer implements io.sluice.core.pipeline.E
         s.metadata = config.get(SET_METADATA);
         s.maxLineSize = Math.max(1, config.get(MAX_LINE_SIZE));
         s.readBufferSize = 64 * 1024;
-        s.permissions = SocketConsumer.permissions(config, PERMISSIONS);
+        s.permissions = FileModes.octal(config, PERMISSIONS, "0770");
         SocketConsumer.limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         s.tls = SocketConsumer.tls(config, tlsSettings, s.address);
         this.server = new SocketServer(config.id(), s);
