@@ -5,8 +5,6 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
-import io.sluice.core.pipeline.Consumer;
-import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.FileModes;
 import java.util.Locale;
@@ -29,7 +27,7 @@ import java.util.Locale;
  *     Streams: logs
  * </pre>
  */
-public final class SocketConsumer extends Consumer implements io.sluice.core.pipeline.Exposure.Listening {
+public final class SocketConsumer extends ListeningConsumer {
     public static final Param<String> ADDRESS = Param.string("Address", "tcp://127.0.0.1:5880",
             "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
                     + "you name another address (tcp://0.0.0.0:5880 for every interface).");
@@ -77,10 +75,11 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
                     READ_BUFFER_KB, MAX_CONNECTIONS, IDLE_TIMEOUT_MS))
             .factory(SocketConsumer::new);
 
-    private final SocketServer server;
-
     public SocketConsumer(PluginConfig config) {
-        super(config);
+        super(config, settings(config), "Socket");
+    }
+
+    private static SocketServer.Settings settings(PluginConfig config) {
         SocketServer.Settings s = new SocketServer.Settings();
         try {
             s.address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
@@ -134,12 +133,7 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
         s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
         limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         s.tls = tls(config, TlsSettings.from(config, TlsSettings.Role.SERVER), s.address);
-        this.server = new SocketServer(config.id(), s);
-    }
-
-    @Override
-    public java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners() {
-        return server.listeners("Socket");
+        return s;
     }
 
     /**
@@ -184,57 +178,28 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
         }
     }
 
-    @Override
-    public void open(ConsumerContext ctx) throws Exception {
-        server.open(ctx);
-    }
-
-    @Override
-    public void consume(ConsumerContext ctx) throws Exception {
-        server.run(ctx);
-    }
-
-    @Override
-    public boolean isReady() {
-        return server.isReady();
-    }
-
-    SocketServer server() {
-        return server;
-    }
-
-    @Override
-    public void stop() {
-        server.stop();
-    }
-
-    /** The address bound, with a port chosen by the system when configured as 0; null before listening. */
-    public java.net.SocketAddress boundAddress() {
-        return server.boundAddress();
-    }
-
     /** Messages read so far (from connections that ended). */
     public long lines() {
-        return server.lines();
+        return server().lines();
     }
 
     /** Messages cut at MaxLineSize. */
     public long truncated() {
-        return server.truncated();
+        return server().truncated();
     }
 
     /** Length headers that did not parse (octet, ascii). */
     public long badHeaders() {
-        return server.badHeaders();
+        return server().badHeaders();
     }
 
     /** Connections that ended in the middle of a line. */
     public long unterminated() {
-        return server.unterminated();
+        return server().unterminated();
     }
 
     /** Lines that were not valid syslog. */
     public long syslogErrors() {
-        return server.syslogErrors();
+        return server().syslogErrors();
     }
 }

@@ -23,7 +23,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The listening side shared by {@link SocketConsumer} and {@link Syslogd}: binds TCP, UDP or a unix stream
+ * The listening side shared by {@link SocketConsumer} and {@link SyslogdConsumer}: binds TCP, UDP or a unix stream
  * socket in {@link #open}, then serves it until {@link #stop()}.
  *
  * <p>Stream connections (TCP, unix) are served by one {@link StreamLoop}: the consumer's own thread, with a

@@ -4,8 +4,6 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
-import io.sluice.core.pipeline.Consumer;
-import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.FileModes;
 import java.util.Locale;
@@ -17,7 +15,7 @@ import java.util.Locale;
  * TLS is RFC 5425 ({@code Format: RFC5425}, octet counting, port 6514 unless Address names another). Unix sockets are stream sockets here: the JDK has no unix
  * datagram channel, so {@code /dev/log} style datagram sockets are not supported.
  */
-public final class Syslogd extends Consumer implements io.sluice.core.pipeline.Exposure.Listening {
+public final class SyslogdConsumer extends ListeningConsumer {
     public static final Param<String> ADDRESS = Param.string("Address", "udp://127.0.0.1:514",
             "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
                     + "you name another address (udp://0.0.0.0:514 for every interface). With TLS the default is "
@@ -47,12 +45,13 @@ public final class Syslogd extends Consumer implements io.sluice.core.pipeline.E
             "A syslog server on TCP (optionally TLS), UDP or a unix stream socket (RFC 3164, RFC 5424, RFC 6587, RFC 5425).")
             .params(TlsSettings.with(ADDRESS, FORMAT, SET_METADATA, TIMESTAMP_FORMAT, MAX_LINE_SIZE, PERMISSIONS,
                     MAX_CONNECTIONS, IDLE_TIMEOUT_MS))
-            .factory(Syslogd::new);
+            .factory(SyslogdConsumer::new);
 
-    private final SocketServer server;
+    public SyslogdConsumer(PluginConfig config) {
+        super(config, settings(config), "Syslog");
+    }
 
-    public Syslogd(PluginConfig config) {
-        super(config);
+    private static SocketServer.Settings settings(PluginConfig config) {
         SocketServer.Settings s = new SocketServer.Settings();
         TlsSettings tlsSettings = TlsSettings.from(config, TlsSettings.Role.SERVER);
         boolean tls = tlsSettings.enabled();
@@ -91,41 +90,11 @@ public final class Syslogd extends Consumer implements io.sluice.core.pipeline.E
         s.permissions = FileModes.octal(config, PERMISSIONS, "0770");
         SocketConsumer.limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
         s.tls = SocketConsumer.tls(config, tlsSettings, s.address);
-        this.server = new SocketServer(config.id(), s);
-    }
-
-    @Override
-    public void open(ConsumerContext ctx) throws Exception {
-        server.open(ctx);
-    }
-
-    @Override
-    public void consume(ConsumerContext ctx) throws Exception {
-        server.run(ctx);
-    }
-
-    @Override
-    public boolean isReady() {
-        return server.isReady();
-    }
-
-    @Override
-    public void stop() {
-        server.stop();
+        return s;
     }
 
     /** The address configured (or defaulted), as {@code tcp://host:port}. */
     String address() {
-        return String.valueOf(server.s.address);
-    }
-
-    /** The address bound; null before listening. */
-    public java.net.SocketAddress boundAddress() {
-        return server.boundAddress();
-    }
-
-    @Override
-    public java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners() {
-        return server.listeners("Syslog");
+        return String.valueOf(server().s.address);
     }
 }
