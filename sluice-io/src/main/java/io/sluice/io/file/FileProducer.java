@@ -377,15 +377,4 @@ public final class FileProducer extends Producer {
             i = end + 1;
         }
     }
-
-    /** Files currently open, for tests and tools. */
-    List<java.nio.file.Path> openFiles() {
-        List<java.nio.file.Path> out = new java.util.ArrayList<>();
-        for (FileTarget t : targets) {
-            if (t.path() != null) {
-                out.add(t.path());
-            }
-        }
-        return out;
-    }
 }

@@ -414,10 +414,4 @@ final class FileTarget {
             Thread.currentThread().interrupt();
         }
     }
-
-    /** The file being written, or null. */
-    Path path() {
-        return path;
-    }
-
 }

@@ -122,11 +122,6 @@ final class TailedFile {
         return bufOffset + end;
     }
 
-    /** The file offset of the first byte not yet cut into a line. */
-    long lineStart() {
-        return bufOffset + start;
-    }
-
     /** Tracks one published batch ending at {@code endOffset}; the returned completion goes on the batch. */
     Completion track(long endOffset, Runnable onAck) {
         Ack a = new Ack(this, endOffset, generation, onAck);
@@ -169,12 +164,6 @@ final class TailedFile {
 
     void markCheckpointed(long offset) {
         checkpointed = offset;
-    }
-
-    boolean hasInflight() {
-        synchronized (inflight) {
-            return !inflight.isEmpty();
-        }
     }
 
     void close() {

@@ -177,29 +177,4 @@ public final class SocketConsumer extends ListeningConsumer {
             throw config.error(idleTimeoutMs, "must be 0 (none) or more");
         }
     }
-
-    /** Messages read so far (from connections that ended). */
-    public long lines() {
-        return server().lines();
-    }
-
-    /** Messages cut at MaxLineSize. */
-    public long truncated() {
-        return server().truncated();
-    }
-
-    /** Length headers that did not parse (octet, ascii). */
-    public long badHeaders() {
-        return server().badHeaders();
-    }
-
-    /** Connections that ended in the middle of a line. */
-    public long unterminated() {
-        return server().unterminated();
-    }
-
-    /** Lines that were not valid syslog. */
-    public long syslogErrors() {
-        return server().syslogErrors();
-    }
 }

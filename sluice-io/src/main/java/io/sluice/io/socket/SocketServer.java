@@ -327,26 +327,6 @@ final class SocketServer {
         return boundAddress;
     }
 
-    long lines() {
-        return lines.get();
-    }
-
-    long truncated() {
-        return truncated.get();
-    }
-
-    long badHeaders() {
-        return badHeaders.get();
-    }
-
-    long unterminated() {
-        return unterminated.get();
-    }
-
-    long syslogErrors() {
-        return syslogErrors.get();
-    }
-
     static void closeQuietly(java.nio.channels.Channel c) {
         try {
             c.close();

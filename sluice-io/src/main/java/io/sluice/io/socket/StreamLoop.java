@@ -34,14 +34,13 @@ import java.util.concurrent.TimeUnit;
  * the connection stops being read (its key loses {@code OP_READ}; TCP's window closes on the sender) with its
  * frames kept, and the loop waits for the memory between rounds. Nothing read is dropped.
  *
- * <p><b>TLS.</b> With the TLS/* group on, each connection has a {@link TlsStream}: reads go through its engine
- * into the same buffers (plaintext straight into the shared read buffer when it has room for a record), so the
- * framing, memory and backpressure above apply unchanged; the plain path only tests {@code tls == null}. A
- * connection's ciphertext and plaintext buffers come from the loop's {@link TlsBufferPool} and go back when the
- * connection is idle. Bytes an engine already holds (a record behind the
- * one unwrapped, plaintext the framer had no room for) are announced by no selector event: such connections are
- * queued ({@code tlsReady}) and served in the next round without waiting. A handshake must complete within
- * IdleTimeoutMs ({@link ConnectionTimeouts}); a refused one counts {@code rejected auth}.
+ * <p><b>TLS.</b> With the TLS/* group on, each connection has a {@link TlsStream} reading into the same buffers,
+ * so framing, memory and backpressure apply unchanged; the plain path only tests {@code tls == null}. Bytes an
+ * engine already holds are announced by no selector event: such connections are queued ({@code tlsReady}) and
+ * served in the next round without waiting. A refused handshake counts {@code rejected auth}.
+ *
+ * <p>What is left here (rounds, reading, pausing and resuming for memory, the TLS queue, ending and shutdown) is one
+ * scheduler: each step reads and sets the same connection flags, so it stays in one class of about 450 lines.
  */
 final class StreamLoop {
     /** Smallest read when memory is short. */
