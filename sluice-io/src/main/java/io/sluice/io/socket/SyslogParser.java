@@ -1,5 +1,6 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.Bytes;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
@@ -128,7 +129,7 @@ public final class SyslogParser {
         Metadata md = m.metadata();
         md.set(VERSION, 0, VERSION.length, buf, p - 2, 1, Metadata.NUMBER);
         for (byte[] key : HEADER_KEYS) {
-            int sp = indexOf(buf, p, end, (byte) ' ');
+            int sp = Bytes.indexOf(buf, p, end, (byte) ' ');
             if (sp < 0 || sp == p) {
                 return false;
             }
@@ -199,7 +200,7 @@ public final class SyslogParser {
         if (isBsdTimestamp(buf, p, end)) {
             md.set(TIMESTAMP, 0, TIMESTAMP.length, buf, p, 15, Metadata.STRING);
             p += 16;
-            int sp = indexOf(buf, p, end, (byte) ' ');
+            int sp = Bytes.indexOf(buf, p, end, (byte) ' ');
             if (sp > p) {
                 md.set(HOSTNAME, 0, HOSTNAME.length, buf, p, sp - p, Metadata.STRING);
                 p = sp + 1;
@@ -213,7 +214,7 @@ public final class SyslogParser {
         if (i > p && i < end && (buf[i] == ':' || buf[i] == '[')) {
             int tagEnd = i;
             if (buf[i] == '[') {
-                int close = indexOf(buf, i, Math.min(end, i + 24), (byte) ']');
+                int close = Bytes.indexOf(buf, i, Math.min(end, i + 24), (byte) ']');
                 if (close > 0) {
                     md.set(PROC_ID, 0, PROC_ID.length, buf, i + 1, close - i - 1, Metadata.STRING);
                     i = close + 1;
@@ -256,15 +257,6 @@ public final class SyslogParser {
 
     private static boolean digitOrSpace(byte b) {
         return b == ' ' || digit(b);
-    }
-
-    private static int indexOf(byte[] buf, int from, int to, byte b) {
-        for (int i = from; i < to; i++) {
-            if (buf[i] == b) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /** RFC 3339 timestamps (as RFC 5424 uses them) to epoch nanoseconds, without java.time objects. */
