@@ -1,5 +1,6 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -80,7 +81,7 @@ final class Acceptor {
             }
             try {
                 ch.configureBlocking(false);
-                if (s.address.protocol() == Address.Protocol.TCP) {
+                if (s.address.transport() == HostPort.Transport.TCP) {
                     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 }
                 StreamConnection c = new StreamConnection(ch, peer, server.newFramer(0));

@@ -5,6 +5,7 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.FileModes;
 import java.util.Locale;
@@ -81,11 +82,7 @@ public final class SocketConsumer extends ListeningConsumer {
 
     private static SocketServer.Settings settings(PluginConfig config) {
         SocketServer.Settings s = new SocketServer.Settings();
-        try {
-            s.address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
-        } catch (IllegalArgumentException e) {
-            throw config.error(ADDRESS, e.getMessage());
-        }
+        s.address = HostPort.of(config, ADDRESS, HostPort.Transport.TCP);
         s.mode = Framer.mode(config.get(PARTITIONER));
         if (s.mode == null) {
             throw config.error(PARTITIONER, "unknown partitioner '" + config.get(PARTITIONER)
@@ -124,7 +121,7 @@ public final class SocketConsumer extends ListeningConsumer {
         s.readBufferSize = Math.max(4, config.get(READ_BUFFER_KB)) * 1024;
         String ack = config.get(ACKNOWLEDGE);
         if (!ack.isEmpty()) {
-            if (s.address.protocol() == Address.Protocol.UDP) {
+            if (s.address.transport() == HostPort.Transport.UDP) {
                 throw config.error(ACKNOWLEDGE, "UDP sockets cannot acknowledge");
             }
             s.acknowledge = Bytes.unescape(ack);
@@ -140,13 +137,13 @@ public final class SocketConsumer extends ListeningConsumer {
      * The TLS/* group of a listener, or null when TLS is off. TLS is for TCP: a datagram is no stream to run TLS
      * on (that would be DTLS), and a unix socket is reached only through the file system, whose permissions guard it.
      */
-    static TlsSettings tls(PluginConfig config, TlsSettings tls, Address address) {
+    static TlsSettings tls(PluginConfig config, TlsSettings tls, HostPort address) {
         if (!tls.enabled()) {
             return null;
         }
-        if (address.protocol() != Address.Protocol.TCP) {
+        if (address.transport() != HostPort.Transport.TCP) {
             throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address; " + address
-                    + " is " + address.protocol().name().toLowerCase(Locale.ROOT));
+                    + " is " + address.transport().name().toLowerCase(Locale.ROOT));
         }
         noSessionTickets(tls);
         return tls;

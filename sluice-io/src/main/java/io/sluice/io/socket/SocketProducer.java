@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
@@ -70,7 +71,7 @@ public final class SocketProducer extends Producer {
                     ACKNOWLEDGE, ACK_TIMEOUT_MS, FRAMING, DELIMITER, RECONNECT_MIN_MS, RECONNECT_MAX_MS))
             .factory(SocketProducer::new);
 
-    private final Address address;
+    private final HostPort address;
     private final boolean octet;
     private final byte[] delimiter;
     /** Delimiter framing with a delimiter of control bytes: payloads are escaped so they cannot hold it. */
@@ -100,11 +101,7 @@ public final class SocketProducer extends Producer {
 
     public SocketProducer(PluginConfig config) {
         super(config);
-        try {
-            address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
-        } catch (IllegalArgumentException e) {
-            throw config.error(ADDRESS, e.getMessage());
-        }
+        address = HostPort.of(config, ADDRESS, HostPort.Transport.TCP);
         String framing = config.get(FRAMING).toLowerCase(Locale.ROOT);
         if (!framing.equals("delimiter") && !framing.equals("octet")) {
             throw config.error(FRAMING, "expected delimiter or octet, found '" + framing + "'");
@@ -118,7 +115,7 @@ public final class SocketProducer extends Producer {
         newline = delimiter.length == 1 && delimiter[0] == '\n';
         String ack = config.get(ACKNOWLEDGE);
         acknowledge = ack.isEmpty() ? null : Bytes.unescape(ack);
-        if (acknowledge != null && address.protocol() != Address.Protocol.TCP) {
+        if (acknowledge != null && address.transport() != HostPort.Transport.TCP) {
             throw config.error(ACKNOWLEDGE, "acknowledgements need TCP");
         }
         ackBuf = acknowledge == null ? null : new byte[acknowledge.length];
@@ -128,7 +125,7 @@ public final class SocketProducer extends Producer {
         backoffMax = Math.max(backoffMin, config.get(RECONNECT_MAX_MS));
         backoff = backoffMin;
         tls = TlsSettings.from(config, TlsSettings.Role.CLIENT);
-        if (tls.enabled() && address.protocol() != Address.Protocol.TCP) {
+        if (tls.enabled() && address.transport() != HostPort.Transport.TCP) {
             throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address");
         }
     }
@@ -187,7 +184,7 @@ public final class SocketProducer extends Producer {
             Message m = batch.get(i);
             int len = m.length();
             byte[] p = m.payload();
-            if (address.protocol() == Address.Protocol.UDP) {
+            if (address.transport() == HostPort.Transport.UDP) {
                 continue;
             }
             if (octet) {
@@ -256,7 +253,7 @@ public final class SocketProducer extends Producer {
     }
 
     private void connect() throws IOException {
-        switch (address.protocol()) {
+        switch (address.transport()) {
             case UDP:
                 if (udp == null) {
                     udp = DatagramChannel.open();
@@ -300,7 +297,7 @@ public final class SocketProducer extends Producer {
     }
 
     private void send(Batch batch) throws IOException {
-        switch (address.protocol()) {
+        switch (address.transport()) {
             case UDP:
                 // One datagram per message: a datagram is the frame.
                 for (int i = 0; i < batch.size(); i++) {

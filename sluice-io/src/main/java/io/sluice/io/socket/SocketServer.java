@@ -4,6 +4,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.Clock;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class SocketServer {
     /** What one server does. */
     static final class Settings {
-        Address address;
+        HostPort address;
         Framer.Mode mode = Framer.Mode.DELIMITER;
         byte[] delimiter = {'\n'};
         int offset;
@@ -84,12 +85,12 @@ final class SocketServer {
      * ({@code TLS/ClientAuth: require}) authenticate.
      */
     java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners(String what) {
-        if (s.address.protocol() == Address.Protocol.UNIX) {
+        if (s.address.transport() == HostPort.Transport.UNIX) {
             return java.util.List.of();
         }
         boolean certificates = s.tls != null && s.tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
         return java.util.List.of(new io.sluice.core.pipeline.Exposure.Listener(
-                what + " (" + s.address.protocol().name().toLowerCase(java.util.Locale.ROOT) + ")", s.address.host(),
+                what + " (" + s.address.transport().name().toLowerCase(java.util.Locale.ROOT) + ")", s.address.host(),
                 s.address.port(), s.tls != null, certificates, null));
     }
 
@@ -111,7 +112,7 @@ final class SocketServer {
             return;
         }
         try {
-            if (s.address.protocol() == Address.Protocol.UDP) {
+            if (s.address.transport() == HostPort.Transport.UDP) {
                 DatagramChannel ch = DatagramChannel.open();
                 listener = ch;
                 ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -121,7 +122,7 @@ final class SocketServer {
             } else {
                 int backlog = Math.max(128, Math.min(s.maxConnections, 4096));
                 ServerSocketChannel server;
-                if (s.address.protocol() == Address.Protocol.UNIX) {
+                if (s.address.transport() == HostPort.Transport.UNIX) {
                     Path path = Path.of(s.address.path());
                     if (s.removeOldSocket && Files.exists(path)) {
                         ctx.log().warn(id + ": removing old socket file " + path);
@@ -167,7 +168,7 @@ final class SocketServer {
         open(ctx);
         serving = true;
         try {
-            if (s.address.protocol() == Address.Protocol.UDP) {
+            if (s.address.transport() == HostPort.Transport.UDP) {
                 runUdp(ctx);
             } else {
                 StreamLoop l;
@@ -307,7 +308,7 @@ final class SocketServer {
         listener = null;
         if (l != null) {
             closeQuietly(l);
-            if (s.address.protocol() == Address.Protocol.UNIX) {
+            if (s.address.transport() == HostPort.Transport.UNIX) {
                 try {
                     Files.deleteIfExists(Path.of(s.address.path()));
                 } catch (IOException ignored) {

@@ -4,6 +4,7 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.FileModes;
 import java.util.Locale;
@@ -58,7 +59,7 @@ public final class SyslogdConsumer extends ListeningConsumer {
         try {
             // RFC 5425: syslog over TLS listens on TCP port 6514.
             String address = tls && !config.isSet(ADDRESS) ? TLS_ADDRESS : config.get(ADDRESS);
-            s.address = Address.parse(address, Address.Protocol.TCP);
+            s.address = HostPort.parse(address, HostPort.Transport.TCP);
         } catch (IllegalArgumentException e) {
             throw config.error(ADDRESS, e.getMessage());
         }
