@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -59,33 +58,33 @@ public final class FileConsumer extends Consumer {
             "Folder of the checkpoints: one NAME.offset per file, holding the acknowledged offset. Empty: none.");
     public static final Param<String> OFFSET_FILE = Param.string("OffsetFile", "",
             "Gollum 0.5's checkpoint file for a single File (no glob); OffsetFilePath is for several.");
-    public static final Param<String> DEFAULT_OFFSET = Param.string("DefaultOffset", "newest",
+    public static final Param<String> DEFAULT_OFFSET = Param.choice("DefaultOffset", "newest",
             "Where to start in a file present at start-up without a checkpoint: newest (its end) or oldest (its "
-                    + "start). Files that appear later are read from the start.");
+                    + "start). Files that appear later are read from the start.", "newest", "oldest");
     public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n", "End of a line (removed, with a CR before \\n).");
-    public static final Param<String> OBSERVE_MODE = Param.string("ObserveMode", "poll",
-            "poll or watch; Sluice polls in both cases (a read at EOF costs one system call).");
-    public static final Param<Integer> POLLING_DELAY_MS = Param.integer("PollingDelayMs", 100,
+    public static final Param<String> OBSERVE_MODE = Param.choice("ObserveMode", "poll",
+            "poll or watch; Sluice polls in both cases (a read at EOF costs one system call).", "poll", "watch");
+    public static final Param<Integer> POLLING_DELAY_MS = Param.millis("PollingDelayMs", 100,
             "How long to wait at the end of every file before looking for more.");
-    public static final Param<Integer> RETRY_DELAY_SEC = Param.integer("RetryDelaySec", 3,
+    public static final Param<Integer> RETRY_DELAY_SEC = Param.seconds("RetryDelaySec", 3,
             "Wait before trying again to open a file that failed to open.");
-    public static final Param<Integer> DIR_SCAN_INTERVAL_SEC = Param.integer("DirScanIntervalSec", 10,
+    public static final Param<Integer> DIR_SCAN_INTERVAL_SEC = Param.seconds("DirScanIntervalSec", 10,
             "How often the globs are matched again for new files.");
     public static final Param<String> BLACK_LIST = Param.string("BlackList", "",
             "A regular expression; matching paths are not read.");
     public static final Param<Boolean> SET_METADATA = Param.bool("SetMetadata", false,
             "Add the file name (file) and folder (dir) to every message's metadata.");
-    public static final Param<Integer> MAX_LINE_SIZE = Param.integer("MaxLineSize", 1 << 20,
-            "Longest line in bytes; a longer one is cut, flagged truncated: true, and counted.");
+    public static final Param<Integer> MAX_LINE_SIZE = Param.sizeInt("MaxLineSize", 1 << 20,
+            "Longest line in bytes; a longer one is cut, flagged truncated: true, and counted.").atLeast(1);
     public static final Param<Integer> READ_BUFFER_KB = Param.integer("ReadBufferKB", 256, "Read buffer per file in KB.");
     public static final Param<String> MULTILINE_START = Param.string("MultilineStart", "",
             "A regular expression matching the first line of a record; following lines that do not match are "
                     + "joined to it with \\n. Empty: every line is a message.");
-    public static final Param<Integer> MULTILINE_TIMEOUT_MS = Param.integer("MultilineTimeoutMs", 1000,
+    public static final Param<Integer> MULTILINE_TIMEOUT_MS = Param.millis("MultilineTimeoutMs", 1000,
             "A record is passed on when no line was added to it for this long.");
-    public static final Param<Integer> ROTATE_WAIT_MS = Param.integer("RotateWaitMs", 5000,
+    public static final Param<Integer> ROTATE_WAIT_MS = Param.millis("RotateWaitMs", 5000,
             "How long a file renamed away or deleted is still read for late writes before it is released.");
-    public static final Param<Integer> CHECKPOINT_INTERVAL_MS = Param.integer("CheckpointIntervalMs", 1000,
+    public static final Param<Integer> CHECKPOINT_INTERVAL_MS = Param.millis("CheckpointIntervalMs", 1000,
             "How often acknowledged offsets are written (and always at shutdown).");
     public static final Param<Boolean> EXIT_ON_EOF = Param.bool("ExitOnEOF", false,
             "Shut the process down (after delivering everything) once every file was read to its end.");
@@ -141,29 +140,18 @@ public final class FileConsumer extends Consumer {
         }
         this.checkpoints = new CheckpointStore(config.id(), dir.isEmpty() ? null : Path.of(dir),
                 single.isEmpty() ? null : Path.of(single), Path.of(patterns.get(0)).getFileName().toString());
-        String d = config.get(DEFAULT_OFFSET).toLowerCase(Locale.ROOT);
-        if (!d.equals("newest") && !d.equals("oldest")) {
-            throw config.error(DEFAULT_OFFSET, "expected newest or oldest, found '" + d + "'");
-        }
-        this.oldest = d.equals("oldest");
+        this.oldest = config.get(DEFAULT_OFFSET).equals("oldest");
         this.delimiter = Bytes.unescape(config.get(DELIMITER));
         if (delimiter.length == 0) {
             throw config.error(DELIMITER, "must not be empty");
         }
         this.stripCr = delimiter.length == 1 && delimiter[0] == '\n';
-        String mode = config.get(OBSERVE_MODE).toLowerCase(Locale.ROOT);
-        if (!mode.equals("poll") && !mode.equals("watch")) {
-            throw config.error(OBSERVE_MODE, "expected poll or watch, found '" + mode + "'");
-        }
         this.pollNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, config.get(POLLING_DELAY_MS)));
         this.retryNanos = TimeUnit.SECONDS.toNanos(Math.max(0, config.get(RETRY_DELAY_SEC)));
         this.scanNanos = TimeUnit.SECONDS.toNanos(Math.max(1, config.get(DIR_SCAN_INTERVAL_SEC)));
         this.scanner = new GlobScanner(patterns, compile(config, BLACK_LIST));
         this.setMetadata = config.get(SET_METADATA);
         this.maxLine = config.get(MAX_LINE_SIZE);
-        if (maxLine < 1) {
-            throw config.error(MAX_LINE_SIZE, "must be at least 1");
-        }
         this.bufferSize = Math.max(4, config.get(READ_BUFFER_KB)) * 1024;
         Pattern start = compile(config, MULTILINE_START);
         this.multiline = start == null ? null : new MultilineAssembler(start, maxLine,

@@ -67,23 +67,23 @@ public final class FileProducer extends Producer {
             "Permissions of created files, as an octal number.");
     public static final Param<String> FOLDER_PERMISSIONS = Param.string("FolderPermissions", "0755",
             "Permissions of created folders, as an octal number.");
-    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.integer("FlushIntervalMs", 100,
+    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.millis("FlushIntervalMs", 100,
             "How often rotation by age or time of day and a date in the path are checked while nothing is written; "
                     + "lines are written when their batch is delivered.");
     public static final Param<Integer> BUFFER_SIZE_KB = Param.integer("BufferSizeKB", 1024,
-            "Size of the reused line buffer per file; it grows to hold one batch when a batch is larger.");
+            "Size of the reused line buffer per file; it grows to hold one batch when a batch is larger.").atLeast(4);
     public static final Param<Integer> COMPRESSION_LEVEL = Param.integer("CompressionLevel", 1,
             "gzip level 1-9 or zstd level 1-19 for .gz/.zst paths. gzip 1 compresses ~190 MB/s per core, 6 ~75.");
-    public static final Param<String> FSYNC = Param.string("Fsync", "rotate",
+    public static final Param<Fsync> FSYNC = Param.choice("Fsync", Fsync.ROTATE,
             "When to fsync: never, rotate (when a file is closed or rotated), or interval (after every write, "
                     + "before the delivery returns and is acknowledged).");
     public static final Param<Integer> BATCH_MAX_COUNT = Param.integer("Batch/MaxCount", 8192,
             "Accepted for Gollum configs; each pipeline batch is written as it is delivered.");
     public static final Param<Integer> BATCH_FLUSH_COUNT = Param.integer("Batch/FlushCount", 4096,
             "Accepted for Gollum configs; each pipeline batch is written as it is delivered.");
-    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.integer("Batch/TimeoutSec", 5,
+    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.seconds("Batch/TimeoutSec", 5,
             "Gollum's flush timeout; when set (and FlushIntervalMs is not) it sets FlushIntervalMs.");
-    public static final Param<Integer> BATCH_FLUSH_TIMEOUT_SEC = Param.integer("Batch/FlushTimeoutSec", 0,
+    public static final Param<Integer> BATCH_FLUSH_TIMEOUT_SEC = Param.seconds("Batch/FlushTimeoutSec", 0,
             "Accepted for Gollum configs; shutdown uses ShutdownTimeoutMs.");
     public static final Param<Boolean> ROTATION_ENABLE = Param.bool("Rotation/Enable", false,
             "Rotate files by size, age or time of day.");
@@ -115,8 +115,20 @@ public final class FileProducer extends Producer {
                     PRUNE_AFTER_HOURS, PRUNE_TOTAL_SIZE_MB)
             .factory(FileProducer::new);
 
-    /** When the file is synced to disk. */
-    enum Fsync { NEVER, ROTATE, INTERVAL }
+    /** When the file is synced to disk ({@code Fsync}). */
+    public enum Fsync {
+        /** Never: the kernel writes back when it likes. */
+        NEVER,
+        /** When a file is closed or rotated. */
+        ROTATE,
+        /** After every write, before the delivery returns. */
+        INTERVAL;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** Settings shared by every target of this producer. */
     static final class Settings {
@@ -173,20 +185,12 @@ public final class FileProducer extends Producer {
             throw config.error(FLUSH_INTERVAL_MS, "must be at least 1");
         }
         s.flushIntervalNanos = TimeUnit.MILLISECONDS.toNanos(interval);
-        int kb = config.get(BUFFER_SIZE_KB);
-        if (kb < 4) {
-            throw config.error(BUFFER_SIZE_KB, "must be at least 4");
-        }
-        s.chunkSize = kb * 1024;
+        s.chunkSize = config.get(BUFFER_SIZE_KB) * 1024;
         s.level = config.get(COMPRESSION_LEVEL);
         if (s.level < 1 || s.level > (file.endsWith(".zst") ? 22 : 9)) {
             throw config.error(COMPRESSION_LEVEL, "out of range for " + (file.endsWith(".zst") ? "zstd (1-22)" : "gzip (1-9)"));
         }
-        try {
-            s.fsync = Fsync.valueOf(config.get(FSYNC).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(FSYNC, "expected never, rotate or interval, found '" + config.get(FSYNC) + "'");
-        }
+        s.fsync = config.get(FSYNC);
         s.rotation = FileRotation.from(config);
     }
 

@@ -2,7 +2,6 @@ package io.sluice.io.socket;
 
 import io.sluice.core.Bytes;
 import java.nio.ByteBuffer;
-import java.util.Locale;
 
 /**
  * Cuts a byte stream into frames, copes with frames split at any byte, and never holds more than
@@ -87,9 +86,9 @@ public final class Framer {
         this.view = ByteBuffer.wrap(buf);
     }
 
-    /** Parses a partitioner name as Gollum spells it (case-insensitive); null when unknown. */
+    /** The mode of a partitioner as Gollum names it (consumer.Socket's {@code Partitioner} choices); null when unknown. */
     public static Mode mode(String partitioner) {
-        switch (partitioner.toLowerCase(Locale.ROOT)) {
+        switch (partitioner) {
             case "delimiter": return Mode.DELIMITER;
             case "octet": case "rfc6587": return Mode.OCTET;
             case "ascii": return Mode.ASCII;

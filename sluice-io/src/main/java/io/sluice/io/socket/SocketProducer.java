@@ -23,7 +23,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,20 +49,21 @@ public final class SocketProducer extends Producer {
             "Accepted for Gollum configs; each pipeline batch is written with one call.");
     public static final Param<Integer> BATCH_FLUSH_COUNT = Param.integer("Batch/FlushCount", 4096,
             "Accepted for Gollum configs.");
-    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.integer("Batch/TimeoutSec", 5,
+    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.seconds("Batch/TimeoutSec", 5,
             "Accepted for Gollum configs; batches are sent as they arrive.");
     public static final Param<String> ACKNOWLEDGE = Param.string("Acknowledge", "",
             "When set, the server must answer every batch with this text (TCP only); otherwise the batch is resent.");
-    public static final Param<Integer> ACK_TIMEOUT_MS = Param.integer("AckTimeoutMs", 2000,
+    public static final Param<Integer> ACK_TIMEOUT_MS = Param.millis("AckTimeoutMs", 2000,
             "How long to wait to connect and for an acknowledgement.");
-    public static final Param<String> FRAMING = Param.string("Framing", "delimiter",
-            "delimiter (each message followed by Delimiter unless it ends with it) or octet (RFC 6587 \"LEN SP MSG\").");
+    public static final Param<String> FRAMING = Param.choice("Framing", "delimiter",
+            "delimiter (each message followed by Delimiter unless it ends with it) or octet (RFC 6587 \"LEN SP MSG\").",
+            "delimiter", "octet");
     public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n",
             "Message delimiter for delimiter framing. When it is made of control bytes (\\n, \\r\\n, \\0), control bytes "
                     + "inside payloads are escaped (see sluice-io/README.md), so each message is exactly one frame.");
-    public static final Param<Integer> RECONNECT_MIN_MS = Param.integer("ReconnectMinMs", 100,
+    public static final Param<Integer> RECONNECT_MIN_MS = Param.millis("ReconnectMinMs", 100,
             "First wait before reconnecting after a failure; doubles on each failure.");
-    public static final Param<Integer> RECONNECT_MAX_MS = Param.integer("ReconnectMaxMs", 10000,
+    public static final Param<Integer> RECONNECT_MAX_MS = Param.millis("ReconnectMaxMs", 10000,
             "Longest wait between reconnection attempts.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Socket",
             "Sends messages over TCP (TLS), UDP or unix sockets, newline or octet-counting framed.")
@@ -102,11 +102,7 @@ public final class SocketProducer extends Producer {
     public SocketProducer(PluginConfig config) {
         super(config);
         address = HostPort.of(config, ADDRESS, HostPort.Transport.TCP);
-        String framing = config.get(FRAMING).toLowerCase(Locale.ROOT);
-        if (!framing.equals("delimiter") && !framing.equals("octet")) {
-            throw config.error(FRAMING, "expected delimiter or octet, found '" + framing + "'");
-        }
-        octet = framing.equals("octet");
+        octet = config.get(FRAMING).equals("octet");
         delimiter = Bytes.unescape(config.get(DELIMITER));
         if (delimiter.length == 0) {
             throw config.error(DELIMITER, "must not be empty");

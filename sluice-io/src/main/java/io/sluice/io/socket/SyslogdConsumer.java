@@ -7,7 +7,6 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.net.HostPort;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.FileModes;
-import java.util.Locale;
 
 /**
  * {@code consumer.Syslogd}: Gollum's syslog server, with its parameters and defaults. {@code RFC6587} reads
@@ -21,23 +20,23 @@ public final class SyslogdConsumer extends ListeningConsumer {
             "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
                     + "you name another address (udp://0.0.0.0:514 for every interface). With TLS the default is "
                     + "tcp://127.0.0.1:6514, the port of RFC 5425.");
-    public static final Param<String> FORMAT = Param.string("Format", "RFC6587",
+    public static final Param<String> FORMAT = Param.choice("Format", "RFC6587",
             "RFC3164, RFC5424, RFC6587 (RFC 5424 messages with octet counting over streams), or RFC5425 (the same "
-                    + "over TLS, which it requires).");
+                    + "over TLS, which it requires).", "RFC3164", "RFC5424", "RFC6587", "RFC5425");
     public static final Param<Boolean> SET_METADATA = Param.bool("SetMetadata", false,
             "Attach the syslog fields (hostname, app_name, priority, ...) as metadata.");
     public static final Param<String> TIMESTAMP_FORMAT = Param.string("TimestampFormat", "2006-01-02T15:04:05.000 MST",
             "Accepted for Gollum configs; the timestamp field keeps the sender's text and the message time is set from it.");
-    public static final Param<Integer> MAX_LINE_SIZE = Param.integer("MaxLineSize", 64 * 1024,
+    public static final Param<Integer> MAX_LINE_SIZE = Param.sizeInt("MaxLineSize", 64 * 1024,
             "Longest message in bytes; a longer one is cut, flagged truncated: true, and counted.");
     public static final Param<String> PERMISSIONS = Param.string("Permissions", "0770",
             "File permissions of a unix socket, as an octal number.");
     /** The listener limit every network input shares. */
     public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
-    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.millis("IdleTimeoutMs", 0,
             "Close a connection (counted timeout) that completes no message for this long; 0 keeps connections "
                     + "open: rsyslog and syslog-ng hold one for days and notice a closed one only on the write after. "
-                    + "A TLS handshake must complete within it (10 s when 0).");
+                    + "A TLS handshake must complete within it (10 s when 0).").atLeast(0);
 
     /** Where a TLS server listens when Address is not set: RFC 5425's port, on loopback as every default. */
     static final String TLS_ADDRESS = "tcp://127.0.0.1:6514";
@@ -63,33 +62,27 @@ public final class SyslogdConsumer extends ListeningConsumer {
         } catch (IllegalArgumentException e) {
             throw config.error(ADDRESS, e.getMessage());
         }
-        String format = config.get(FORMAT).toUpperCase(Locale.ROOT);
+        String format = config.get(FORMAT);
         if (format.equals("RFC5425") && !tls) {
             throw config.error(FORMAT, "RFC5425 is syslog over TLS: set TLS/CertFile and TLS/KeyFile, or use RFC6587");
         }
         switch (format) {
-            case "RFC3164":
-                s.syslog = SyslogParser.Rfc.RFC3164;
-                break;
-            case "RFC5424":
-                s.syslog = SyslogParser.Rfc.RFC5424;
-                break;
-            case "RFC6587":
-            case "RFC5425":
-                // Octet counting, as RFC 5425 requires over TLS; a line that does not start with a length is still
-                // read up to its newline, as rsyslog does.
+            case "RFC3164" -> s.syslog = SyslogParser.Rfc.RFC3164;
+            case "RFC5424" -> s.syslog = SyslogParser.Rfc.RFC5424;
+            default -> {
+                // RFC6587 and RFC5425: octet counting, as RFC 5425 requires over TLS; a line that does not start
+                // with a length is still read up to its newline, as rsyslog does.
                 s.syslog = SyslogParser.Rfc.RFC5424;
                 s.mode = Framer.Mode.OCTET;
-                break;
-            default:
-                throw config.error(FORMAT, "expected RFC3164, RFC5424, RFC6587 or RFC5425, found '" + config.get(FORMAT) + "'");
+            }
         }
         s.skipEmpty = true;
         s.metadata = config.get(SET_METADATA);
         s.maxLineSize = Math.max(1, config.get(MAX_LINE_SIZE));
         s.readBufferSize = 64 * 1024;
         s.permissions = FileModes.octal(config, PERMISSIONS, "0770");
-        SocketConsumer.limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
+        s.maxConnections = config.get(MAX_CONNECTIONS);
+        s.idleTimeoutMs = config.get(IDLE_TIMEOUT_MS);
         s.tls = SocketConsumer.tls(config, tlsSettings, s.address);
         return s;
     }
