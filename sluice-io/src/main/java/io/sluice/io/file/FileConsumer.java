@@ -34,7 +34,7 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>This class reads and cuts lines (the per-read hot path); finding files ({@link GlobScanner}), checkpoints
  * ({@link CheckpointStore}), multiline records ({@link MultilineAssembler}), rotation ({@link RotationDetector})
- * and batches ({@link LinePublisher}) are their own classes.
+ * and batches ({@link LinePublisher}) are their own classes; about 50 of its lines are the 19 parameter declarations.
  *
  * <p>Checkpoints ({@code OffsetFilePath}) hold, per file, the end of the last line whose batch every producer
  * has delivered: each published batch carries a {@link io.sluice.core.message.Completion}, and the offset
@@ -119,7 +119,6 @@ public final class FileConsumer extends Consumer {
     private final List<TailedFile> snapshot = new CopyOnWriteArrayList<>();
     private final Map<Path, Long> failedOpens = new HashMap<>();
     private final AtomicLong truncatedLines = new AtomicLong();
-    private final AtomicLong lines = new AtomicLong();
     private volatile boolean stopping;
     private volatile Thread reader;
     private Log log;
@@ -178,7 +177,7 @@ public final class FileConsumer extends Consumer {
     public void consume(ConsumerContext context) throws Exception {
         this.log = context.log();
         this.reader = Thread.currentThread();
-        this.out = new LinePublisher(context, setMetadata, this::acknowledged, lines);
+        this.out = new LinePublisher(context, setMetadata, this::acknowledged);
         if (multiline != null) {
             multiline.publishTo(out);
         }
@@ -446,25 +445,5 @@ public final class FileConsumer extends Consumer {
         if (rotation.truncations() > 0) {
             log.info(config.id() + ": " + rotation.truncations() + " files were truncated while being read (copytruncate)");
         }
-    }
-
-    /** Lines published so far. */
-    public long lines() {
-        return lines.get();
-    }
-
-    /** Lines cut at MaxLineSize. */
-    public long truncatedLines() {
-        return truncatedLines.get();
-    }
-
-    /** Files seen truncated under the reader. */
-    public long truncations() {
-        return rotation.truncations();
-    }
-
-    /** Files seen renamed away or removed. */
-    public long rotations() {
-        return rotation.rotations();
     }
 }

@@ -29,6 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * began (ending a compressed stream as of the last committed batch, see {@link Encoder#abortBytes()}). So a batch
  * the pipeline counts as delivered is on disk, and a failed one leaves no partial line behind to be doubled when
  * it is delivered again.
+ *
+ * <p>Rotation names and pruning are {@link FileRotation}'s, failure reporting {@link WriteFailures}'; what stays (about
+ * 400 lines) is the two-phase write with its rollback and the opening and closing it needs.
  */
 final class FileTarget {
     /** Opens the files; tests put a failing channel in between. */

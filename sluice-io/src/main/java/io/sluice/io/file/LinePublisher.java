@@ -5,7 +5,6 @@ import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.ConsumerContext;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Fills and publishes the batches of {@link FileConsumer}, one file per batch: each published batch carries a
@@ -21,7 +20,6 @@ final class LinePublisher {
     private final ConsumerContext ctx;
     private final boolean setMetadata;
     private final Runnable onAck;
-    private final AtomicLong lines;
     private Batch batch;
     private TailedFile batchFile;
     private long batchEnd;
@@ -29,13 +27,11 @@ final class LinePublisher {
     /**
      * @param setMetadata add the file name and folder to every message
      * @param onAck       run (on the producer's thread) when a batch was delivered
-     * @param lines       counts the lines published
      */
-    LinePublisher(ConsumerContext ctx, boolean setMetadata, Runnable onAck, AtomicLong lines) {
+    LinePublisher(ConsumerContext ctx, boolean setMetadata, Runnable onAck) {
         this.ctx = ctx;
         this.setMetadata = setMetadata;
         this.onAck = onAck;
-        this.lines = lines;
     }
 
     /** Adds one line (or record) of {@code f} ending at file offset {@code endOffset}; publishes a full batch. */
@@ -79,7 +75,6 @@ final class LinePublisher {
             return;
         }
         batch = null;
-        lines.addAndGet(b.size());
         b.setCompletion(batchFile.track(batchEnd, onAck));
         ctx.publish(b);
     }

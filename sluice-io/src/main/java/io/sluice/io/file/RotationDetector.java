@@ -26,7 +26,6 @@ final class RotationDetector {
     private final String id;
     private final long waitNanos;
     private final AtomicLong truncations = new AtomicLong();
-    private final AtomicLong rotations = new AtomicLong();
 
     /** @param waitNanos RotateWaitMs: how long a file gone from its path is still read for late writes */
     RotationDetector(String id, long waitNanos) {
@@ -54,7 +53,6 @@ final class RotationDetector {
         }
         if (f.goneSinceNanos == 0) {
             f.goneSinceNanos = now;
-            rotations.incrementAndGet();
             log.info(id + ": " + f.path + " was rotated or removed; reading it to its end");
             return State.GONE;
         }
@@ -64,10 +62,5 @@ final class RotationDetector {
     /** Files seen truncated under the reader. */
     long truncations() {
         return truncations.get();
-    }
-
-    /** Files seen renamed away or removed. */
-    long rotations() {
-        return rotations.get();
     }
 }

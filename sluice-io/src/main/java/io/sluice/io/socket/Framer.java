@@ -22,6 +22,9 @@ import java.nio.ByteBuffer;
  *   <li>{@code binary}/{@code binary_le}/{@code binary_be}: a {@code Size}-byte length at {@code Offset}.</li>
  *   <li>{@code fixed}: frames of exactly {@code Size} bytes.</li>
  * </ul>
+ *
+ * <p>One class of about 430 lines: the partitioners share the buffer, the skipping of a cut frame's rest and the
+ * refusal protocol, and split apart they would each need all three.
  */
 public final class Framer {
     /** Receives frames; the bytes are valid only during the call. */
