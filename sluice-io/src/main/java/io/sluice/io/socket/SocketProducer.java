@@ -5,6 +5,7 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.net.HostPort;
@@ -176,16 +177,16 @@ public final class SocketProducer extends Producer {
 
     private void encode(Batch batch) {
         outLen = 0;
+        if (address.transport() == HostPort.Transport.UDP) {
+            return; // a datagram per message, sent from the payloads
+        }
         for (int i = 0; i < batch.size(); i++) {
             Message m = batch.get(i);
             int len = m.length();
             byte[] p = m.payload();
-            if (address.transport() == HostPort.Transport.UDP) {
-                continue;
-            }
             if (octet) {
-                ensure(len + 12);
-                outLen = writeDecimal(out, outLen, len);
+                ensure(len + Decimal.MAX_LONG + 1);
+                outLen = Decimal.putLong(out, outLen, len);
                 out[outLen++] = ' ';
                 System.arraycopy(p, 0, out, outLen, len);
                 outLen += len;
@@ -230,22 +231,6 @@ public final class SocketProducer extends Producer {
         if (outLen + more > out.length) {
             out = Arrays.copyOf(out, Math.max(out.length * 2, outLen + more));
         }
-    }
-
-    private static int writeDecimal(byte[] b, int at, int v) {
-        if (v == 0) {
-            b[at] = '0';
-            return at + 1;
-        }
-        int digits = 0;
-        for (int t = v; t > 0; t /= 10) {
-            digits++;
-        }
-        for (int i = at + digits - 1; i >= at; i--) {
-            b[i] = (byte) ('0' + v % 10);
-            v /= 10;
-        }
-        return at + digits;
     }
 
     private void connect() throws IOException {

@@ -1,6 +1,7 @@
 package io.sluice.io.socket;
 
 import io.sluice.core.Bytes;
+import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +41,7 @@ public final class SyslogParser {
     private static final String MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
     private final Rfc rfc;
-    private final byte[] digits = new byte[3];
+    private final byte[] digits = new byte[Decimal.MAX_LONG];
     private long errors;
 
     /** A parser for one grammar; one per thread (it keeps a scratch buffer). */
@@ -107,21 +108,7 @@ public final class SyslogParser {
     }
 
     private void number(Metadata md, byte[] key, int v) {
-        int n;
-        if (v >= 100) {
-            digits[0] = (byte) ('0' + v / 100);
-            digits[1] = (byte) ('0' + v / 10 % 10);
-            digits[2] = (byte) ('0' + v % 10);
-            n = 3;
-        } else if (v >= 10) {
-            digits[0] = (byte) ('0' + v / 10);
-            digits[1] = (byte) ('0' + v % 10);
-            n = 2;
-        } else {
-            digits[0] = (byte) ('0' + v);
-            n = 1;
-        }
-        md.set(key, 0, key.length, digits, 0, n, Metadata.NUMBER);
+        md.set(key, 0, key.length, digits, 0, Decimal.putLong(digits, 0, v), Metadata.NUMBER);
     }
 
     /** HEADER fields after "&lt;PRI&gt;1 ": TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD [MSG]. */
