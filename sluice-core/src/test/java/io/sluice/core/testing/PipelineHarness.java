@@ -19,11 +19,14 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.snakeyaml.engine.v2.api.Dump;
+import org.snakeyaml.engine.v2.api.DumpSettings;
 
 /**
  * The one pipeline test harness, shared through core's test-jar: builds a pipeline from YAML text or from settings
@@ -208,7 +211,7 @@ public final class PipelineHarness implements AutoCloseable {
     /** What the pipeline is built from; each setter returns the builder. */
     public static final class Builder {
         private final List<PluginSpec> extra = new ArrayList<>(HarnessPlugins.specs());
-        private final List<Object[]> plugins = new ArrayList<>();
+        private final Map<String, Map<String, Object>> plugins = new LinkedHashMap<>();
         private String yaml;
         private Log log = quietLog();
         private MemoryBudget memory = MemoryBudget.ofHeapShare();
@@ -224,11 +227,17 @@ public final class PipelineHarness implements AutoCloseable {
 
         /** Adds plugin {@code id} of {@code type} with raw YAML-like settings, validated like a file's. */
         public Builder plugin(String id, String type, Map<String, Object> settings) {
-            plugins.add(new Object[] {id, type, settings});
+            Map<String, Object> plugin = new LinkedHashMap<>();
+            plugin.put("Type", type);
+            plugin.putAll(settings);
+            plugins.put(id, plugin);
             return this;
         }
 
-        /** Registers test plugins of the module's own besides the default registry and {@link HarnessPlugins}. */
+        /**
+         * Registers test plugins of the module's own besides the default registry and {@link HarnessPlugins}; their
+         * type names must differ from those (test.Numbers, test.Collect, test.Gate, test.DropOdd).
+         */
         public Builder plugins(Collection<PluginSpec> specs) {
             extra.addAll(specs);
             return this;
@@ -260,28 +269,25 @@ public final class PipelineHarness implements AutoCloseable {
 
         /** The plugin configs, validated, for tests that drive one plugin themselves. */
         public List<PluginConfig> configs() {
-            PluginRegistry registry = registry();
-            List<PluginConfig> configs = new ArrayList<>();
-            if (yaml != null) {
-                configs.addAll(new ConfigLoader(registry, Map.of()).loadString(yaml, "test.yaml"));
-            }
-            for (Object[] p : plugins) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> settings = (Map<String, Object>) p[2];
-                PluginSpec spec = registry.find((String) p[1]);
-                if (spec == null) {
-                    throw new IllegalArgumentException("unknown plugin type " + p[1]);
+            return configs(registry());
+        }
+
+        private List<PluginConfig> configs(PluginRegistry registry) {
+            // Settings maps go through YAML as well, so nested modulators resolve in the same registry.
+            StringBuilder text = new StringBuilder(yaml == null ? "" : yaml);
+            if (!plugins.isEmpty()) {
+                if (text.length() > 0 && text.charAt(text.length() - 1) != '\n') {
+                    text.append('\n');
                 }
-                configs.add(PluginConfig.of((String) p[0], spec, settings));
+                text.append(new Dump(DumpSettings.builder().build()).dumpToString(plugins));
             }
-            return configs;
+            return new ConfigLoader(registry, Map.of()).loadString(text.toString(), "test.yaml");
         }
 
         /** The pipeline, built and not started. */
         public PipelineHarness build() {
             PluginRegistry registry = registry();
-            List<PluginConfig> configs = configs();
-            return new PipelineHarness(new Pipeline(configs, registry, log, memory));
+            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory));
         }
 
         /** The pipeline, built and started. */
