@@ -8,7 +8,7 @@ import io.sluice.core.message.Message;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** format.Delete: Gollum's doc example and tests, then Sluice's own cases. */
+/** format.Delete: Gollum's doc example and test (which were also Sluice's own cases). */
 class DeleteTest {
     /** Gollum's doc: "removes the pipe key from the metadata produced by consumer.Console". */
     @Test
@@ -26,16 +26,5 @@ class DeleteTest {
         Message m = message("test");
         mod("format.Delete", Map.of()).modulate(m);
         assertThat(m.payloadString()).isEmpty();
-    }
-
-    @Test
-    void payloadOrField() {
-        Message m = message("x");
-        m.metadata().setString("pipe", "p");
-        mod("format.Delete", Map.of("Target", "pipe")).modulate(m);
-        assertThat(m.metadata().indexOf("pipe")).isEqualTo(-1);
-        assertThat(m.payloadString()).isEqualTo("x");
-        mod("format.Delete", Map.of()).modulate(m);
-        assertThat(m.length()).isZero();
     }
 }

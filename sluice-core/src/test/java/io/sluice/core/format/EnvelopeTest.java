@@ -41,13 +41,4 @@ class EnvelopeTest {
         assertThat(format("format.Envelope", Map.of("Prefix", "<\\t", "Postfix", "\\r\\n"), big))
                 .isEqualTo("<\t" + big + "\r\n");
     }
-
-    @Test
-    void appliesToAMetadataField() {
-        Message m = message("payload");
-        m.metadata().setString("k", "v");
-        mod("format.Envelope", Map.of("ApplyTo", "k", "Prefix", "[", "Postfix", "]")).modulate(m);
-        assertThat(m.payloadString()).isEqualTo("payload");
-        assertThat(m.metadata().getString("k")).isEqualTo("[v]");
-    }
 }

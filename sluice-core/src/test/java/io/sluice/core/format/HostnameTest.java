@@ -38,12 +38,11 @@ class HostnameTest {
     }
 
     @Test
-    void prefixesPayloadOrField() {
+    void applyToPrefixesAFieldWithTheSeparator() {
         Message m = message("data");
-        mod("format.Hostname", Map.of()).modulate(m);
-        assertThat(m.payloadString()).isEqualTo(HOST + ":data");
         m.metadata().setString("f", "v");
         mod("format.Hostname", Map.of("ApplyTo", "f", "Separator", " ")).modulate(m);
         assertThat(m.metadata().getString("f")).isEqualTo(HOST + " v");
+        assertThat(m.payloadString()).isEqualTo("data");
     }
 }

@@ -13,11 +13,16 @@ import org.junit.jupiter.api.Test;
 
 /** format.StreamRoute: Gollum's doc example and tests, then Sluice's own cases. */
 class StreamRouteTest {
+    /** Gollum's doc example: the stream name is what stands in angle brackets before the first ":". */
+    private static Modulator angleBracketRoute() {
+        return mod("format.StreamRoute", Map.of("Delimiter", ":",
+                "StreamModulator", List.of(Map.of("format.Trim", Map.of("LeftSeparator", "<", "RightSeparator", ">")))));
+    }
+
     /** Gollum's doc: "<error>:a message string" goes to stream error with "a message string" as payload. */
     @Test
     void gollumDocExample_prefixInAngleBracketsNamesTheStream() {
-        Modulator route = mod("format.StreamRoute", Map.of("Delimiter", ":",
-                "StreamModulator", List.of(Map.of("format.Trim", Map.of("LeftSeparator", "<", "RightSeparator", ">")))));
+        Modulator route = angleBracketRoute();
         Message m = on("in", "<error>:a message string");
         route.modulate(m);
         assertThat(m.payloadString()).isEqualTo("a message string");
@@ -53,8 +58,7 @@ class StreamRouteTest {
 
     @Test
     void withoutDelimiterOrWithAFilteredNameTheStreamStays() {
-        Modulator route = mod("format.StreamRoute", Map.of("Delimiter", ":",
-                "StreamModulator", List.of(Map.of("format.Trim", Map.of("LeftSeparator", "<", "RightSeparator", ">")))));
+        Modulator route = angleBracketRoute();
         Message noDelimiter = on("in", "plain");
         route.modulate(noDelimiter);
         assertThat(noDelimiter.payloadString()).isEqualTo("plain");

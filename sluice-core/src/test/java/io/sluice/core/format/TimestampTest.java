@@ -40,19 +40,11 @@ class TimestampTest {
         String prefix = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z").format(WHEN) + " | ";
         Message m = at(WHEN, "test");
         mod("format.Timestamp", Map.of()).modulate(m);
-        assertThat(m.payloadString()).isEqualTo(prefix + "test");
+        assertThat(m.payloadString()).isEqualTo(prefix + "test").startsWith("2026-11-30 13:04:05 ");
         Message f = at(WHEN, "test");
         mod("format.Timestamp", Map.of("ApplyTo", "foo")).modulate(f);
         assertThat(f.payloadString()).isEqualTo("test");
         assertThat(f.metadata().getString("foo")).isEqualTo(prefix);
-    }
-
-    @Test
-    void prefixesTheMessageTimeInGoLayout() {
-        Message m = at(WHEN, "body");
-        mod("format.Timestamp", Map.of()).modulate(m);
-        assertThat(m.payloadString()).isEqualTo(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z").format(WHEN) + " | body");
-        assertThat(m.payloadString()).startsWith("2026-11-30 13:04:05 ");
     }
 
     @Test
