@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -9,7 +9,7 @@ import java.util.Arrays;
  * a busy neighbour stretches JMH's wall-clock figures, much less the CPU time this thread itself used. Warms up,
  * then prints the median and the minimum of {@code rounds} rounds of 2,000 frames (2M events each).
  *
- * <pre>java -cp benchmarks.jar io.sluice.forward.server.ForwardMapCpu json|msgpack true|false [rounds=15]</pre>
+ * <pre>java -cp benchmarks.jar io.sluice.forward.consumer.ForwardMapCpu json|msgpack true|false [rounds=15]</pre>
  */
 public final class ForwardMapCpu {
     private ForwardMapCpu() {

@@ -53,7 +53,7 @@ import javax.net.ssl.SSLParameters;
  * and it is passed over when connecting; once it answers again for {@code RecoverWaitMs} it is marked up and, when it
  * comes before the server in use, the producer moves back to it.
  */
-public final class Forward extends Producer {
+public final class ForwardProducer extends Producer {
     static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:24224"),
             "host:port of each server, primary first; the next ones take over when it cannot be reached.");
     static final Param<String> MODE = Param.string("Mode", "PackedForward",
@@ -131,7 +131,7 @@ public final class Forward extends Producer {
                     PAYLOAD_KEY, TIME_AS_INTEGER, SHARED_KEY, SELF_HOSTNAME, USERNAME, PASSWORD, HEARTBEAT_TYPE,
                     HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, RECOVER_WAIT_MS, TLS, TLS_CA_FILE, TLS_TRUST_STORE,
                     TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME))
-            .factory(Forward::new);
+            .factory(ForwardProducer::new);
 
     private record Server(String host, int port) {
         @Override
@@ -161,7 +161,7 @@ public final class Forward extends Producer {
     private ProducerContext ctx;
 
     /** Validates the config; connections are made in {@link #start}. */
-    public Forward(PluginConfig config) {
+    public ForwardProducer(PluginConfig config) {
         super(config);
         this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT, OLD_TLS);
         for (String s : config.get(SERVERS)) {

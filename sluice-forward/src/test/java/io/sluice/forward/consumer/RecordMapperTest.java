@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import io.netty.handler.ssl.SslContext;
 import io.sluice.core.tls.NettyTls;
@@ -48,7 +48,7 @@ import java.util.concurrent.CountDownLatch;
  * {@value ForwardConnection#HANDSHAKE_TIMEOUT_MILLIS} ms; the first refused PING closes it. Addresses that keep
  * failing are refused for a while ({@code AuthFailureLimit}, see {@link AuthFailures}).
  */
-public final class Forward extends Consumer implements Exposure.Listening {
+public final class ForwardConsumer extends Consumer implements Exposure.Listening {
     static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:24224",
             "host:port to listen on: loopback unless you name another address (0.0.0.0:24224 for every interface, "
                     + "with SharedKey or TLS). Port 0 picks a free port (logged at start).");
@@ -133,7 +133,7 @@ public final class Forward extends Consumer implements Exposure.Listening {
                     EVENT_METADATA_PREFIX, TAG_STREAMS, SHARED_KEY, SELF_HOSTNAME, USERS, AUTH_FAILURE_LIMIT, AUTH_BLOCK_MAX_MS, IO_THREADS, PUBLISH_THREADS,
                     READ_AHEAD, UDP_HEARTBEAT, DEDUP_CHUNKS, DEDUP_WINDOW_MS, MAX_CONNECTIONS, IDLE_TIMEOUT_MS,
                     TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD))
-            .factory(Forward::new);
+            .factory(ForwardConsumer::new);
 
     private final String host;
     private final int port;
@@ -147,7 +147,7 @@ public final class Forward extends Consumer implements Exposure.Listening {
     private volatile InetSocketAddress bound;
 
     /** Validates the config; the server starts in {@link #consume}. */
-    public Forward(PluginConfig config) {
+    public ForwardConsumer(PluginConfig config) {
         super(config);
         String address = config.get(ADDRESS);
         int colon = address.lastIndexOf(':');

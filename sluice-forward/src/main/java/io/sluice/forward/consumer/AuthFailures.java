@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;

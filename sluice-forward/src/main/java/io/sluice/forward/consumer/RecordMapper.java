@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import io.sluice.core.json.Decimal;
 import io.sluice.core.json.JsonStrings;

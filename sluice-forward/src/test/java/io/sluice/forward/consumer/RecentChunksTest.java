@@ -1,9 +1,9 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.forward.codec.ChunkIdGenerator;
-import io.sluice.forward.server.RecentChunks.Claim;
+import io.sluice.forward.consumer.RecentChunks.Claim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import io.sluice.core.message.Streams;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import static io.sluice.forward.testutil.Pipelines.await;
 import static io.sluice.forward.testutil.Pipelines.awaitReady;
@@ -315,7 +315,7 @@ class ResourceLimitsTest {
         int p = freePort();
         PluginConfig cfg = Pipelines.configs("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + p
                 + "\nOut:\n  Type: test.Collect\n").stream().filter(c -> c.id().equals("In")).findFirst().orElseThrow();
-        Forward forward = new Forward(cfg);
+        ForwardConsumer forward = new ForwardConsumer(cfg);
         Harness ctx = new Harness(); // a context: publishes into a list, always active
         forward.open(ctx);
         assertThat(forward.isReady()).isTrue();

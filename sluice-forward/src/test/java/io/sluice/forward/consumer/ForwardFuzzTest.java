@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,8 +26,8 @@ import java.util.Map;
  */
 class ForwardFuzzTest {
     /** consumer.Forward's MaxMessageSize and MaxDecompressedSize defaults. */
-    private static final long MAX_MESSAGE_SIZE = Forward.MAX_MESSAGE_SIZE.defaultValue();
-    private static final long MAX_DECOMPRESSED_SIZE = Forward.MAX_DECOMPRESSED_SIZE.defaultValue();
+    private static final long MAX_MESSAGE_SIZE = ForwardConsumer.MAX_MESSAGE_SIZE.defaultValue();
+    private static final long MAX_DECOMPRESSED_SIZE = ForwardConsumer.MAX_DECOMPRESSED_SIZE.defaultValue();
 
     /** JSON bytes per msgpack byte, at most (a control character in a non-string key's text becomes 7). */
     private static final long MAX_JSON_GROWTH = 12;

@@ -1,4 +1,4 @@
-package io.sluice.forward.server;
+package io.sluice.forward.consumer;
 
 import static io.sluice.forward.testutil.Pipelines.await;
 import static io.sluice.forward.testutil.Pipelines.awaitReady;
