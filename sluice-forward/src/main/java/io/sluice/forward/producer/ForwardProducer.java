@@ -1,18 +1,9 @@
 package io.sluice.forward.producer;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.sluice.core.tls.NettyTls;
 import io.sluice.core.tls.TlsSettings;
-import io.netty.handler.ssl.SslHandler;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -21,11 +12,9 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
-import io.sluice.forward.FrameDecoder;
 import io.sluice.forward.codec.ForwardMode;
 import io.sluice.forward.codec.TimeFormat;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,8 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 
 /**
  * {@code producer.Forward}: sends batches to a Fluent Forward server (Fluentd, Fluent Bit, another Sluice) as
@@ -52,6 +39,9 @@ import javax.net.ssl.SSLParameters;
  * that stops answering is marked down, its connection is dropped (what waited there is resent to the next server)
  * and it is passed over when connecting; once it answers again for {@code RecoverWaitMs} it is marked up and, when it
  * comes before the server in use, the producer moves back to it.
+ *
+ * <p>This class reads the settings, encodes batches ({@link BatchEncoder}), sends their frames and waits for the acks,
+ * resending after a backoff; the connection and the choice of server are the {@link ServerPool}'s.
  */
 public final class ForwardProducer extends Producer {
     static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:24224"),
@@ -133,29 +123,14 @@ public final class ForwardProducer extends Producer {
                     TLS_TRUST_STORE_PASSWORD, TLS_VERIFY_HOSTNAME))
             .factory(ForwardProducer::new);
 
-    private record Server(String host, int port) {
-        @Override
-        public String toString() {
-            return host + ":" + port;
-        }
-    }
-
-    private final List<Server> servers = new ArrayList<>();
+    private final ServerPool pool;
     private final ForwardMode mode;
-    private final Heartbeat.Type heartbeatType;
-    private volatile Heartbeat heartbeat;
     private final RecordEncoder.Source source;
     private final boolean requireAck;
     private final long ackTimeoutNanos;
     private final ThreadLocal<BatchEncoder> encoders;
     private final List<BatchEncoder> allEncoders = new ArrayList<>();
-    private final Object connectLock = new Object();
-    private volatile ServerConnection connection;
-    private volatile boolean ready;
     private volatile boolean closed;
-    private EventLoopGroup group;
-    private Bootstrap bootstrap;
-    private NettyTls ssl;
     private final TlsSettings tls;
     private Log log;
     private ProducerContext ctx;
@@ -164,6 +139,7 @@ public final class ForwardProducer extends Producer {
     public ForwardProducer(PluginConfig config) {
         super(config);
         this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT, OLD_TLS);
+        List<ServerPool.Server> servers = new ArrayList<>();
         for (String s : config.get(SERVERS)) {
             int colon = s.lastIndexOf(':');
             try {
@@ -171,7 +147,7 @@ public final class ForwardProducer extends Producer {
                 if (colon <= 0 || port <= 0 || port > 65535) {
                     throw new NumberFormatException();
                 }
-                servers.add(new Server(s.substring(0, colon).replace("[", "").replace("]", ""), port));
+                servers.add(new ServerPool.Server(s.substring(0, colon).replace("[", "").replace("]", ""), port));
             } catch (RuntimeException e) {
                 throw config.error(SERVERS, "expected host:port, found '" + s + "'");
             }
@@ -201,6 +177,7 @@ public final class ForwardProducer extends Producer {
         if (config.get(ACK_TIMEOUT_MS) < 1) {
             throw config.error(ACK_TIMEOUT_MS, "must be positive");
         }
+        Heartbeat.Type heartbeatType;
         try {
             heartbeatType = Heartbeat.Type.valueOf(config.get(HEARTBEAT_TYPE).toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
@@ -216,6 +193,7 @@ public final class ForwardProducer extends Producer {
         if (config.get(RECOVER_WAIT_MS) < 0) {
             throw config.error(RECOVER_WAIT_MS, "must be 0 or more");
         }
+        pool = new ServerPool(config, servers, heartbeatType);
         requireAck = config.get(REQUIRE_ACK);
         ackTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(ACK_TIMEOUT_MS));
         TimeFormat tf = config.get(TIME_AS_INTEGER) ? TimeFormat.INTEGER : TimeFormat.EVENT_TIME;
@@ -233,173 +211,12 @@ public final class ForwardProducer extends Producer {
     public void start(ProducerContext context) throws Exception {
         this.ctx = context;
         this.log = context.log();
+        NettyTls ssl = null;
         if (tls.enabled()) {
             ssl = new NettyTls(tls);
             tls.logTo(log, config.id());
         }
-        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.SO_KEEPALIVE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.get(CONNECT_TIMEOUT_MS));
-        int[] ports = servers.stream().mapToInt(Server::port).toArray();
-        Heartbeat hb = new Heartbeat(config.id(), heartbeatType, servers.stream().map(Server::host).toList(), ports,
-                config.get(HEARTBEAT_INTERVAL_MS), config.get(HEARTBEAT_TIMEOUT_MS), config.get(RECOVER_WAIT_MS),
-                config.get(CONNECT_TIMEOUT_MS), group, log, new Heartbeat.Listener() {
-                    @Override
-                    public void down(int server) {
-                        onServerDown(server);
-                    }
-
-                    @Override
-                    public void up(int server) {
-                        onServerUp(server);
-                    }
-                });
-        hb.start();
-        heartbeat = hb;
-        try {
-            connection();
-        } catch (IOException e) {
-            // Not fatal: deliver retries, and /ready reports the state meanwhile.
-            log.warn(config.id() + ": " + e.getMessage() + "; will retry when there is something to send");
-        }
-    }
-
-    /** Heartbeats say server {@code i} is gone: drop the connection to it, so what waits there is resent elsewhere. */
-    private void onServerDown(int i) {
-        ServerConnection c = connection;
-        if (c != null && c.server() == i) {
-            c.close();
-        }
-    }
-
-    /** Server {@code i} answers again: when it comes before the one in use, move back to it. */
-    private void onServerUp(int i) {
-        ServerConnection c = connection;
-        if (c != null && c.server() > i && c.isActive()) {
-            log.info(config.id() + ": moving back to " + servers.get(i) + " from " + c.address());
-            c.retire();
-        }
-    }
-
-    private ServerConnection newConnection(Server s, int index) {
-        String sharedKey = config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY);
-        String self = config.get(SELF_HOSTNAME).isEmpty() ? localHostname() : config.get(SELF_HOSTNAME);
-        return new ServerConnection(s.toString(), index, sharedKey, self, config.get(USERNAME), config.get(PASSWORD));
-    }
-
-    /**
-     * The open connection, or a new one to the first server that accepts: primary first, and servers that
-     * heartbeats marked down only after every other one failed (heartbeats may be filtered where TCP is not).
-     */
-    private ServerConnection connection() throws IOException, InterruptedException {
-        ServerConnection c = connection;
-        if (c != null && c.isActive()) {
-            return c;
-        }
-        synchronized (connectLock) {
-            c = connection;
-            if (c != null && c.isActive()) {
-                return c;
-            }
-            IOException last = null;
-            for (int i : connectOrder()) {
-                Server s = servers.get(i);
-                if (closed) {
-                    throw new IOException("producer is closed");
-                }
-                try {
-                    c = connect(s, i);
-                    connection = c;
-                    if (!ready) {
-                        log.info(config.id() + ": connected to " + s);
-                    }
-                    ready = true;
-                    return c;
-                } catch (IOException e) {
-                    last = e;
-                    log.limited(Log.WARNING, config.id() + ": connect failed", config.id() + ": cannot use " + s + ": "
-                            + e.getMessage());
-                }
-            }
-            ready = false;
-            throw new IOException("no Forward server reachable (" + servers + "); last error: "
-                    + (last == null ? "?" : last.getMessage()), last);
-        }
-    }
-
-    /** Server indexes in the order to try them: those marked up in list order, then those marked down. */
-    private int[] connectOrder() {
-        int n = servers.size();
-        int[] order = new int[n];
-        int k = 0;
-        Heartbeat hb = heartbeat;
-        for (int pass = 0; pass < 2; pass++) {
-            for (int i = 0; i < n; i++) {
-                boolean up = hb == null || hb.isUp(i);
-                if (up == (pass == 0)) {
-                    order[k++] = i;
-                }
-            }
-        }
-        return order;
-    }
-
-    private ServerConnection connect(Server s, int index) throws IOException, InterruptedException {
-        ServerConnection conn = newConnection(s, index);
-        long timeout = config.get(CONNECT_TIMEOUT_MS);
-        ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-                if (ssl != null) {
-                    SslHandler h = ssl.clientHandler(ch.alloc(), s.host(), s.port());
-                    if (!config.get(TLS_VERIFY_HOSTNAME)) {
-                        // the deprecated switch: the certificate is still checked against the CAs, its name is not
-                        SSLEngine engine = h.engine();
-                        SSLParameters p = engine.getSSLParameters();
-                        p.setEndpointIdentificationAlgorithm(null);
-                        engine.setSSLParameters(p);
-                    }
-                    ch.pipeline().addLast("tls", h);
-                }
-                ch.pipeline().addLast("frames", new FrameDecoder(1 << 20));
-                ch.pipeline().addLast("responses", conn);
-            }
-        }).connect(s.host(), s.port());
-        if (!f.await(timeout, TimeUnit.MILLISECONDS)) {
-            f.cancel(false);
-            f.channel().close();
-            throw new IOException("connect timed out after " + timeout + " ms");
-        }
-        if (!f.isSuccess()) {
-            throw new IOException(String.valueOf(f.cause().getMessage()), f.cause());
-        }
-        try {
-            SslHandler tls = f.channel().pipeline().get(SslHandler.class);
-            if (tls == null && ssl != null) {
-                // the server refused the handshake and closed the connection (taking its handlers) already
-                f.channel().close();
-                throw new IOException("TLS handshake failed: the server closed the connection");
-            }
-            if (tls != null) {
-                io.netty.util.concurrent.Future<?> hs = tls.handshakeFuture();
-                if (!hs.await(timeout, TimeUnit.MILLISECONDS) || !hs.isSuccess()) {
-                    throw new IOException("TLS handshake failed: " + (hs.cause() == null ? "timed out" : hs.cause().getMessage()));
-                }
-            }
-            conn.ready().get(timeout, TimeUnit.MILLISECONDS);
-            return conn;
-        } catch (ExecutionException e) {
-            f.channel().close();
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            f.channel().close();
-            throw new IOException("handshake timed out after " + timeout + " ms");
-        } catch (IOException e) {
-            f.channel().close();
-            throw e;
-        }
+        pool.start(log, ssl);
     }
 
     @Override
@@ -422,11 +239,10 @@ public final class ForwardProducer extends Producer {
             }
             ServerConnection c = null;
             try {
-                c = connection();
+                c = pool.connection();
                 send(c, enc, frames);
-                Heartbeat hb = heartbeat;
-                if (hb != null && requireAck) {
-                    hb.alive(c.server()); // acks are a sign of life; a write alone is not
+                if (requireAck) {
+                    pool.alive(c.server()); // acks are a sign of life; a write alone is not
                 }
                 if (!config.get(KEEPALIVE)) {
                     c.close();
@@ -495,21 +311,18 @@ public final class ForwardProducer extends Producer {
 
     /** Whether server {@code i} (in {@code Servers} order) is marked up; always true without heartbeats. */
     boolean serverUp(int i) {
-        Heartbeat hb = heartbeat;
-        return hb == null || hb.isUp(i);
+        return pool.serverUp(i);
     }
 
     /** The server the current connection goes to ({@code Servers} index), or -1. */
     int connectedServer() {
-        ServerConnection c = connection;
-        return c != null && c.isActive() ? c.server() : -1;
+        return pool.connectedServer();
     }
 
     /** False while no server can be reached, or while heartbeats mark every server down. */
     @Override
     public boolean isReady() {
-        Heartbeat hb = heartbeat;
-        return ready && !closed && (hb == null || !hb.enabled() || hb.anyUp());
+        return !closed && pool.isReady();
     }
 
     @Override
@@ -525,27 +338,10 @@ public final class ForwardProducer extends Producer {
     @Override
     public void close() {
         closed = true;
-        Heartbeat hb = heartbeat;
-        if (hb != null) {
-            hb.close();
-        }
-        ServerConnection c = connection;
-        if (c != null) {
-            c.close();
-        }
-        if (group != null) {
-            group.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
-        }
+        pool.close();
         synchronized (allEncoders) {
             allEncoders.forEach(BatchEncoder::close);
         }
     }
 
-    private static String localHostname() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-            return "localhost";
-        }
-    }
 }
