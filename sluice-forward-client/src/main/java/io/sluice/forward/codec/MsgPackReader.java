@@ -3,7 +3,6 @@ package io.sluice.forward.codec;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 
 /**
