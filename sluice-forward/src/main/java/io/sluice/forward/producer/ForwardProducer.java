@@ -59,10 +59,14 @@ public final class ForwardProducer extends Producer {
     static final Param<Integer> MAX_RETRIES = Param.integer("MaxRetries", -1,
             "Resends of a batch before it fails to the FallbackStream; -1 retries until shutdown (no loss, "
                     + "backpressure instead).");
+    /**
+     * The resend backoff's former spellings, read for one more release. Retry/BackoffMs and Retry/MaxBackoffMs set it
+     * now; with neither key set it keeps this producer's own defaults (100 ms, at most 5 s), not the group's.
+     */
     static final Param<Integer> RETRY_BACKOFF_MS = Param.integer("RetryBackoffMs", 100,
-            "First wait before a resend; doubles on each failure.");
+            "First wait before a resend; doubles on each failure.").deprecatedFor(PluginSpec.RETRY_BACKOFF_MS);
     static final Param<Integer> MAX_RETRY_BACKOFF_MS = Param.integer("MaxRetryBackoffMs", 5_000,
-            "Longest wait between resends.");
+            "Longest wait between resends.").deprecatedFor(PluginSpec.RETRY_MAX_BACKOFF_MS);
     static final Param<Integer> CONNECT_TIMEOUT_MS = Param.integer("ConnectTimeoutMs", 5_000,
             "How long to wait for a connection (including TLS and the handshake).");
     static final Param<Boolean> KEEPALIVE = Param.bool("Keepalive", true,
@@ -230,8 +234,9 @@ public final class ForwardProducer extends Producer {
         if (frames == 0) {
             return;
         }
-        long backoff = TimeUnit.MILLISECONDS.toNanos(config.get(RETRY_BACKOFF_MS));
-        long maxBackoff = TimeUnit.MILLISECONDS.toNanos(config.get(MAX_RETRY_BACKOFF_MS));
+        long backoff = TimeUnit.MILLISECONDS.toNanos(retrySetting(RETRY_BACKOFF_MS, PluginSpec.RETRY_BACKOFF_MS));
+        long maxBackoff = TimeUnit.MILLISECONDS.toNanos(retrySetting(MAX_RETRY_BACKOFF_MS,
+                PluginSpec.RETRY_MAX_BACKOFF_MS));
         int maxRetries = config.get(MAX_RETRIES);
         for (int attempt = 0; ; attempt++) {
             if (closed) {
@@ -263,6 +268,14 @@ public final class ForwardProducer extends Producer {
                 TimeUnit.NANOSECONDS.sleep(wait); // backoff between attempts, not waiting for a result
             }
         }
+    }
+
+    /**
+     * A resend backoff setting: the deprecated key when set (as before), else the {@code Retry/*} group's key when
+     * set, else the deprecated key's default (this producer's own, so an unchanged config waits as it did).
+     */
+    private int retrySetting(Param<Integer> old, Param<Integer> group) {
+        return !config.isSet(old) && config.isSet(group) ? config.get(group) : config.get(old);
     }
 
     /** Writes the frames not yet acknowledged and waits for their acks (or for the writes, without acks). */
