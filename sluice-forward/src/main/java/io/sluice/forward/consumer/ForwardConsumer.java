@@ -7,6 +7,7 @@ import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
@@ -52,14 +53,14 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
     static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:24224",
             "host:port to listen on: loopback unless you name another address (0.0.0.0:24224 for every interface, "
                     + "with SharedKey or TLS). Port 0 picks a free port (logged at start).");
-    static final Param<Long> MAX_MESSAGE_SIZE = Param.longValue("MaxMessageSize", 32L << 20,
+    static final Param<Long> MAX_MESSAGE_SIZE = Param.size("MaxMessageSize", 32L << 20,
             "Largest frame accepted, in bytes. A bigger frame is refused from its header, before it is read, and the "
-                    + "connection is closed.");
-    static final Param<Long> MAX_DECOMPRESSED_SIZE = Param.longValue("MaxDecompressedSize", 128L << 20,
+                    + "connection is closed.").atLeast(16L);
+    static final Param<Long> MAX_DECOMPRESSED_SIZE = Param.size("MaxDecompressedSize", 128L << 20,
             "Largest CompressedPackedForward payload accepted once inflated, in bytes.");
-    static final Param<String> PAYLOAD = Param.string("Payload", "json",
+    static final Param<String> PAYLOAD = Param.choice("Payload", "json",
             "What becomes the message payload: json (the record as a JSON object), msgpack (the record's msgpack "
-                    + "bytes as received; producer.Forward sends them on unchanged) or none.");
+                    + "bytes as received; producer.Forward sends them on unchanged) or none.", "json", "msgpack", "none");
     static final Param<String> PAYLOAD_KEY = Param.string("PayloadKey", "",
             "When set, the payload is this record field's value (a string as is, anything else as JSON); records "
                     + "without the field fall back to Payload.");
@@ -81,9 +82,10 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
             "Failed handshakes (wrong SharedKey or password, a malformed PING, too much sent before it) from one "
                     + "address, each within 60 s of the one before, after which its connections are closed at once "
                     + "for 1 s, doubled at each further failure up to AuthBlockMaxMs; a successful handshake forgets "
-                    + "them. IPv6 addresses count by /64. 0 turns this off.");
-    static final Param<Integer> AUTH_BLOCK_MAX_MS = Param.integer("AuthBlockMaxMs", 300_000,
-            "Longest time an address is refused after failed handshakes (see AuthFailureLimit).");
+                    + "them. IPv6 addresses count by /64. 0 turns this off.").atLeast(0);
+    static final Param<Integer> AUTH_BLOCK_MAX_MS = Param.millis("AuthBlockMaxMs", 300_000,
+            "Longest time an address is refused after failed handshakes (see AuthFailureLimit); at least 1 s, the "
+                    + "first block.").atLeast(1000);
     static final Param<Map<String, String>> USERS = Param.stringMap("Users",
             "User name to password; when set, clients must also authenticate as one of them (needs SharedKey).");
     static final Param<String> TLS_KEY_STORE = Param.string("TlsKeyStore", "",
@@ -117,14 +119,15 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
                     + "producer.Forward HeartbeatType udp): each datagram gets one zero byte back.");
     static final Param<Integer> DEDUP_CHUNKS = Param.integer("DedupChunks", 65_536,
             "Chunk ids of accepted frames remembered, so a frame a client resends after losing its ack is acked "
-                    + "again without being delivered twice (about 60 bytes each); 0 turns this off.");
-    static final Param<Integer> DEDUP_WINDOW_MS = Param.integer("DedupWindowMs", 300_000,
-            "How long an accepted chunk id is remembered at most; a copy arriving later is delivered again.");
+                    + "again without being delivered twice (about 60 bytes each); 0 turns this off.").atLeast(0);
+    static final Param<Integer> DEDUP_WINDOW_MS = Param.millis("DedupWindowMs", 300_000,
+            "How long an accepted chunk id is remembered at most; a copy arriving later is delivered again.")
+            .atLeast(1);
     /** The listener limit every network input shares. */
     static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
-    static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
+    static final Param<Integer> IDLE_TIMEOUT_MS = Param.millis("IdleTimeoutMs", 60_000,
             "A connection that sends nothing for this long is closed (counted as rejected, reason timeout), unless it "
-                    + "is waiting for Sluice (acks, backpressure); 0 never closes idle connections.");
+                    + "is waiting for Sluice (acks, backpressure); 0 never closes idle connections.").atLeast(0);
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Forward",
             "Receives Fluent Forward (Fluent Bit, Fluentd, fluency, fluent-logger): every mode, gzip, acks after "
@@ -149,28 +152,13 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
     /** Validates the config; the server starts in {@link #consume}. */
     public ForwardConsumer(PluginConfig config) {
         super(config);
-        String address = config.get(ADDRESS);
-        int colon = address.lastIndexOf(':');
-        if (colon < 0) {
-            throw config.error(ADDRESS, "expected host:port, found '" + address + "'");
+        HostPort address = HostPort.of(config, ADDRESS, HostPort.Transport.TCP);
+        if (address.transport() != HostPort.Transport.TCP) {
+            throw config.error(ADDRESS, "expected a TCP address host:port, found '" + config.get(ADDRESS) + "'");
         }
-        host = address.substring(0, colon).isEmpty() ? "0.0.0.0" : address.substring(0, colon).replace("[", "").replace("]", "");
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw config.error(ADDRESS, "expected a port number after ':', found '" + address.substring(colon + 1) + "'");
-        }
-        if (port < 0 || port > 65535) {
-            throw config.error(ADDRESS, "port out of range: " + port);
-        }
-        try {
-            payloadMode = RecordMapper.PayloadMode.valueOf(config.get(PAYLOAD).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(PAYLOAD, "expected json, msgpack or none, found '" + config.get(PAYLOAD) + "'");
-        }
-        if (config.get(MAX_MESSAGE_SIZE) < 16) {
-            throw config.error(MAX_MESSAGE_SIZE, "must be at least 16 bytes");
-        }
+        host = address.host();
+        port = address.port();
+        payloadMode = RecordMapper.PayloadMode.valueOf(config.get(PAYLOAD).toUpperCase(Locale.ROOT));
         for (String pattern : config.get(TAG_STREAMS).keySet()) {
             String problem = TagRoutes.check(pattern);
             if (problem != null) {
@@ -180,25 +168,7 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
         if (!config.get(USERS).isEmpty() && config.get(SHARED_KEY).isEmpty()) {
             throw config.error(USERS, "user authentication is part of the handshake: set SharedKey too");
         }
-        if (config.get(AUTH_FAILURE_LIMIT) < 0) {
-            throw config.error(AUTH_FAILURE_LIMIT, "must be 0 (off) or more");
-        }
-        if (config.get(AUTH_BLOCK_MAX_MS) < 1000) {
-            throw config.error(AUTH_BLOCK_MAX_MS, "must be at least 1000 (the first block is 1 s)");
-        }
         tls = TlsSettings.from(config, TlsSettings.Role.SERVER, OLD_TLS);
-        if (config.get(DEDUP_CHUNKS) < 0) {
-            throw config.error(DEDUP_CHUNKS, "must be 0 (off) or more");
-        }
-        if (config.get(DEDUP_WINDOW_MS) < 1) {
-            throw config.error(DEDUP_WINDOW_MS, "must be positive");
-        }
-        if (config.get(MAX_CONNECTIONS) < 1) {
-            throw config.error(MAX_CONNECTIONS, "must be positive");
-        }
-        if (config.get(IDLE_TIMEOUT_MS) < 0) {
-            throw config.error(IDLE_TIMEOUT_MS, "must be 0 (never) or more");
-        }
         routes = new TagRoutes(config.get(TAG_STREAMS), config.isSet(PluginSpec.STREAMS));
     }
 

@@ -9,6 +9,7 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
@@ -46,16 +47,17 @@ import java.util.concurrent.TimeoutException;
 public final class ForwardProducer extends Producer {
     static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:24224"),
             "host:port of each server, primary first; the next ones take over when it cannot be reached.");
-    static final Param<String> MODE = Param.string("Mode", "PackedForward",
-            "Frame format: PackedForward, CompressedPackedForward (gzip) or Forward.");
+    static final Param<String> MODE = Param.choice("Mode", "PackedForward",
+            "Frame format: PackedForward, CompressedPackedForward (gzip) or Forward.", "PackedForward",
+            "CompressedPackedForward", "Forward");
     static final Param<Integer> COMPRESSION_LEVEL = Param.integer("CompressionLevel", 1,
-            "gzip level for CompressedPackedForward, 1 (fast) to 9 (small).");
+            "gzip level for CompressedPackedForward, 1 (fast) to 9 (small).").between(1, 9);
     static final Param<Boolean> REQUIRE_ACK = Param.bool("RequireAck", true,
             "Ask the server to acknowledge each frame ('chunk' option) and count a batch delivered only then.");
-    static final Param<Integer> ACK_TIMEOUT_MS = Param.integer("AckTimeoutMs", 30_000,
-            "How long to wait for an ack before the connection is dropped and the frame resent.");
+    static final Param<Integer> ACK_TIMEOUT_MS = Param.millis("AckTimeoutMs", 30_000,
+            "How long to wait for an ack before the connection is dropped and the frame resent.").atLeast(1);
     static final Param<Integer> MAX_IN_FLIGHT = Param.integer("MaxInFlight", 4,
-            "Batches sent and awaiting their ack at once (delivery workers).");
+            "Batches sent and awaiting their ack at once (delivery workers).").atLeast(1);
     static final Param<Integer> MAX_RETRIES = Param.integer("MaxRetries", -1,
             "Resends of a batch before it fails to the FallbackStream; -1 retries until shutdown (no loss, "
                     + "backpressure instead).");
@@ -63,20 +65,21 @@ public final class ForwardProducer extends Producer {
      * The resend backoff's former spellings, read for one more release. Retry/BackoffMs and Retry/MaxBackoffMs set it
      * now; with neither key set it keeps this producer's own defaults (100 ms, at most 5 s), not the group's.
      */
-    static final Param<Integer> RETRY_BACKOFF_MS = Param.integer("RetryBackoffMs", 100,
+    static final Param<Integer> RETRY_BACKOFF_MS = Param.millis("RetryBackoffMs", 100,
             "First wait before a resend; doubles on each failure.").deprecatedFor(PluginSpec.RETRY_BACKOFF_MS);
-    static final Param<Integer> MAX_RETRY_BACKOFF_MS = Param.integer("MaxRetryBackoffMs", 5_000,
+    static final Param<Integer> MAX_RETRY_BACKOFF_MS = Param.millis("MaxRetryBackoffMs", 5_000,
             "Longest wait between resends.").deprecatedFor(PluginSpec.RETRY_MAX_BACKOFF_MS);
-    static final Param<Integer> CONNECT_TIMEOUT_MS = Param.integer("ConnectTimeoutMs", 5_000,
+    static final Param<Integer> CONNECT_TIMEOUT_MS = Param.millis("ConnectTimeoutMs", 5_000,
             "How long to wait for a connection (including TLS and the handshake).");
     static final Param<Boolean> KEEPALIVE = Param.bool("Keepalive", true,
             "Keep the connection open between batches; false connects for each batch (Fluentd keepalive false).");
     static final Param<String> TAG = Param.string("Tag", "",
             "Tag for every event; empty uses the message's own tag (from consumer.Forward) or its stream name.");
-    static final Param<String> RECORD = Param.string("Record", "auto",
+    static final Param<String> RECORD = Param.choice("Record", "auto",
             "Where the record comes from: metadata (the message's fields), payload (the payload as a string under "
                     + "PayloadKey), msgpack (the payload is a msgpack map, as consumer.Forward's Payload: msgpack "
-                    + "makes it) or auto (metadata when there is any, else payload).");
+                    + "makes it) or auto (metadata when there is any, else payload).", "auto", "metadata", "payload",
+            "msgpack");
     static final Param<String> PAYLOAD_KEY = Param.string("PayloadKey", "message",
             "Record field holding the payload when Record is payload (or auto without metadata).");
     static final Param<Boolean> TIME_AS_INTEGER = Param.bool("TimeAsInteger", false,
@@ -105,17 +108,18 @@ public final class ForwardProducer extends Producer {
         new TlsSettings.Alias(TLS_TRUST_STORE, TlsSettings.CA_FILE),
         new TlsSettings.Alias(TLS_TRUST_STORE_PASSWORD, TlsSettings.KEY_PASSWORD),
     };
-    static final Param<String> HEARTBEAT_TYPE = Param.string("HeartbeatType", "none",
+    static final Param<String> HEARTBEAT_TYPE = Param.choice("HeartbeatType", "none",
             "none, udp (a one-byte datagram to the Forward port, as out_forward heartbeat_type udp; Fluentd's in_forward "
                     + "and consumer.Forward answer it, use tcp for servers that do not) or tcp (connect and close). "
-                    + "Servers that stop answering are marked down and passed over until they answer again.");
-    static final Param<Integer> HEARTBEAT_INTERVAL_MS = Param.integer("HeartbeatIntervalMs", 1_000,
-            "Time between heartbeats to each server.");
-    static final Param<Integer> HEARTBEAT_TIMEOUT_MS = Param.integer("HeartbeatTimeoutMs", 10_000,
+                    + "Servers that stop answering are marked down and passed over until they answer again.", "none", "udp",
+            "tcp");
+    static final Param<Integer> HEARTBEAT_INTERVAL_MS = Param.millis("HeartbeatIntervalMs", 1_000,
+            "Time between heartbeats to each server.").atLeast(1);
+    static final Param<Integer> HEARTBEAT_TIMEOUT_MS = Param.millis("HeartbeatTimeoutMs", 10_000,
             "A server with no answer (and no ack) for this long is marked down.");
-    static final Param<Integer> RECOVER_WAIT_MS = Param.integer("RecoverWaitMs", 10_000,
+    static final Param<Integer> RECOVER_WAIT_MS = Param.millis("RecoverWaitMs", 10_000,
             "A server marked down is marked up again once it has answered heartbeats for this long (out_forward's "
-                    + "recover_wait).");
+                    + "recover_wait).").atLeast(0);
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Forward",
             "Sends to Fluent Forward servers (Fluentd, Fluent Bit, Sluice): PackedForward or gzip, acks with a window, "
@@ -145,57 +149,32 @@ public final class ForwardProducer extends Producer {
         this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT, OLD_TLS);
         List<ServerPool.Server> servers = new ArrayList<>();
         for (String s : config.get(SERVERS)) {
-            int colon = s.lastIndexOf(':');
+            HostPort a;
             try {
-                int port = Integer.parseInt(s.substring(colon + 1));
-                if (colon <= 0 || port <= 0 || port > 65535) {
-                    throw new NumberFormatException();
-                }
-                servers.add(new ServerPool.Server(s.substring(0, colon).replace("[", "").replace("]", ""), port));
-            } catch (RuntimeException e) {
+                a = HostPort.parse(s);
+            } catch (IllegalArgumentException e) {
+                throw config.error(SERVERS, e.getMessage());
+            }
+            if (a.port() == 0 || s.trim().startsWith(":")) {
+                // a listen address (every interface, any port) names no server to connect to
                 throw config.error(SERVERS, "expected host:port, found '" + s + "'");
             }
+            servers.add(new ServerPool.Server(a.host(), a.port()));
         }
         if (servers.isEmpty()) {
             throw config.error(SERVERS, "needs at least one host:port");
         }
-        mode = switch (config.get(MODE).toLowerCase(Locale.ROOT)) {
-            case "packedforward" -> ForwardMode.PACKED_FORWARD;
-            case "compressedpackedforward" -> ForwardMode.COMPRESSED_PACKED_FORWARD;
-            case "forward" -> ForwardMode.FORWARD;
-            default -> throw config.error(MODE, "expected PackedForward, CompressedPackedForward or Forward, found '"
-                    + config.get(MODE) + "'");
+        mode = switch (config.get(MODE)) {
+            case "CompressedPackedForward" -> ForwardMode.COMPRESSED_PACKED_FORWARD;
+            case "Forward" -> ForwardMode.FORWARD;
+            default -> ForwardMode.PACKED_FORWARD;
         };
-        try {
-            source = RecordEncoder.Source.valueOf(config.get(RECORD).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(RECORD, "expected auto, metadata, payload or msgpack, found '" + config.get(RECORD) + "'");
-        }
+        source = RecordEncoder.Source.valueOf(config.get(RECORD).toUpperCase(Locale.ROOT));
         int level = config.get(COMPRESSION_LEVEL);
-        if (level < 1 || level > 9) {
-            throw config.error(COMPRESSION_LEVEL, "expected 1 to 9, found " + level);
-        }
-        if (config.get(MAX_IN_FLIGHT) < 1) {
-            throw config.error(MAX_IN_FLIGHT, "must be at least 1");
-        }
-        if (config.get(ACK_TIMEOUT_MS) < 1) {
-            throw config.error(ACK_TIMEOUT_MS, "must be positive");
-        }
-        Heartbeat.Type heartbeatType;
-        try {
-            heartbeatType = Heartbeat.Type.valueOf(config.get(HEARTBEAT_TYPE).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(HEARTBEAT_TYPE, "expected none, udp or tcp, found '" + config.get(HEARTBEAT_TYPE) + "'");
-        }
-        if (config.get(HEARTBEAT_INTERVAL_MS) < 1) {
-            throw config.error(HEARTBEAT_INTERVAL_MS, "must be positive");
-        }
+        Heartbeat.Type heartbeatType = Heartbeat.Type.valueOf(config.get(HEARTBEAT_TYPE).toUpperCase(Locale.ROOT));
         if (config.get(HEARTBEAT_TIMEOUT_MS) <= config.get(HEARTBEAT_INTERVAL_MS)) {
             throw config.error(HEARTBEAT_TIMEOUT_MS, "must be longer than HeartbeatIntervalMs ("
                     + config.get(HEARTBEAT_INTERVAL_MS) + ")");
-        }
-        if (config.get(RECOVER_WAIT_MS) < 0) {
-            throw config.error(RECOVER_WAIT_MS, "must be 0 or more");
         }
         pool = new ServerPool(config, servers, heartbeatType);
         requireAck = config.get(REQUIRE_ACK);
@@ -271,11 +250,12 @@ public final class ForwardProducer extends Producer {
     }
 
     /**
-     * A resend backoff setting: the deprecated key when set (as before), else the {@code Retry/*} group's key when
-     * set, else the deprecated key's default (this producer's own, so an unchanged config waits as it did).
+     * A resend backoff setting: the {@code Retry/*} group's key, or the deprecated key when only that is set; with
+     * neither set, the deprecated key's default (this producer's own, so an unchanged config waits as it did).
      */
     private int retrySetting(Param<Integer> old, Param<Integer> group) {
-        return !config.isSet(old) && config.isSet(group) ? config.get(group) : config.get(old);
+        // get(group) reads the deprecated key when only that is set (PluginConfig.get); Retry/* wins when both are.
+        return config.isSet(group) || config.isSet(old) ? config.get(group) : old.defaultValue();
     }
 
     /** Writes the frames not yet acknowledged and waits for their acks (or for the writes, without acks). */
