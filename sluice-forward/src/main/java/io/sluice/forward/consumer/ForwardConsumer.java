@@ -84,8 +84,7 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
                     + "for 1 s, doubled at each further failure up to AuthBlockMaxMs; a successful handshake forgets "
                     + "them. IPv6 addresses count by /64. 0 turns this off.").atLeast(0);
     static final Param<Integer> AUTH_BLOCK_MAX_MS = Param.millis("AuthBlockMaxMs", 300_000,
-            "Longest time an address is refused after failed handshakes (see AuthFailureLimit); at least 1 s, the "
-                    + "first block.").atLeast(1000);
+            "Longest time an address is refused after failed handshakes (see AuthFailureLimit).").atLeast(1000);
     static final Param<Map<String, String>> USERS = Param.stringMap("Users",
             "User name to password; when set, clients must also authenticate as one of them (needs SharedKey).");
     static final Param<String> TLS_KEY_STORE = Param.string("TlsKeyStore", "",
