@@ -1,10 +1,10 @@
 package io.sluice.forward.consumer;
 
+import io.sluice.forward.codec.Digests;
 import io.sluice.forward.codec.ForwardProtocolException;
 import io.sluice.forward.codec.MsgPackReader;
 import io.sluice.forward.codec.MsgPackWriter;
 import io.sluice.forward.codec.ValueType;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Map;
@@ -73,7 +73,7 @@ final class ServerHandshake {
             }
             if (!users.isEmpty()) {
                 String password = users.get(username);
-                if (password == null || !constantTimeEquals(passwordDigest, sha512Hex(authSalt, utf8(username), utf8(password)))) {
+                if (password == null || !constantTimeEquals(passwordDigest, Digests.password(authSalt, username, password))) {
                     return refuse("username/password mismatch", hostname, salt);
                 }
             }
@@ -99,18 +99,14 @@ final class ServerHandshake {
     }
 
     private String digest(byte[] salt, String hostname) {
-        return sha512Hex(salt, utf8(hostname), nonce, utf8(sharedKey));
+        return Digests.sharedKey(salt, hostname, nonce, sharedKey);
     }
 
     private static boolean constantTimeEquals(String a, String b) {
-        return MessageDigest.isEqual(utf8(a), utf8(b));
+        return MessageDigest.isEqual(Digests.utf8(a), Digests.utf8(b));
     }
 
     static String sha512Hex(byte[]... parts) {
-        return io.sluice.forward.codec.Digests.sha512Hex(parts);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+        return Digests.sha512Hex(parts);
     }
 }
