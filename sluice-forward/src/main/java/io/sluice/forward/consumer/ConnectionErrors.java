@@ -23,7 +23,7 @@ final class ConnectionErrors {
 
     /** Counts (or logs) {@code c}, which closes the connection from {@code peer}. */
     static void report(ForwardServer server, String peer, boolean authenticated, Throwable c, MemoryBudget budget) {
-        String id = server.id();
+        String id = server.settings().id();
         if (c instanceof FrameDecoder.BufferLimitException) {
             server.context().reject(Rejection.AUTH, peer, "not authenticated and " + c.getMessage()
                     + " before the handshake; connection closed");

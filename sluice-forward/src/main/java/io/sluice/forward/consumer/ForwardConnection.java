@@ -80,13 +80,13 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter {
     ForwardConnection(ForwardServer server) {
         this.server = server;
         this.memory = new ConnectionMemory(server, this::pauseForMemory);
-        this.frames = new FrameDecoder(server.maxMessageSize(), memory);
+        ForwardServer.Settings s = server.settings();
+        this.frames = new FrameDecoder(s.maxMessageSize(), memory);
         this.memory.frames(frames);
         this.acks = new ChunkAcks(server.recentChunks());
         this.publisher = new GroupPublisher(server, this::updateAutoRead);
         this.batcher = new FrameBatcher(server, frames, memory, acks, publisher, this::pauseForMemory);
-        this.handshake = server.sharedKey() == null ? null
-                : new ServerHandshake(server.sharedKey(), server.hostname(), server.users());
+        this.handshake = s.sharedKey() == null ? null : new ServerHandshake(s.sharedKey(), s.hostname(), s.users());
         this.authenticated = handshake == null;
         if (!authenticated) {
             frames.limitBuffered(UNAUTHENTICATED_BYTES);
@@ -114,7 +114,7 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter {
         if (!server.connectionOpened(channel)) {
             closing = true;
             channel.config().setAutoRead(false);
-            server.context().reject(Rejection.BUSY, peer, "more than MaxConnections (" + server.maxConnections()
+            server.context().reject(Rejection.BUSY, peer, "more than MaxConnections (" + server.settings().maxConnections()
                     + ") connections open; connection closed");
             ctx.close();
             return;
@@ -122,7 +122,7 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter {
         admitted = true;
         if (handshake != null) {
             ctx.writeAndFlush(Unpooled.wrappedBuffer(handshake.helo()));
-            long idle = server.idleTimeoutMillis();
+            long idle = server.settings().idleTimeoutMillis();
             long deadline = idle > 0 ? Math.min(idle, HANDSHAKE_TIMEOUT_MILLIS) : HANDSHAKE_TIMEOUT_MILLIS;
             handshakeDeadline = ctx.executor().schedule(() -> handshakeTimedOut(ctx, deadline), deadline,
                     TimeUnit.MILLISECONDS);
@@ -281,9 +281,9 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter {
             }
             closing = true;
             server.context().reject(Rejection.TIMEOUT, peer, busy
-                    ? "waited for memory longer than IdleTimeoutMs (" + server.idleTimeoutMillis()
+                    ? "waited for memory longer than IdleTimeoutMs (" + server.settings().idleTimeoutMillis()
                             + " ms) with a frame part-read; connection closed so its memory returns"
-                    : "nothing received for IdleTimeoutMs (" + server.idleTimeoutMillis() + " ms); connection closed");
+                    : "nothing received for IdleTimeoutMs (" + server.settings().idleTimeoutMillis() + " ms); connection closed");
             batcher.handOff();
             ctx.channel().config().setAutoRead(false);
             ctx.close();

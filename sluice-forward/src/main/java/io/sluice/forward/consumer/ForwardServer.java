@@ -322,16 +322,9 @@ final class ForwardServer {
         context.stats().addConnections(-1);
     }
 
-    int maxConnections() {
-        return settings.maxConnections();
-    }
-
-    long idleTimeoutMillis() {
-        return settings.idleTimeoutMillis();
-    }
-
-    long maxMessageSize() {
-        return settings.maxMessageSize();
+    /** What the connections need to know of the plugin's config. */
+    Settings settings() {
+        return settings;
     }
 
     /** The process's memory budget (asked each time: a test may replace it). */
@@ -350,10 +343,6 @@ final class ForwardServer {
         return invalidUtf8.get();
     }
 
-    String id() {
-        return settings.id();
-    }
-
     Log log() {
         return log;
     }
@@ -362,44 +351,8 @@ final class ForwardServer {
         return context;
     }
 
-    TagRoutes routes() {
-        return settings.routes();
-    }
-
     ExecutorService publisher() {
         return publisher;
-    }
-
-    int readAhead() {
-        return settings.readAhead();
-    }
-
-    long maxDecompressedBytes() {
-        return settings.maxDecompressedBytes();
-    }
-
-    RecordMapper.PayloadMode payloadMode() {
-        return settings.payloadMode();
-    }
-
-    String payloadKey() {
-        return settings.payloadKey();
-    }
-
-    boolean metadata() {
-        return settings.metadata();
-    }
-
-    String sharedKey() {
-        return settings.sharedKey();
-    }
-
-    String hostname() {
-        return settings.hostname();
-    }
-
-    String eventMetadataPrefix() {
-        return settings.eventMetadataPrefix();
     }
 
     /** The chunk ids recently accepted, or null when duplicates are not looked for. */
@@ -434,9 +387,5 @@ final class ForwardServer {
     int heartbeatPort() {
         Channel hb = heartbeatSocket;
         return hb == null ? -1 : ((InetSocketAddress) hb.localAddress()).getPort();
-    }
-
-    Map<String, String> users() {
-        return settings.users();
     }
 }

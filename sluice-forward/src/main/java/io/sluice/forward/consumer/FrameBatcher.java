@@ -45,6 +45,7 @@ final class FrameBatcher implements EventSink {
     private final ForwardDecoder decoder;
     private final RecordMapper mapper;
     private final RecentChunks recent;
+    private final TagRoutes routes;
     private final ConnectionMemory memory;
     private final ChunkAcks acks;
     private final GroupPublisher publisher;
@@ -92,12 +93,13 @@ final class FrameBatcher implements EventSink {
         this.publisher = publisher;
         this.pause = pause;
         this.recent = server.recentChunks();
-        this.decoder = new ForwardDecoder(server.maxDecompressedBytes());
+        ForwardServer.Settings s = server.settings();
+        this.routes = s.routes();
+        this.decoder = new ForwardDecoder(s.maxDecompressedBytes());
         this.decoder.allowance(memory);
-        this.mapper = new RecordMapper(server.payloadMode(), server.payloadKey(), server.metadata(),
-                server.eventMetadataPrefix());
+        this.mapper = new RecordMapper(s.payloadMode(), s.payloadKey(), s.metadata(), s.eventMetadataPrefix());
         this.mapper.memory(memory, memory::charge);
-        this.metadata = server.metadata();
+        this.metadata = s.metadata();
         // Charged per event before it is mapped: the message; its metadata (storage, and about the record's size);
         // the payload when it is the record's bytes (else the mapper charges it once written).
         this.eventBase = MemoryBudget.MESSAGE_OVERHEAD + (metadata ? METADATA_OVERHEAD : 0);
@@ -253,7 +255,7 @@ final class FrameBatcher implements EventSink {
         m.setTimestamp(epochSeconds * 1_000_000_000L + nanos);
         m.setTag(tag);
         if (tag != lastTag) {
-            lastStream = server.routes().streamFor(tag);
+            lastStream = routes.streamFor(tag);
             lastTag = tag;
         }
         if (lastStream != Streams.WILDCARD) {

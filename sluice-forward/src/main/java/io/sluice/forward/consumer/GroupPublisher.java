@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class GroupPublisher {
     private final ForwardServer server;
+    private final int readAhead;
     /** Called (on the event loop) when {@link #paused()} changed: the connection sets autoRead. */
     private final Runnable pauseChanged;
     private final ConcurrentLinkedQueue<Batch[]> pending = new ConcurrentLinkedQueue<>();
@@ -23,6 +24,7 @@ final class GroupPublisher {
 
     GroupPublisher(ForwardServer server, Runnable pauseChanged) {
         this.server = server;
+        this.readAhead = server.settings().readAhead();
         this.pauseChanged = pauseChanged;
     }
 
@@ -45,7 +47,7 @@ final class GroupPublisher {
     void submit(Batch[] group) {
         pending.add(group);
         int n = queued.incrementAndGet();
-        if (n >= server.readAhead() && !paused) {
+        if (n >= readAhead && !paused) {
             paused = true;
             pauseChanged.run();
             // The publisher may have drained below the mark between the increment and the flag: it then saw
@@ -64,7 +66,7 @@ final class GroupPublisher {
         do {
             publish(pending.poll());
             left = queued.decrementAndGet();
-            if (paused && left < server.readAhead()) {
+            if (paused && left < readAhead) {
                 channel.eventLoop().execute(this::resume);
             }
         } while (left > 0);
@@ -87,7 +89,7 @@ final class GroupPublisher {
     }
 
     private void resume() {
-        if (paused && queued.get() < server.readAhead() && channel.isOpen()) {
+        if (paused && queued.get() < readAhead && channel.isOpen()) {
             paused = false;
             pauseChanged.run();
         }
