@@ -288,10 +288,4 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
         ForwardServer s = server;
         return s == null ? 0 : s.duplicateEvents();
     }
-
-    /** UDP heartbeats answered. */
-    public long heartbeatsAnswered() {
-        ForwardServer s = server;
-        return s == null ? 0 : s.heartbeats();
-    }
 }

@@ -378,11 +378,6 @@ final class ForwardServer {
         return duplicateEvents.get();
     }
 
-    /** UDP heartbeats answered. */
-    long heartbeats() {
-        return heartbeats.get();
-    }
-
     /** The UDP port answering heartbeats, or -1. */
     int heartbeatPort() {
         Channel hb = heartbeatSocket;
