@@ -15,6 +15,8 @@ import java.nio.ByteBuffer;
  * only the tag string and option strings per frame. Use {@link FrameScanner} first to find where
  * a frame ends in a byte stream. Not thread-safe: one decoder per connection or thread.
  */
+// Over 400 lines: the four frame modes, options and the suspend/resume state of one frame belong together;
+// the entry time slot is in EntryTime.
 public final class ForwardDecoder implements AutoCloseable {
     /** Default limit on a decompressed payload: 64 MiB. */
     public static final long DEFAULT_MAX_DECOMPRESSED_BYTES = 64L << 20;

@@ -17,6 +17,8 @@ import java.util.Map;
  * their string form, bin keys are read as UTF-8), ext type 0 with 8 bytes {@link EventTime}, other
  * ext {@link ExtValue}. Not thread-safe.
  */
+// Over 400 lines: one bounds-checked, documented public read per msgpack format family, and the iterative
+// skips; the object mapping is in ValueReader.
 public final class MsgPackReader {
     /** Deeper values are refused when decoding to objects, so hostile input cannot blow the stack. */
     public static final int MAX_DEPTH = 256;

@@ -14,6 +14,8 @@ import java.util.Map;
  *
  * <p>Not thread-safe.
  */
+// Over 400 lines: one documented public write per msgpack format family over the one buffer; Java values are
+// in ValueWriter, string encoding in Utf8Encoding.
 public final class MsgPackWriter {
     private byte[] buf;
     private int pos;
