@@ -18,16 +18,16 @@ import java.io.OutputStream;
  * {@code sluice -c conf < in > out} is a clean filter. A newline is added unless the payload already ends
  * with one (as after Gollum's {@code format.Envelope}).
  */
-public final class Console extends Producer {
+public final class ConsoleProducer extends Producer {
     public static final Param<String> CONSOLE = Param.string("Console", "stdout", "stdout or stderr.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Console",
             "Writes messages to stdout or stderr, one per line.")
             .params(CONSOLE)
-            .factory(Console::new);
+            .factory(ConsoleProducer::new);
 
     private final OutputStream out;
 
-    public Console(PluginConfig config) {
+    public ConsoleProducer(PluginConfig config) {
         super(config);
         String target = config.get(CONSOLE);
         FileDescriptor fd;
@@ -42,7 +42,7 @@ public final class Console extends Producer {
     }
 
     /** Writes to the given stream (tests). */
-    public Console(PluginConfig config, OutputStream out) {
+    public ConsoleProducer(PluginConfig config, OutputStream out) {
         super(config);
         this.out = out;
     }
