@@ -738,6 +738,7 @@ public final class DiskBuffer implements ProducerBuffer {
     }
 
     /** Syncs and closes the files; what was not delivered stays for the next start. */
+    @Override
     public void shutdown() {
         close();
         lock.lock();
@@ -774,6 +775,11 @@ public final class DiskBuffer implements ProducerBuffer {
     @Override
     public long capacity() {
         return maxBytes;
+    }
+
+    @Override
+    public String leftBehind() {
+        return depth() + " bytes stay in the disk buffer for the next start";
     }
 
     /** Records skipped as corrupt or torn since start. */
