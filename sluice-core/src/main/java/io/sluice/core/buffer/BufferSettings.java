@@ -1,7 +1,6 @@
 package io.sluice.core.buffer;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.BatchPool;
@@ -56,16 +55,13 @@ public final class BufferSettings {
 
     private BufferSettings(PluginConfig config) {
         this.config = config;
-        String type = config.get(PluginSpec.BUFFER_TYPE).toLowerCase(Locale.ROOT);
-        if (!type.equals("memory") && !type.equals("disk")) {
-            throw config.error(PluginSpec.BUFFER_TYPE, "expected memory or disk, found '" + type + "'");
-        }
-        this.kind = type.equals("disk") ? Kind.DISK : Kind.MEMORY;
+        // The choices themselves (Buffer/Type, Buffer/WhenFull, Buffer/Fsync) are checked where the config is read.
+        this.kind = Kind.valueOf(config.get(PluginSpec.BUFFER_TYPE).toUpperCase(Locale.ROOT));
         if (kind == Kind.DISK && config.get(PluginSpec.BUFFER_PATH).isEmpty()) {
             throw config.error(PluginSpec.BUFFER_PATH, "a disk buffer needs a directory");
         }
-        this.whenFull = choice(config, PluginSpec.BUFFER_WHEN_FULL, DiskBuffer.WhenFull.class, "block or drop_newest");
-        this.fsync = choice(config, PluginSpec.BUFFER_FSYNC, DiskBuffer.Fsync.class, "always, interval or never");
+        this.whenFull = DiskBuffer.WhenFull.valueOf(config.get(PluginSpec.BUFFER_WHEN_FULL).toUpperCase(Locale.ROOT));
+        this.fsync = DiskBuffer.Fsync.valueOf(config.get(PluginSpec.BUFFER_FSYNC).toUpperCase(Locale.ROOT));
         this.channel = config.get(PluginSpec.CHANNEL);
         // A memory buffer is bounded in messages by Channel and, when Buffer/MaxSize is set, in payload bytes too.
         this.memoryBytes = kind == Kind.MEMORY && config.isSet(PluginSpec.BUFFER_MAX_SIZE)
@@ -79,15 +75,6 @@ public final class BufferSettings {
     /** Reads and checks a producer's buffer settings; throws a {@link ConfigException} naming the bad key. */
     public static BufferSettings of(PluginConfig config) {
         return new BufferSettings(config);
-    }
-
-    private static <E extends Enum<E>> E choice(PluginConfig config, Param<String> param, Class<E> type, String expected) {
-        String v = config.get(param).toUpperCase(Locale.ROOT);
-        try {
-            return Enum.valueOf(type, v);
-        } catch (IllegalArgumentException e) {
-            throw config.error(param, "expected " + expected + ", found '" + v.toLowerCase(Locale.ROOT) + "'");
-        }
     }
 
     /** Which buffer the producer has. */
