@@ -37,8 +37,8 @@ public final class DiskBuffer implements ProducerBuffer {
     /** What a full buffer does with a new batch. */
     public enum WhenFull { BLOCK, DROP_NEWEST }
 
-    /** The first four bytes of every record, "SLB1" (the record layout is {@link RecordFrames}'). */
-    static final int MAGIC = RecordFrames.MAGIC;
+    /** The first four bytes of every record, "SLB1" (the record layout is {@link RecordCodec}'s). */
+    static final int MAGIC = RecordCodec.MAGIC;
 
     private final long maxBytes;
     private final long segmentBytes;
@@ -48,7 +48,7 @@ public final class DiskBuffer implements ProducerBuffer {
     private final String id;
     private final BatchPool pool;
     private final SegmentFiles files;
-    private final RecordFrames frames = new RecordFrames();
+    private final ThreadLocal<RecordCodec> codecs = ThreadLocal.withInitial(RecordCodec::new);
     private final SegmentReader reader;
     private final SyncPolicy sync;
     private final WriteHealth health;
@@ -145,7 +145,7 @@ public final class DiskBuffer implements ProducerBuffer {
      */
     @Override
     public boolean put(Batch batch, long timeoutNanos) throws InterruptedException {
-        ByteBuffer records = frames.encode(batch);
+        ByteBuffer records = codecs.get().frame(batch);
         int n = records.remaining();
         IOException failure = null;
         lock.lockInterruptibly();

@@ -1,6 +1,6 @@
 package io.sluice.core.buffer;
 
-import static io.sluice.core.buffer.RecordFrames.HEADER;
+import static io.sluice.core.buffer.RecordCodec.HEADER;
 
 import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.Log;
@@ -88,7 +88,7 @@ final class SegmentReader {
             int magic = header.getInt();
             int len = header.getInt();
             int sum = header.getInt();
-            if (!RecordFrames.plausible(magic, len)) {
+            if (!RecordCodec.plausible(magic, len)) {
                 passed += skipToNextRecord(end, "bad record header");
                 continue;
             }
@@ -133,7 +133,7 @@ final class SegmentReader {
             int magic = h.getInt();
             int len = h.getInt();
             int sum = h.getInt();
-            if (RecordFrames.plausible(magic, len) && p + HEADER + len <= end && checksumMatches(p + HEADER, len, sum)) {
+            if (RecordCodec.plausible(magic, len) && p + HEADER + len <= end && checksumMatches(p + HEADER, len, sum)) {
                 break;
             }
             p++;
