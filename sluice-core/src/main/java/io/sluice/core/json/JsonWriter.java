@@ -65,22 +65,17 @@ public final class JsonWriter {
 
     /** Writes a member name (escaping it) and the colon; the value follows. */
     public JsonWriter name(byte[] key, int off, int klen) {
-        comma();
-        quoted(key, off, klen);
-        put((byte) ':');
-        needComma &= ~bit();
-        return this;
+        return string(key, off, klen).colon();
     }
 
     /** Writes a member name that is already escaped JSON string contents. */
     public JsonWriter rawName(byte[] key, int off, int klen) {
-        comma();
-        ensure(klen + 3);
-        buf[len++] = '"';
-        System.arraycopy(key, off, buf, len, klen);
-        len += klen;
-        buf[len++] = '"';
-        buf[len++] = ':';
+        return rawString(key, off, klen).colon();
+    }
+
+    /** After a member name: the colon, and the value that follows takes no comma. */
+    private JsonWriter colon() {
+        put((byte) ':');
         needComma &= ~bit();
         return this;
     }
