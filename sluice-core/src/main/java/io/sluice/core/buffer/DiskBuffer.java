@@ -10,7 +10,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -25,10 +24,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * positions, never the whole buffer, and never refuses to run.
  *
  * <p>A batch that cannot be written (disk full, an I/O error) is refused, never half-kept: what reached the
- * segment is cut off again, the batch is failed (its source is told, so it does not acknowledge: HEC answers
- * 503, Forward withholds its ack) and counted ({@code sluice_buffer_write_errors_total}, the messages as
- * failed), an ERROR is logged (rate-limited), and {@link #isReady()} is false until a write succeeds again: the
- * next batch, or a probe file of the refused size written at most once a second while readiness is asked.
+ * segment is cut off again and the batch is failed, so its source does not acknowledge it (HEC answers 503,
+ * Forward withholds its ack); see {@link WriteHealth} for the counting, logging and readiness that follow.
+ *
+ * <p>This class appends and hands out batches under one lock; the files ({@link SegmentFiles}), the records
+ * ({@link RecordCodec}), the replay ({@link SegmentReader}) and when data reaches the disk ({@link SyncPolicy})
+ * are the classes beside it.
  */
 public final class DiskBuffer implements ProducerBuffer {
     /** When to fsync appended records. */
@@ -103,19 +104,11 @@ public final class DiskBuffer implements ProducerBuffer {
         this.files = new SegmentFiles(dir, channels, log, id);
         this.health = new WriteHealth(files, writeErrors, stats, log, id);
         this.sync = new SyncPolicy(fsync, fsyncIntervalMillis, lock, writeErrors, log, id);
-        List<Long> segments = files.list();
-        long[] ack = files.readAck(segments);
-        ackSegment = ack[0];
-        ackPosition = ack[1];
-        for (long s : segments) {
-            if (s < ackSegment) {
-                Files.deleteIfExists(files.segment(s));
-            } else {
-                pendingBytes += Files.size(files.segment(s)) - (s == ackSegment ? ackPosition : 0);
-            }
-        }
-        // Appending after a torn tail would hide new records behind garbage: always start a fresh segment.
-        writeSegment = segments.isEmpty() ? Math.max(0, ackSegment) : Math.max(ackSegment, segments.get(segments.size() - 1) + 1);
+        SegmentFiles.Start start = files.start();
+        ackSegment = start.ackSegment();
+        ackPosition = start.ackPosition();
+        pendingBytes = start.pendingBytes();
+        writeSegment = start.writeSegment();
         writeChannel = files.create(writeSegment);
         reader = new SegmentReader(files, ackSegment, ackPosition, stats, log, id);
         if (pendingBytes > 0) {

@@ -68,8 +68,32 @@ final class SegmentFiles {
         return dir.resolve(String.format("%020d%s", s, SEGMENT_SUFFIX));
     }
 
+    /** Where a buffer opened on these files resumes. */
+    record Start(long ackSegment, long ackPosition, long pendingBytes, long writeSegment) {
+    }
+
+    /**
+     * Reads where the last run stopped: the acknowledged position, the bytes after it (what is replayed), and the
+     * segment to append to. Segments wholly behind the position are deleted.
+     */
+    Start start() throws IOException {
+        List<Long> segments = list();
+        long[] ack = readAck(segments);
+        long pending = 0;
+        for (long s : segments) {
+            if (s < ack[0]) {
+                Files.deleteIfExists(segment(s));
+            } else {
+                pending += Files.size(segment(s)) - (s == ack[0] ? ack[1] : 0);
+            }
+        }
+        // Appending after a torn tail would hide new records behind garbage: always start a fresh segment.
+        long write = segments.isEmpty() ? Math.max(0, ack[0]) : Math.max(ack[0], segments.get(segments.size() - 1) + 1);
+        return new Start(ack[0], ack[1], pending, write);
+    }
+
     /** The segment numbers present, oldest first; stray files are logged and left alone. */
-    List<Long> list() throws IOException {
+    private List<Long> list() throws IOException {
         List<Long> out = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + SEGMENT_SUFFIX)) {
             for (Path p : ds) {
@@ -89,7 +113,7 @@ final class SegmentFiles {
      * The saved acknowledged position as {segment, offset}: the oldest segment's start when there is none, when it is
      * damaged (logged: some events may be delivered twice) or when it points before the oldest segment.
      */
-    long[] readAck(List<Long> segments) throws IOException {
+    private long[] readAck(List<Long> segments) throws IOException {
         long[] ack = {segments.isEmpty() ? 0 : segments.get(0), 0};
         if (ackChannel.size() < ACK_BYTES) {
             return ack;
