@@ -1,33 +1,34 @@
-package io.sluice.core;
+package io.sluice.core.testing;
 
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
-import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
-import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Modulator;
-import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.core.pipeline.Producer;
-import io.sluice.core.pipeline.ProducerRunner;
-import java.io.PrintStream;
-import java.io.OutputStream;
-import java.util.ArrayList;
+import io.sluice.core.pipeline.ProducerContext;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Plugins that only tests use: a numbered source, a collecting sink, a gated sink, an odd-number filter. */
-public final class TestPlugins {
-    private TestPlugins() {
+/**
+ * Plugins that only tests use, registered by {@link PipelineHarness} (never through ServiceLoader, so a module's
+ * default registry stays its own): a numbered source, a capturing sink, a gated sink, an odd-number filter.
+ */
+public final class HarnessPlugins {
+    private HarnessPlugins() {
+    }
+
+    /** Every plugin declared here. */
+    public static List<PluginSpec> specs() {
+        return List.of(Numbers.SPEC, Collect.SPEC, Gate.SPEC, DropOdd.SPEC);
     }
 
     /** Publishes payloads "0" .. "Count-1" in batches, then ends the pipeline. */
@@ -66,23 +67,32 @@ public final class TestPlugins {
         }
     }
 
-    /** Keeps every delivered payload. */
+    /**
+     * The capturing producer: keeps every delivered payload and a {@link Captured} copy of each message. Tests may
+     * hold it shut ({@link #hold()}), make it fail for good ({@link #fail}) or not ready ({@link #ready}).
+     */
     public static final class Collect extends Producer {
         public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Collect", "collects")
                 .factory(Collect::new);
+        /** Delivered payloads, in delivery order. */
         public final ConcurrentLinkedQueue<String> payloads = new ConcurrentLinkedQueue<>();
+        /** Delivered messages (tag, stream, time, payload, metadata), in delivery order. */
+        public final ConcurrentLinkedQueue<Captured> events = new ConcurrentLinkedQueue<>();
         /** What {@link #isReady()} answers: tests switch it to see /ready flip. */
         public volatile boolean ready = true;
+        /** While true, every delivery fails for good (PermanentDeliveryException). */
+        public volatile boolean fail;
         /** Calls of deliver, counted here and in a counter of the plugin's own (exported on /metrics). */
-        public final java.util.concurrent.atomic.AtomicLong deliveries = new java.util.concurrent.atomic.AtomicLong();
-        private java.util.concurrent.atomic.AtomicLong deliveriesCounter;
+        public final AtomicLong deliveries = new AtomicLong();
+        private AtomicLong deliveriesCounter;
+        private volatile CountDownLatch gate;
 
         Collect(PluginConfig c) {
             super(c);
         }
 
         @Override
-        public void start(io.sluice.core.pipeline.ProducerContext ctx) throws Exception {
+        public void start(ProducerContext ctx) throws Exception {
             super.start(ctx);
             deliveriesCounter = ctx.stats().counter("test_collect_deliveries_total", "Calls of deliver.");
         }
@@ -92,13 +102,42 @@ public final class TestPlugins {
             return ready;
         }
 
+        /** Holds deliveries until {@link #open()}: the queues in front fill up. */
+        public void hold() {
+            gate = new CountDownLatch(1);
+        }
+
+        /** Lets held deliveries through. */
+        public void open() {
+            CountDownLatch g = gate;
+            gate = null;
+            if (g != null) {
+                g.countDown();
+            }
+        }
+
         @Override
-        public void deliver(Batch batch) {
+        public void close() throws Exception {
+            open();
+            super.close();
+        }
+
+        @Override
+        public void deliver(Batch batch) throws InterruptedException, PermanentDeliveryException {
+            CountDownLatch g = gate;
+            if (g != null) {
+                g.await();
+            }
+            if (fail) {
+                throw new PermanentDeliveryException("Collect " + config.id() + " told to fail");
+            }
             // Counted before the payloads are added: a test that waits for the payloads then sees final counts.
             deliveriesCounter.incrementAndGet();
             deliveries.incrementAndGet();
             for (int i = 0; i < batch.size(); i++) {
-                payloads.add(batch.get(i).payloadString());
+                Message m = batch.get(i);
+                events.add(Captured.of(m));
+                payloads.add(m.payloadString());
             }
         }
     }
@@ -129,51 +168,6 @@ public final class TestPlugins {
         @Override
         public Result modulate(Message m) {
             return (m.payload()[m.length() - 1] - '0') % 2 == 1 ? Result.DROP : Result.CONTINUE;
-        }
-    }
-
-    /** Core plugins plus the test ones. */
-    public static PluginRegistry registry() {
-        List<PluginSpec> all = new ArrayList<>(PluginRegistry.defaultRegistry().all());
-        all.addAll(List.of(Numbers.SPEC, Collect.SPEC, Gate.SPEC, DropOdd.SPEC));
-        return new PluginRegistry(all);
-    }
-
-    /** Builds a pipeline from YAML text with the test registry and a quiet log. */
-    public static Pipeline pipeline(String yaml) {
-        PluginRegistry r = registry();
-        return new Pipeline(new ConfigLoader(r, Map.of()).loadString(yaml, "test.yaml"), r, quietLog());
-    }
-
-    /** A log that keeps quiet, so test output stays readable. */
-    public static Log quietLog() {
-        return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
-    }
-
-    /** The producer instance of plugin {@code id}. */
-    @SuppressWarnings("unchecked")
-    public static <T extends Producer> T producer(Pipeline p, String id) {
-        return (T) runner(p, id).producer();
-    }
-
-    /** The runner (queue, counters) of producer {@code id}. */
-    public static ProducerRunner runner(Pipeline p, String id) {
-        for (ProducerRunner r : p.producers()) {
-            if (r.producer().config().id().equals(id)) {
-                return r;
-            }
-        }
-        throw new AssertionError("no producer " + id);
-    }
-
-    /** Polls until the condition holds; fails after the deadline. */
-    public static void await(String what, long timeoutMillis, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(1);
         }
     }
 }
