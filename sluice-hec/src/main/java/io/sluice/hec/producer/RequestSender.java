@@ -3,10 +3,10 @@ package io.sluice.hec.producer;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.pipeline.RetryPolicy;
 import io.sluice.hec.codec.HecEncoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,8 +21,11 @@ final class RequestSender {
     private final String path;
     private final String channel;
     private final String id;
-    private final long retryInitial;
-    private final long retryMax;
+    /**
+     * The wait before resending a request: core's retry backoff (exponential, capped, "equal jitter"), with this
+     * producer's RetryInitialMs and RetryMaxMs; how many attempts is RetryMaxElapsedMs' business, not the policy's.
+     */
+    private final RetryPolicy backoff;
     private final long retryMaxElapsed;
     private final boolean useAck;
     private final long ackPoll;
@@ -38,8 +41,10 @@ final class RequestSender {
         this.path = path;
         this.channel = channel;
         this.id = config.id();
-        this.retryInitial = config.get(HecProducer.RETRY_INITIAL_MS);
-        this.retryMax = config.get(HecProducer.RETRY_MAX_MS);
+        int first = config.get(HecProducer.RETRY_INITIAL_MS);
+        int longest = config.get(HecProducer.RETRY_MAX_MS);
+        // A first wait above the longest is the longest from the start, as min(RetryMaxMs, RetryInitialMs << n) was.
+        this.backoff = new RetryPolicy(RetryPolicy.FOREVER, Math.min(first, longest), longest);
         this.retryMaxElapsed = config.get(HecProducer.RETRY_MAX_ELAPSED_MS);
         this.useAck = config.get(HecProducer.USE_ACK);
         this.ackPoll = config.get(HecProducer.ACK_POLL_MS);
@@ -106,7 +111,7 @@ final class RequestSender {
                     return ackIds;
                 }
             }
-            long wait = backoff(attempt++);
+            long wait = backoff.backoffMillis(attempt++);
             if (reply != null && (reply.status == 429 || reply.status == 503) && reply.retryAfterMillis >= 0) {
                 wait = reply.retryAfterMillis;
             }
@@ -124,12 +129,6 @@ final class RequestSender {
             }
             TimeUnit.MILLISECONDS.sleep(wait);
         }
-    }
-
-    private long backoff(int attempt) {
-        long base = Math.min(retryMax, retryInitial << Math.min(attempt, 20));
-        // "Equal jitter": half fixed, half random, so that senders that failed together do not retry together.
-        return base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
     }
 
     /**
