@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * {@code MaxPendingEvents} events wait or the memory budget is spent, and 413 for what is too large; see
  * {@link HecServer} for its limits.
  */
-public final class HEC extends Consumer implements Exposure.Listening {
+public final class HecConsumer extends Consumer implements Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:8088",
             "host:port to listen on; :8088 or 0.0.0.0:8088 listens on every interface.");
     public static final Param<List<String>> TOKENS = Param.strings("Tokens", List.of(),
@@ -68,7 +68,7 @@ public final class HEC extends Consumer implements Exposure.Listening {
             .params(TlsSettings.with(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_EVENTS, MAX_CONNECTIONS,
                     IDLE_TIMEOUT_MS, MAX_DEPTH, INDEXES, TOKEN_INDEXES, TOKEN_DEFAULT_INDEX,
                     EVENT_REQUIRED, USE_ACK, IO_THREADS))
-            .factory(HEC::new);
+            .factory(HecConsumer::new);
 
     /** Largest MaxBodySize: a body and its inflated form must fit Java arrays. */
     static final int MAX_BODY_LIMIT = 1 << 30;
@@ -80,7 +80,7 @@ public final class HEC extends Consumer implements Exposure.Listening {
     private volatile InetSocketAddress bound;
     private volatile boolean consuming;
 
-    public HEC(PluginConfig config) {
+    public HecConsumer(PluginConfig config) {
         super(config);
         String addr = config.get(ADDRESS);
         int colon = addr.lastIndexOf(':');
