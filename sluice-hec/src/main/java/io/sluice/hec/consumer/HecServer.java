@@ -106,6 +106,7 @@ public final class HecServer {
     private volatile Channel server;
     private volatile Throwable listenerLost;
 
+    /** A server of {@code settings} publishing to {@code ctx}; it listens once {@link #start()} ran. */
     public HecServer(Settings settings, ConsumerContext ctx) {
         this.settings = settings;
         this.tokens = new HecTokens(settings);

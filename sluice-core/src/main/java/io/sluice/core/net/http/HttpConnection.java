@@ -38,7 +38,7 @@ public abstract class HttpConnection extends ChannelInboundHandlerAdapter {
 
     /** Where errors are logged. */
     protected final Log log;
-    /** Log text names the server so ("hec", "admin endpoint"); rate-limit keys start with {@link #key}. */
+    /** Log text names the server so ("hec", "admin endpoint"); rate-limit keys start with {@code key}. */
     private final String label;
     private final String key;
     private final ArrayDeque<Object> queued = new ArrayDeque<>();
