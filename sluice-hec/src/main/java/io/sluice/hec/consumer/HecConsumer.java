@@ -221,9 +221,4 @@ public final class HecConsumer extends Consumer implements Exposure.Listening {
     public InetSocketAddress boundAddress() {
         return bound;
     }
-
-    /** The running server, or null before start. */
-    public HecServer server() {
-        return server;
-    }
 }

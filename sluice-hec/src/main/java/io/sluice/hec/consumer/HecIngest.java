@@ -19,7 +19,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What consumer.HEC does with a whole request body: inflate it, parse it into batches on the event loop (with the
@@ -37,7 +36,6 @@ final class HecIngest {
     private final AtomicInteger pending = new AtomicInteger();
     /** Requests whose events were published and whose answer was not written yet. */
     private final AtomicInteger unanswered = new AtomicInteger();
-    private final AtomicLong received = new AtomicLong();
 
     HecIngest(HecServer.Settings settings, ConsumerContext ctx) {
         this.settings = settings;
@@ -54,11 +52,6 @@ final class HecIngest {
     /** Events accepted and not yet taken by the pipeline. */
     int pending() {
         return pending.get();
-    }
-
-    /** Events accepted so far. */
-    long received() {
-        return received.get();
     }
 
     /** Requests whose events are in delivery and whose answer was not written yet. */
@@ -163,7 +156,6 @@ final class HecIngest {
             handedOff = true;
             pending.addAndGet(n);
             unanswered.incrementAndGet();
-            received.addAndGet(n);
             if (ackChannel == null) {
                 conn.pauseReading();
             }

@@ -197,21 +197,6 @@ public final class HecServer {
         }
     }
 
-    /** Events accepted and not yet taken by the pipeline. */
-    public int pending() {
-        return ingest.pending();
-    }
-
-    /** Events accepted so far. */
-    public long received() {
-        return ingest.received();
-    }
-
-    /** Open connections (those refused beyond {@code MaxConnections} not counted). */
-    public int connections() {
-        return connections.open();
-    }
-
     boolean stopping() {
         return stopping;
     }
