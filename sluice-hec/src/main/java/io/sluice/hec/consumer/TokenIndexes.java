@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;

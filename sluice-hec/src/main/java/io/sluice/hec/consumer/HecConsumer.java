@@ -1,9 +1,10 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
@@ -27,22 +28,24 @@ import java.util.concurrent.TimeUnit;
  * {@code MaxPendingEvents} events wait or the memory budget is spent, and 413 for what is too large; see
  * {@link HecServer} for its limits.
  */
-public final class HEC extends Consumer implements Exposure.Listening {
+public final class HecConsumer extends Consumer implements Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:8088",
             "host:port to listen on; :8088 or 0.0.0.0:8088 listens on every interface.");
     public static final Param<List<String>> TOKENS = Param.strings("Tokens", List.of(),
             "Accepted tokens ('Authorization: Splunk <token>'); empty accepts requests without checking.");
-    public static final Param<Integer> MAX_BODY_SIZE = Param.integer("MaxBodySize", 32 * 1024 * 1024,
-            "Largest request body, before and after gzip; larger ones get 413.");
+    /** Largest MaxBodySize: a body and its inflated form must fit Java arrays. */
+    static final int MAX_BODY_LIMIT = 1 << 30;
+    public static final Param<Integer> MAX_BODY_SIZE = Param.sizeInt("MaxBodySize", 32 * 1024 * 1024,
+            "Largest request body, before and after gzip; larger ones get 413.").between(1, MAX_BODY_LIMIT);
     public static final Param<Integer> MAX_PENDING = Param.integer("MaxPendingEvents", 65536,
-            "Events accepted but not yet delivered; beyond this requests get 503 'Server is busy' (code 9).");
+            "Events accepted but not yet delivered; beyond this requests get 503 'Server is busy' (code 9).").atLeast(1);
     public static final Param<Integer> MAX_EVENTS = Param.integer("MaxEventsPerRequest", 100_000,
-            "Most events in one request; more get 413 (each event costs memory beyond its bytes).");
+            "Most events in one request; more get 413 (each event costs memory beyond its bytes).").atLeast(1);
     /** The listener limit every network input shares. */
     public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
-    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.millis("IdleTimeoutMs", 60_000,
             "A request must arrive in full within this long of its first byte (else the connection is closed and "
-                    + "counted as a timeout); a connection without a request is closed after as long.");
+                    + "counted as a timeout); a connection without a request is closed after as long.").atLeast(1);
     public static final Param<Integer> MAX_DEPTH = Param.integer("MaxDepth", 512,
             "Deepest JSON nesting accepted in an event; deeper gets 400 'Invalid data format'.");
     public static final Param<List<String>> INDEXES = Param.strings("Indexes", List.of(),
@@ -68,10 +71,7 @@ public final class HEC extends Consumer implements Exposure.Listening {
             .params(TlsSettings.with(ADDRESS, TOKENS, MAX_BODY_SIZE, MAX_PENDING, MAX_EVENTS, MAX_CONNECTIONS,
                     IDLE_TIMEOUT_MS, MAX_DEPTH, INDEXES, TOKEN_INDEXES, TOKEN_DEFAULT_INDEX,
                     EVENT_REQUIRED, USE_ACK, IO_THREADS))
-            .factory(HEC::new);
-
-    /** Largest MaxBodySize: a body and its inflated form must fit Java arrays. */
-    static final int MAX_BODY_LIMIT = 1 << 30;
+            .factory(HecConsumer::new);
 
     private final HecServer.Settings settings = new HecServer.Settings();
     private final TlsSettings tls;
@@ -80,20 +80,16 @@ public final class HEC extends Consumer implements Exposure.Listening {
     private volatile InetSocketAddress bound;
     private volatile boolean consuming;
 
-    public HEC(PluginConfig config) {
+    public HecConsumer(PluginConfig config) {
         super(config);
-        String addr = config.get(ADDRESS);
-        int colon = addr.lastIndexOf(':');
-        if (colon < 0) {
-            throw config.error(ADDRESS, "expected host:port, got '" + addr + "'");
-        }
+        HostPort address;
         try {
-            settings.port = Integer.parseInt(addr.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw config.error(ADDRESS, "bad port in '" + addr + "'");
+            address = HostPort.parse(config.get(ADDRESS));
+        } catch (IllegalArgumentException e) {
+            throw config.error(ADDRESS, e.getMessage());
         }
-        String host = addr.substring(0, colon);
-        settings.host = host.isEmpty() ? "0.0.0.0" : host;
+        settings.host = address.host();
+        settings.port = address.port();
         settings.tokens = new HashSet<>(config.get(TOKENS));
         settings.maxBodySize = config.get(MAX_BODY_SIZE);
         settings.maxPendingEvents = config.get(MAX_PENDING);
@@ -111,21 +107,6 @@ public final class HEC extends Consumer implements Exposure.Listening {
         settings.maxEventsPerRequest = config.get(MAX_EVENTS);
         settings.maxConnections = config.get(MAX_CONNECTIONS);
         settings.idleTimeoutMs = config.get(IDLE_TIMEOUT_MS);
-        if (settings.maxPendingEvents < 1) {
-            throw config.error(MAX_PENDING, "must be at least 1");
-        }
-        if (settings.maxBodySize < 1 || settings.maxBodySize > MAX_BODY_LIMIT) {
-            throw config.error(MAX_BODY_SIZE, "must be between 1 and " + MAX_BODY_LIMIT);
-        }
-        if (settings.maxEventsPerRequest < 1) {
-            throw config.error(MAX_EVENTS, "must be at least 1");
-        }
-        if (settings.maxConnections < 1) {
-            throw config.error(MAX_CONNECTIONS, "must be at least 1");
-        }
-        if (settings.idleTimeoutMs < 1) {
-            throw config.error(IDLE_TIMEOUT_MS, "must be at least 1");
-        }
         tls = TlsSettings.from(config, TlsSettings.Role.SERVER);
         settings.tls = tls.enabled() ? new NettyTls(tls) : null;
     }
@@ -239,10 +220,5 @@ public final class HEC extends Consumer implements Exposure.Listening {
     /** The address actually bound (useful with port 0), or null before start. */
     public InetSocketAddress boundAddress() {
         return bound;
-    }
-
-    /** The running server, or null before start. */
-    public HecServer server() {
-        return server;
     }
 }

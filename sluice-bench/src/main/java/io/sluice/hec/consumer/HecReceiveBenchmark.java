@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>On a machine shared with other people's benchmarks JMH's wall-clock figures spread widely; {@link #main} times
  * the same op in this thread's CPU time instead (15 rounds of 2,000 ops after 20,000 warm-up ops), which preemption
- * does not inflate: {@code java -cp sluice-bench/target/benchmarks.jar io.sluice.hec.receiver.HecReceiveBenchmark}.
+ * does not inflate: {@code java -cp sluice-bench/target/benchmarks.jar io.sluice.hec.consumer.HecReceiveBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
@@ -370,50 +370,12 @@ final class EventParser {
                 return -1;
             }
         }
-        long nanos = secondsToNanos(b, s, e);
+        long nanos = EpochSeconds.toNanos(b, s, e);
         if (nanos == Long.MIN_VALUE) {
             return -1;
         }
         m.setTimestamp(nanos);
         return quoted ? e + 1 : e;
-    }
-
-    /** Decimal seconds to nanoseconds; exponents go through a double. Long.MIN_VALUE when out of range. */
-    static long secondsToNanos(byte[] b, int s, int e) {
-        boolean neg = b[s] == '-';
-        int i = neg ? s + 1 : s;
-        long secs = 0;
-        while (i < e && b[i] >= '0' && b[i] <= '9') {
-            secs = secs * 10 + (b[i++] - '0');
-            if (secs > 9_000_000_000L) {
-                return Long.MIN_VALUE;
-            }
-        }
-        long frac = 0;
-        int digits = 0;
-        if (i < e && b[i] == '.') {
-            i++;
-            while (i < e && b[i] >= '0' && b[i] <= '9') {
-                if (digits < 9) {
-                    frac = frac * 10 + (b[i] - '0');
-                    digits++;
-                }
-                i++;
-            }
-        }
-        if (i < e) { // exponent
-            double d = Double.parseDouble(new String(b, s, e - s, StandardCharsets.US_ASCII));
-            if (!(Math.abs(d) < 9e9)) {
-                return Long.MIN_VALUE;
-            }
-            return Math.round(d * 1e9);
-        }
-        while (digits < 9) {
-            frac *= 10;
-            digits++;
-        }
-        long nanos = secs * 1_000_000_000L + frac;
-        return neg ? -nanos : nanos;
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import io.sluice.core.pipeline.Rejection;
 import java.nio.charset.StandardCharsets;

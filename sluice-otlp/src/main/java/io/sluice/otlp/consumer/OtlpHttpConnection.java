@@ -1,10 +1,6 @@
 package io.sluice.otlp.consumer;
 
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -12,20 +8,13 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.util.ReferenceCountUtil;
-import io.sluice.core.pipeline.Log;
+import io.sluice.core.net.http.HttpConnection;
+import io.sluice.core.net.http.HttpResponses;
 import io.sluice.core.pipeline.Rejection;
-import java.io.IOException;
-import java.net.SocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Locale;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One OTLP/HTTP connection: {@code POST /v1/logs} and {@code /v1/metrics}, protobuf or JSON, optionally gzip, one
@@ -34,66 +23,30 @@ import java.util.concurrent.TimeUnit;
  * response, or a {@code google.rpc.Status} with 400, 401, 404, 405, 413, 415, or 503 and {@code Retry-After}.
  * Event loop only.
  */
-final class HttpConn extends ChannelInboundHandlerAdapter {
+final class OtlpHttpConnection extends HttpConnection {
     static final String PROTOBUF = "application/x-protobuf";
     static final String JSON = "application/json";
-    /**
-     * A refused request whose body is at most this long is read and dropped (the connection stays usable); a longer
-     * or chunked one is answered at once and the connection closed without reading it.
-     */
-    static final int SKIP_LIMIT = 1024 * 1024;
-    static final byte[] TOO_MANY_CONNECTIONS = ("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: "
-            + OtlpServer.RETRY_AFTER_SECONDS + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    static final byte[] TOO_MANY_CONNECTIONS = HttpResponses.raw(HttpResponseStatus.SERVICE_UNAVAILABLE, null,
+            String.valueOf(OtlpServer.RETRY_AFTER_SECONDS), new byte[0]);
 
     private final OtlpServer server;
-    private final ArrayDeque<Object> queued = new ArrayDeque<>();
-    private ChannelHandlerContext context;
-    private SocketAddress peer;
-    /** The request being received (RECEIVE), or null. */
+    /** The request being received, or null. */
     private Export cur;
     /** A refusal decided from the head, answered once the (short) body was read and dropped. */
     private Answer skipping;
     private boolean json;
     private boolean keepAlive;
-    /** A request is being handled or delivered: we owe the client an answer, later input waits. */
-    private boolean busy;
-    private boolean closing;
-    private boolean draining;
-    private ScheduledFuture<?> requestTimer;
 
     /** A refusal and the content type to answer it in. */
     private record Answer(int http, Outcome outcome, boolean json, Signal signal) {
     }
 
-    HttpConn(OtlpServer server) {
+    OtlpHttpConnection(OtlpServer server) {
+        super(server.context().log(), server.settings().id, server.settings().id);
         this.server = server;
     }
 
-    @Override
-    public void handlerAdded(ChannelHandlerContext c) {
-        context = c;
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext c) {
-        peer = c.channel().remoteAddress();
-        c.fireChannelActive();
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext c, Object msg) {
-        if (closing) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
-        if (busy || !queued.isEmpty()) {
-            queued.add(msg);
-            c.channel().config().setAutoRead(false);
-            return;
-        }
-        process(msg);
-    }
-
+    /** The idle timer ahead of this handler: a connection with no request is closed. */
     @Override
     public void userEventTriggered(ChannelHandlerContext c, Object evt) {
         if (evt instanceof IdleStateEvent && !busy && cur == null && skipping == null) {
@@ -104,51 +57,22 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelInactive(ChannelHandlerContext c) {
-        closing = true;
-        abort();
-        Object m;
-        while ((m = queued.poll()) != null) {
-            ReferenceCountUtil.release(m);
+    protected boolean tlsFailed(Throwable cause) {
+        if (cause.getCause() instanceof javax.net.ssl.SSLException) {
+            server.context().reject(Rejection.AUTH, peer, "TLS failed: " + cause.getCause().getMessage());
+            return true;
         }
-        c.fireChannelInactive();
+        return false;
     }
 
     @Override
-    public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
-        Log log = server.context().log();
-        String id = server.settings().id;
-        if (cause.getCause() instanceof javax.net.ssl.SSLException) {
-            server.context().reject(Rejection.AUTH, peer, "TLS failed: " + cause.getCause().getMessage());
-        } else if (cause instanceof IOException) {
-            log.debug(id + ": connection from " + peer + ": " + cause);
-        } else {
-            log.limited(Log.ERROR, id + ": connection error", id + ": connection from " + peer + " failed: " + cause);
-        }
-        closeNow();
-    }
-
-    private void process(Object msg) {
-        try {
-            if (msg instanceof HttpRequest r) {
-                head(r);
-            }
-            if (msg instanceof HttpContent c && !closing) {
-                content(c);
-            }
-        } catch (Throwable t) {
-            server.context().log().limited(Log.ERROR, server.settings().id + ": request failed",
-                    server.settings().id + ": handling a request from " + peer + " failed: " + t);
-            abort();
-            closing = true;
-            context.writeAndFlush(response(500, Wire.EMPTY, PROTOBUF, false)).addListener(ChannelFutureListener.CLOSE);
-        } finally {
-            ReferenceCountUtil.release(msg);
-        }
+    protected FullHttpResponse internalError() {
+        return response(500, Wire.EMPTY, PROTOBUF, false);
     }
 
     /** Everything that needs only the head; then the body's reservation. A refusal reads no body into memory. */
-    private void head(HttpRequest r) {
+    @Override
+    protected void head(HttpRequest r) {
         abort();
         if (!r.decoderResult().isSuccess()) {
             closing = true;
@@ -157,8 +81,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
             return;
         }
         keepAlive = HttpUtil.isKeepAlive(r);
-        long timeout = server.settings().idleTimeoutMs;
-        requestTimer = context.executor().schedule(this::timedOut, timeout, TimeUnit.MILLISECONDS);
+        arm(server.settings().idleTimeoutMs);
         String type = r.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
         String mime = type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
         json = mime.equals(JSON);
@@ -205,10 +128,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
             }
         }
         cur = e;
-        if (HttpUtil.is100ContinueExpected(r)) {
-            context.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
-                    Unpooled.EMPTY_BUFFER));
-        }
+        continue100(r);
     }
 
     /**
@@ -217,9 +137,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
      */
     private void refuse(HttpRequest r, int http, Outcome.Code code, String message) {
         Answer a = new Answer(http, Outcome.refuse(code, message), json, null);
-        boolean chunked = HttpUtil.isTransferEncodingChunked(r);
-        long cl = chunked ? -1 : HttpUtil.getContentLength(r, 0L);
-        if (!chunked && cl <= SKIP_LIMIT && (cl == 0 || !HttpUtil.is100ContinueExpected(r))) {
+        if (skippable(r)) {
             skipping = a;
         } else {
             refuseNow(a);
@@ -233,7 +151,8 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
         reply(a, false);
     }
 
-    private void content(HttpContent c) {
+    @Override
+    protected void content(HttpContent c) {
         Export e = cur;
         int n = c.content().readableBytes();
         if (e != null && n > 0) {
@@ -246,7 +165,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
         if (!(c instanceof LastHttpContent last)) {
             return;
         }
-        cancelTimer();
+        disarm();
         if (!last.decoderResult().isSuccess()) {
             refuseNow(new Answer(400, Outcome.refuse(Outcome.Code.INVALID, "bad HTTP body: " + last.decoderResult().cause()),
                     json, null));
@@ -302,48 +221,20 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
                 r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
             }
         }
-        if (!context.channel().isActive()) {
-            return;
+        if (context.channel().isActive()) {
+            send(r, keep);
         }
-        if (!keep) {
-            closing = true;
-            context.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
-            return;
-        }
-        context.writeAndFlush(r);
-        drain();
     }
 
     private static FullHttpResponse response(int status, byte[] body, String type, boolean keep) {
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
-                Unpooled.wrappedBuffer(body));
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
-        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        FullHttpResponse r = HttpResponses.full(HttpResponseStatus.valueOf(status), type, body);
         HttpUtil.setKeepAlive(r, keep);
         return r;
     }
 
-    /** Runs the input that waited while a request was in flight, then reads again. */
-    private void drain() {
-        if (draining) {
-            return;
-        }
-        draining = true;
-        try {
-            Object m;
-            while (!busy && !closing && (m = queued.poll()) != null) {
-                process(m);
-            }
-        } finally {
-            draining = false;
-        }
-        if (!busy && !closing && queued.isEmpty()) {
-            context.channel().config().setAutoRead(true);
-        }
-    }
-
     /** A request not complete within IdleTimeoutMs of its head: closed, counted as a timeout. */
-    private void timedOut() {
+    @Override
+    protected void deadlinePassed() {
         if (closing || busy || (cur == null && skipping == null)) {
             return;
         }
@@ -352,27 +243,15 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
         closeNow();
     }
 
-    private void cancelTimer() {
-        if (requestTimer != null) {
-            requestTimer.cancel(false);
-            requestTimer = null;
-        }
-    }
-
     /** Releases what the request being received holds. */
-    private void abort() {
-        cancelTimer();
+    @Override
+    protected void abort() {
+        disarm();
         skipping = null;
         Export e = cur;
         cur = null;
         if (e != null) {
             e.release();
         }
-    }
-
-    private void closeNow() {
-        closing = true;
-        abort();
-        context.close();
     }
 }

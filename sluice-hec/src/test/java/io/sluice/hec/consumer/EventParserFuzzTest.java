@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Fuzz targets for consumer.HEC's request bodies, parsed the way {@code HecServer.ingest} does with the default
+ * Fuzz targets for consumer.HEC's request bodies, parsed the way {@code HecIngest.ingest} does with the default
  * settings (MaxBodySize, MaxDepth 512, MaxEventsPerRequest, event required): an /event body, a /raw body, and a
  * gzip body inflated by {@link GzipBody} first. The contract: the parser returns true, or false with a
  * {@link HecStatus} (the HTTP answer); {@link GzipBody} returns one of its results. Nothing throws.

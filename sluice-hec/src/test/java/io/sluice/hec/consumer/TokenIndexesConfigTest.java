@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 
 /** consumer.HEC refuses per-token index settings that cannot mean what they say; it names tokens by place only. */
 class TokenIndexesConfigTest {
-    private static HEC hec(Map<String, Object> settings) {
+    private static HecConsumer hec(Map<String, Object> settings) {
         Map<String, Object> s = new HashMap<>(settings);
         s.put("Streams", "hec");
-        return new HEC(PluginConfig.of("in", "consumer.HEC", s));
+        return new HecConsumer(PluginConfig.of("in", "consumer.HEC", s));
     }
 
     private static void refused(Map<String, Object> settings, String key, String what) {

@@ -1,4 +1,4 @@
-package io.sluice.hec.receiver;
+package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
