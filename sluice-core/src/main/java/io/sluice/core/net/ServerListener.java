@@ -1,4 +1,4 @@
-package io.sluice.core.net.http;
+package io.sluice.core.net;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

@@ -1,4 +1,4 @@
-package io.sluice.core.net.http;
+package io.sluice.core.net;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -40,7 +40,7 @@ public final class ConnectionSlots {
 
     /**
      * Refuses a connection that got no slot: writes {@code answer} (a whole response, see
-     * {@link HttpResponses#raw}) and closes, or closes at once when it is null.
+     * {@link io.sluice.core.net.http.HttpResponses#raw}) and closes, or closes at once when it is null.
      */
     public static void refuse(Channel ch, byte[] answer) {
         if (answer == null) {
