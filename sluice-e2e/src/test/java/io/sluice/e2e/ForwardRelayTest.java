@@ -57,8 +57,8 @@ class ForwardRelayTest extends ProcessTest {
                 + "    RequireAck: true\n"
                 + "    MaxInFlight: 4\n"
                 + "    Tag: \"e2e.relay\"\n"
-                + "    RetryBackoffMs: 50\n"
-                + "    MaxRetryBackoffMs: 500\n"
+                + "    Retry/BackoffMs: 50\n"
+                + "    Retry/MaxBackoffMs: 500\n"
                 + extra;
     }
 
