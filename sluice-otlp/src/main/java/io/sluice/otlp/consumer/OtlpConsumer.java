@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * reason: malformed, too_large, auth, busy, timeout) and logged as rate-limited WARNs; requests answered with
  * success are counted as {@code sluice_otlp_requests_total}.
  */
-public final class OTLP extends Consumer implements Exposure.Listening {
+public final class OtlpConsumer extends Consumer implements Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:4317",
             "host:port of the OTLP/gRPC listener (HTTP/2: h2c, or h2 with TLS); :4317 or 0.0.0.0:4317 listens on every "
                     + "interface; empty turns gRPC off.");
@@ -62,7 +62,7 @@ public final class OTLP extends Consumer implements Exposure.Listening {
                     + "delivery.")
             .params(TlsSettings.with(ADDRESS, HTTP_ADDRESS, BEARER_TOKENS, AUTH_HEADER, MAX_REQUEST_SIZE, MAX_PENDING,
                     MAX_CONNECTIONS, IDLE_TIMEOUT_MS, IO_THREADS))
-            .factory(OTLP::new);
+            .factory(OtlpConsumer::new);
 
     /** Largest MaxRequestSize: a body and its inflated form must fit Java arrays. */
     static final int MAX_REQUEST_LIMIT = 1 << 30;
@@ -76,7 +76,7 @@ public final class OTLP extends Consumer implements Exposure.Listening {
     private TlsSettings tlsSettings;
 
     /** Validates the config; the listeners bind in {@link #open}. */
-    public OTLP(PluginConfig config) {
+    public OtlpConsumer(PluginConfig config) {
         super(config);
         String grpc = config.get(ADDRESS).trim();
         String http = config.get(HTTP_ADDRESS).trim();
