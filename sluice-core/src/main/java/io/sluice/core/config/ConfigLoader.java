@@ -280,8 +280,27 @@ public final class ConfigLoader {
     }
 
     private Object convert(String id, Param<?> param, Val v) {
+        Object value = convertType(id, param, v);
+        try {
+            param.checkRange(value);
+        } catch (IllegalArgumentException e) {
+            throw ConfigException.at(file, v.line, id, param.name(), e.getMessage());
+        }
+        return value;
+    }
+
+    private Object convertType(String id, Param<?> param, Val v) {
         String key = param.name();
         switch (param.type()) {
+            case CHOICE:
+            case DURATION:
+            case SIZE:
+                try {
+                    return v.raw == null && param.type() == ParamType.CHOICE ? param.defaultValue()
+                            : param.convertTyped(v.asString(this, id, key));
+                } catch (IllegalArgumentException e) {
+                    throw ConfigException.at(file, v.line, id, key, e.getMessage());
+                }
             case INT: {
                 long n = parseLong(id, key, v);
                 if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {

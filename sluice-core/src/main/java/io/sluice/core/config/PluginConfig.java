@@ -69,7 +69,22 @@ public final class PluginConfig {
             throw new IllegalArgumentException(spec.type() + " does not declare " + param.name());
         }
         Object v = values.get(param.name());
+        if (v == null) {
+            v = fromDeprecated(param);
+        }
         return v == null ? param.defaultValue() : (T) v;
+    }
+
+    /** The value set under a deprecated key that names {@code param} as its replacement, of the same Java type. */
+    private Object fromDeprecated(Param<?> param) {
+        for (Map.Entry<String, Object> e : values.entrySet()) {
+            Param<?> old = spec.params().get(e.getKey());
+            if (old != null && param.name().equals(old.replacedBy()) && old.defaultValue() != null
+                    && param.defaultValue() != null && old.defaultValue().getClass() == param.defaultValue().getClass()) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     /** One warning per deprecated parameter the user set, naming its replacement. */

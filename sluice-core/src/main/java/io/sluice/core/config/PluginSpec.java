@@ -21,43 +21,46 @@ public final class PluginSpec {
     public static final Param<List<PluginConfig>> MODULATORS = Param.modulators("Modulators",
             "Formatters and filters applied, in order, to every message.");
     public static final Param<Integer> MODULATOR_ROUTINES = Param.integer("ModulatorRoutines", 0,
-            "Threads that run the modulators. 0 runs them on the plugin's own thread.");
+            "Threads that run the modulators. 0 runs them on the plugin's own thread.").atLeast(0);
     public static final Param<Integer> MODULATOR_QUEUE_SIZE = Param.integer("ModulatorQueueSize", 1024,
-            "Messages that may wait for a modulator routine.");
+            "Messages that may wait for a modulator routine.").atLeast(1);
     public static final Param<String> FALLBACK_STREAM = Param.string("FallbackStream", DROPPED_STREAM,
             "Stream that messages go to when a filter drops them or delivery fails permanently.");
     public static final Param<Integer> CHANNEL = Param.integer("Channel", 8192,
-            "Messages that may wait in the producer's queue before senders are held back.");
-    public static final Param<Integer> CHANNEL_TIMEOUT_MS = Param.integer("ChannelTimeoutMs", 0,
+            "Messages that may wait in the producer's queue before senders are held back.").atLeast(1);
+    public static final Param<Integer> CHANNEL_TIMEOUT_MS = Param.millis("ChannelTimeoutMs", 0,
             "How long a sender waits for room in a full queue; 0 waits as long as it takes (no loss).");
-    public static final Param<Integer> SHUTDOWN_TIMEOUT_MS = Param.integer("ShutdownTimeoutMs", 10000,
+    public static final Param<Integer> SHUTDOWN_TIMEOUT_MS = Param.millis("ShutdownTimeoutMs", 10000,
             "How long shutdown waits for the queue to drain and the producer to flush.");
-    public static final Param<String> BUFFER_TYPE = Param.string("Buffer/Type", "memory",
-            "memory (the queue above, acknowledged on delivery) or disk (segment files; acknowledged once written).");
+    public static final Param<String> BUFFER_TYPE = Param.choice("Buffer/Type", "memory",
+            "memory (the queue above, acknowledged on delivery) or disk (segment files; acknowledged once written).",
+            "memory", "disk");
     public static final Param<String> BUFFER_PATH = Param.string("Buffer/Path", "",
             "Directory of a disk buffer (one per producer).");
-    public static final Param<Long> BUFFER_MAX_SIZE = Param.longValue("Buffer/MaxSize", 1L << 30,
+    public static final Param<Long> BUFFER_MAX_SIZE = Param.size("Buffer/MaxSize", 1L << 30,
             "Bytes a disk buffer may hold before Buffer/WhenFull applies; set on a memory buffer, it bounds the queue's payload bytes too.");
-    public static final Param<Long> BUFFER_SEGMENT_SIZE = Param.longValue("Buffer/SegmentSize", 64L << 20,
+    public static final Param<Long> BUFFER_SEGMENT_SIZE = Param.size("Buffer/SegmentSize", 64L << 20,
             "Bytes per disk buffer segment file; delivered segments are deleted whole.");
-    public static final Param<String> BUFFER_WHEN_FULL = Param.string("Buffer/WhenFull", "block",
-            "block (hold senders back) or drop_newest (drop new messages, counted).");
-    public static final Param<String> BUFFER_FSYNC = Param.string("Buffer/Fsync", "interval",
-            "always (fsync before acknowledging), interval (every Buffer/FsyncIntervalMs) or never.");
-    public static final Param<Integer> BUFFER_FSYNC_INTERVAL_MS = Param.integer("Buffer/FsyncIntervalMs", 1000,
+    public static final Param<String> BUFFER_WHEN_FULL = Param.choice("Buffer/WhenFull", "block",
+            "block (hold senders back) or drop_newest (drop new messages, counted).", "block", "drop_newest");
+    public static final Param<String> BUFFER_FSYNC = Param.choice("Buffer/Fsync", "interval",
+            "always (fsync before acknowledging), interval (every Buffer/FsyncIntervalMs) or never.", "always",
+            "interval", "never");
+    public static final Param<Integer> BUFFER_FSYNC_INTERVAL_MS = Param.millis("Buffer/FsyncIntervalMs", 1000,
             "Fsync period of a disk buffer with Buffer/Fsync: interval.");
     public static final Param<Integer> RETRY_MAX = Param.integer("Retry/Max", -1,
-            "Delivery attempts after a retryable failure before the batch goes to FallbackStream; -1 retries forever.");
-    public static final Param<Integer> RETRY_BACKOFF_MS = Param.integer("Retry/BackoffMs", 100,
+            "Delivery attempts after a retryable failure before the batch goes to FallbackStream; -1 retries forever.")
+            .atLeast(-1);
+    public static final Param<Integer> RETRY_BACKOFF_MS = Param.millis("Retry/BackoffMs", 100,
             "First pause between retries; it doubles (with jitter) up to Retry/MaxBackoffMs.");
-    public static final Param<Integer> RETRY_MAX_BACKOFF_MS = Param.integer("Retry/MaxBackoffMs", 30000,
+    public static final Param<Integer> RETRY_MAX_BACKOFF_MS = Param.millis("Retry/MaxBackoffMs", 30000,
             "Longest pause between retries.");
     /** Listeners' connection limit, one declaration for every network input (HEC, Forward, Socket, Syslogd). */
     public static final Param<Integer> MAX_CONNECTIONS = Param.integer("MaxConnections", 1024,
             "Open connections at most; more are refused as they arrive (with the protocol's busy answer where it has "
-                    + "one) and counted as rejected, reason busy.");
+                    + "one) and counted as rejected, reason busy.").atLeast(1);
     public static final Param<String> STREAM = Param.requiredString("Stream", "The stream this router handles.");
-    public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 0,
+    public static final Param<Integer> TIMEOUT_MS = Param.millis("TimeoutMs", 0,
             "How long the router waits for room in a full producer queue; 0 waits as long as it takes.");
     public static final Param<String> APPLY_TO = Param.string("ApplyTo", "",
             "Metadata key to work on instead of the payload; empty means the payload.");

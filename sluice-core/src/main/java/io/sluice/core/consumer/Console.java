@@ -19,7 +19,7 @@ public final class Console extends Consumer {
     public static final Param<String> PIPE = Param.string("Pipe", "stdin", "Where to read from; only stdin is supported.");
     public static final Param<Boolean> EXIT_ON_EOF = Param.bool("ExitOnEOF", true,
             "Shut the process down (after delivering everything) when the input ends.");
-    public static final Param<Integer> MAX_MESSAGE_SIZE = Param.integer("MaxMessageSize", 1 << 20,
+    public static final Param<Integer> MAX_MESSAGE_SIZE = Param.sizeInt("MaxMessageSize", 1 << 20,
             "Longest line in bytes; a longer line is cut at this size (and counted in the log).");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Console",
             "Reads newline-separated messages from stdin.")

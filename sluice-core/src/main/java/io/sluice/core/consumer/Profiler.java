@@ -27,7 +27,7 @@ public final class Profiler extends Consumer {
             "Characters random strings are made of.");
     public static final Param<String> MESSAGE = Param.string("Message", "%256s",
             "printf-style format of the payload: %Ns is N random characters, %Nd a number below 10^N, %Nf a float.");
-    public static final Param<Integer> DELAY_MS = Param.integer("DelayMs", 0, "Pause between messages, in milliseconds.");
+    public static final Param<Integer> DELAY_MS = Param.millis("DelayMs", 0, "Pause between messages.");
     public static final Param<Integer> RATE = Param.integer("Rate", 0,
             "Messages per second at most, sent in 20 small batches a second; 0 generates as fast as the pipeline takes them.");
     public static final Param<Boolean> KEEP_RUNNING = Param.bool("KeepRunning", false,

@@ -15,8 +15,8 @@ import java.util.Locale;
  * target and source as text, with Separator between them.
  */
 public final class Copy extends SimpleFormatter {
-    public static final Param<String> MODE = Param.string("Mode", "replace",
-            "One of replace, append or prepend.");
+    public static final Param<Mode> MODE = Param.choice("Mode", Mode.REPLACE,
+            "replace the target, or append or prepend to it.");
     public static final Param<String> SEPARATOR = Param.string("Separator", "",
             "With append or prepend: the text put between target and source.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.MODULATOR, "format.Copy",
@@ -24,7 +24,15 @@ public final class Copy extends SimpleFormatter {
             .params(params(MODE, SEPARATOR))
             .factory(Copy::new);
 
-    private enum Mode { REPLACE, APPEND, PREPEND }
+    /** How the source reaches the target. */
+    public enum Mode {
+        REPLACE, APPEND, PREPEND;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     private final Mode mode;
     private final byte[] separator;
@@ -33,11 +41,7 @@ public final class Copy extends SimpleFormatter {
     public Copy(PluginConfig config) {
         super(config);
         this.separator = config.get(SEPARATOR).getBytes(StandardCharsets.UTF_8);
-        try {
-            this.mode = Mode.valueOf(config.get(MODE).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(MODE, "must be one of replace, append or prepend");
-        }
+        this.mode = config.get(MODE);
     }
 
     @Override

@@ -19,7 +19,8 @@ import java.io.OutputStream;
  * with one (as after Gollum's {@code format.Envelope}).
  */
 public final class Console extends Producer {
-    public static final Param<String> CONSOLE = Param.string("Console", "stdout", "stdout or stderr.");
+    public static final Param<String> CONSOLE = Param.choice("Console", "stdout", "Where to write.", "stdout",
+            "stderr");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Console",
             "Writes messages to stdout or stderr, one per line.")
             .params(CONSOLE)
@@ -29,15 +30,7 @@ public final class Console extends Producer {
 
     public Console(PluginConfig config) {
         super(config);
-        String target = config.get(CONSOLE);
-        FileDescriptor fd;
-        if (target.equalsIgnoreCase("stdout")) {
-            fd = FileDescriptor.out;
-        } else if (target.equalsIgnoreCase("stderr")) {
-            fd = FileDescriptor.err;
-        } else {
-            throw config.error(CONSOLE, "expected stdout or stderr, found '" + target + "'");
-        }
+        FileDescriptor fd = config.get(CONSOLE).equals("stderr") ? FileDescriptor.err : FileDescriptor.out;
         this.out = new BufferedOutputStream(new FileOutputStream(fd), 64 * 1024);
     }
 
