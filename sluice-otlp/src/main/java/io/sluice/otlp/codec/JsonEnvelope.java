@@ -13,15 +13,15 @@ import io.sluice.core.message.Metadata;
  * group 4, its members 5, an item 6 and below.
  */
 abstract class JsonEnvelope {
-    static final byte[] RESOURCE = JsonValues.b("resource");
-    static final byte[] SCOPE = JsonValues.b("scope");
-    static final byte[] ATTRIBUTES = JsonValues.b("attributes");
-    static final byte[] DROPPED = JsonValues.b("droppedAttributesCount");
-    static final byte[] DROPPED_SNAKE = JsonValues.b("dropped_attributes_count");
-    static final byte[] SCHEMA_URL = JsonValues.b("schemaUrl");
-    static final byte[] SCHEMA_URL_SNAKE = JsonValues.b("schema_url");
-    static final byte[] NAME = JsonValues.b("name");
-    static final byte[] VERSION = JsonValues.b("version");
+    static final byte[] RESOURCE = Keys.b("resource");
+    static final byte[] SCOPE = Keys.b("scope");
+    static final byte[] ATTRIBUTES = Keys.b("attributes");
+    static final byte[] DROPPED = Keys.b("droppedAttributesCount");
+    static final byte[] DROPPED_SNAKE = Keys.b("dropped_attributes_count");
+    static final byte[] SCHEMA_URL = Keys.b("schemaUrl");
+    static final byte[] SCHEMA_URL_SNAKE = Keys.b("schema_url");
+    static final byte[] NAME = Keys.b("name");
+    static final byte[] VERSION = Keys.b("version");
     /** The level at which items are scanned. */
     static final int ITEM_LEVEL = 6;
 
@@ -44,12 +44,12 @@ abstract class JsonEnvelope {
     JsonEnvelope(int maxDepth, byte[] signal, String groups, String scopes, String items) {
         this.values = new JsonValues(doc, maxDepth);
         this.signal = signal;
-        this.groups = JsonValues.b(groups);
-        this.groupsSnake = JsonValues.b(snake(groups));
-        this.scopes = JsonValues.b(scopes);
-        this.scopesSnake = JsonValues.b(snake(scopes));
-        this.items = JsonValues.b(items);
-        this.itemsSnake = JsonValues.b(snake(items));
+        this.groups = Keys.b(groups);
+        this.groupsSnake = Keys.b(snake(groups));
+        this.scopes = Keys.b(scopes);
+        this.scopesSnake = Keys.b(snake(scopes));
+        this.items = Keys.b(items);
+        this.itemsSnake = Keys.b(snake(items));
     }
 
     /** The .proto name of a lowerCamelCase JSON name. */
@@ -87,13 +87,13 @@ abstract class JsonEnvelope {
     /** Decodes element {@code i} of {@code items} (scanned at {@link #ITEM_LEVEL}); returns the messages made. */
     abstract int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException;
 
-    private static final byte[] ENTITY_REFS = JsonValues.b("entityRefs");
-    private static final byte[] ENTITY_REFS_SNAKE = JsonValues.b("entity_refs");
-    private static final byte[] TYPE = JsonValues.b("type");
-    private static final byte[] ID_KEYS = JsonValues.b("idKeys");
-    private static final byte[] ID_KEYS_SNAKE = JsonValues.b("id_keys");
-    private static final byte[] DESCRIPTION_KEYS = JsonValues.b("descriptionKeys");
-    private static final byte[] DESCRIPTION_KEYS_SNAKE = JsonValues.b("description_keys");
+    private static final byte[] ENTITY_REFS = Keys.b("entityRefs");
+    private static final byte[] ENTITY_REFS_SNAKE = Keys.b("entity_refs");
+    private static final byte[] TYPE = Keys.b("type");
+    private static final byte[] ID_KEYS = Keys.b("idKeys");
+    private static final byte[] ID_KEYS_SNAKE = Keys.b("id_keys");
+    private static final byte[] DESCRIPTION_KEYS = Keys.b("descriptionKeys");
+    private static final byte[] DESCRIPTION_KEYS_SNAKE = Keys.b("description_keys");
     /** A resource's entity_refs, rewritten in OTLP JSON's own spelling (camelCase, plain strings). */
     private final JsonWriter entityRefs = new JsonWriter(256);
 

@@ -14,32 +14,29 @@ import io.sluice.core.json.JsonFields;
  * level, and parses doubles and base64 through Strings. Not thread-safe: one per thread.
  */
 public final class JsonLogsDecoder extends JsonEnvelope {
-    private static final byte[] TIME = JsonValues.b("timeUnixNano");
-    private static final byte[] TIME_SNAKE = JsonValues.b("time_unix_nano");
-    private static final byte[] OBSERVED = JsonValues.b("observedTimeUnixNano");
-    private static final byte[] OBSERVED_SNAKE = JsonValues.b("observed_time_unix_nano");
-    private static final byte[] SEVERITY = JsonValues.b("severityNumber");
-    private static final byte[] SEVERITY_SNAKE = JsonValues.b("severity_number");
-    private static final byte[] SEVERITY_TEXT = JsonValues.b("severityText");
-    private static final byte[] SEVERITY_TEXT_SNAKE = JsonValues.b("severity_text");
-    private static final byte[] BODY = JsonValues.b("body");
-    private static final byte[] FLAGS = JsonValues.b("flags");
-    private static final byte[] TRACE_ID = JsonValues.b("traceId");
-    private static final byte[] TRACE_ID_SNAKE = JsonValues.b("trace_id");
-    private static final byte[] SPAN_ID = JsonValues.b("spanId");
-    private static final byte[] SPAN_ID_SNAKE = JsonValues.b("span_id");
-    private static final byte[] EVENT_NAME = JsonValues.b("eventName");
-    private static final byte[] EVENT_NAME_SNAKE = JsonValues.b("event_name");
+    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
+    private static final byte[] OBSERVED = Keys.b("observedTimeUnixNano");
+    private static final byte[] OBSERVED_SNAKE = Keys.b("observed_time_unix_nano");
+    private static final byte[] SEVERITY = Keys.b("severityNumber");
+    private static final byte[] SEVERITY_SNAKE = Keys.b("severity_number");
+    private static final byte[] SEVERITY_TEXT = Keys.b("severityText");
+    private static final byte[] SEVERITY_TEXT_SNAKE = Keys.b("severity_text");
+    private static final byte[] BODY = Keys.b("body");
+    private static final byte[] FLAGS = Keys.b("flags");
+    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
+    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
+    private static final byte[] EVENT_NAME = Keys.b("eventName");
+    private static final byte[] EVENT_NAME_SNAKE = Keys.b("event_name");
 
     /** SeverityNumber's names, by value: SEVERITY_NUMBER_UNSPECIFIED, SEVERITY_NUMBER_TRACE, ..._TRACE2, ... */
     private static final byte[][] SEVERITY_NAMES = new byte[25][];
 
     static {
-        SEVERITY_NAMES[0] = JsonValues.b("SEVERITY_NUMBER_UNSPECIFIED");
+        SEVERITY_NAMES[0] = Keys.b("SEVERITY_NUMBER_UNSPECIFIED");
         String[] levels = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
         for (int v = 1; v < SEVERITY_NAMES.length; v++) {
             int k = (v - 1) % 4;
-            SEVERITY_NAMES[v] = JsonValues.b("SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : k + 1));
+            SEVERITY_NAMES[v] = Keys.b("SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : k + 1));
         }
     }
 
@@ -75,7 +72,7 @@ public final class JsonLogsDecoder extends JsonEnvelope {
         for (int k = 0; k < attrs.size(); k++) {
             values.attribute(attrs, k, ITEM_LEVEL + 2, r.fields, Keys.EMPTY);
         }
-        r.time = uint64(rec, TIME, TIME_SNAKE);
+        r.time = uint64(rec, Keys.J_TIME_UNIX_NANO, TIME_SNAKE);
         r.observed = uint64(rec, OBSERVED, OBSERVED_SNAKE);
         int s = doc.find(rec, SEVERITY, SEVERITY_SNAKE);
         r.severity = s < 0 ? 0 : doc.enumValue(rec, s, SEVERITY_NAMES);
@@ -88,10 +85,10 @@ public final class JsonLogsDecoder extends JsonEnvelope {
         r.flags = uint32(rec, FLAGS, null);
         r.dropped = uint32(rec, DROPPED, DROPPED_SNAKE);
         r.ids = ids;
-        int t = doc.find(rec, TRACE_ID, TRACE_ID_SNAKE);
+        int t = doc.find(rec, Keys.J_TRACE_ID, TRACE_ID_SNAKE);
         r.traceOff = 0;
         r.traceLen = t < 0 ? 0 : doc.hexId(rec, t, ids, 0, 16, "traceId");
-        int sp = doc.find(rec, SPAN_ID, SPAN_ID_SNAKE);
+        int sp = doc.find(rec, Keys.J_SPAN_ID, SPAN_ID_SNAKE);
         r.spanOff = 16;
         r.spanLen = sp < 0 ? 0 : doc.hexId(rec, sp, ids, 16, 8, "spanId");
         int b = doc.find(rec, BODY, null);

@@ -40,18 +40,18 @@ public final class LogsEncoder extends ExportEncoder {
     private static final int O_OBSERVED = 6;
     private static final int O_DROPPED = 7;
     private static final int O_BODY_TYPE = 8;
-    private static final byte[][] OWN_KEYS = {MessageKeys.bytes(OtlpFields.SEVERITY_NUMBER),
-        MessageKeys.bytes(OtlpFields.SEVERITY_TEXT), MessageKeys.bytes(OtlpFields.TRACE_ID),
-        MessageKeys.bytes(OtlpFields.SPAN_ID), MessageKeys.bytes(OtlpFields.FLAGS), MessageKeys.bytes(OtlpFields.EVENT_NAME),
-        MessageKeys.bytes(OtlpFields.OBSERVED_TIME), MessageKeys.bytes(OtlpFields.DROPPED_ATTRIBUTES),
-        MessageKeys.bytes(OtlpFields.BODY_TYPE)};
-    private static final byte[] FLUENT_TAG = MessageKeys.bytes("fluent.tag");
-    private static final byte[] T_EMPTY = MessageKeys.bytes("empty");
-    private static final byte[] T_STRING = MessageKeys.bytes("string");
-    private static final byte[] T_INT = MessageKeys.bytes("int");
-    private static final byte[] T_DOUBLE = MessageKeys.bytes("double");
-    private static final byte[] T_BOOL = MessageKeys.bytes("bool");
-    private static final byte[] T_BYTES = MessageKeys.bytes("bytes");
+    private static final byte[][] OWN_KEYS = {Keys.b(OtlpFields.SEVERITY_NUMBER),
+        Keys.b(OtlpFields.SEVERITY_TEXT), Keys.b(OtlpFields.TRACE_ID),
+        Keys.b(OtlpFields.SPAN_ID), Keys.b(OtlpFields.FLAGS), Keys.b(OtlpFields.EVENT_NAME),
+        Keys.b(OtlpFields.OBSERVED_TIME), Keys.b(OtlpFields.DROPPED_ATTRIBUTES),
+        Keys.b(OtlpFields.BODY_TYPE)};
+    private static final byte[] FLUENT_TAG = Keys.b("fluent.tag");
+    private static final byte[] T_EMPTY = Keys.b("empty");
+    private static final byte[] T_STRING = Keys.b("string");
+    private static final byte[] T_INT = Keys.b("int");
+    private static final byte[] T_DOUBLE = Keys.b("double");
+    private static final byte[] T_BOOL = Keys.b("bool");
+    private static final byte[] T_BYTES = Keys.b("bytes");
 
     private byte[] tagBytes = new byte[64];
     private final int[] own = new int[OWN_KEYS.length];

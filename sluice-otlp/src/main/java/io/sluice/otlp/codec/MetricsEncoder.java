@@ -37,11 +37,7 @@ public final class MetricsEncoder extends ExportEncoder {
     private static final Metadata.Key K_HISTOGRAM = new Metadata.Key(OtlpFields.HISTOGRAM);
     private static final Metadata.Key K_EXPONENTIAL = new Metadata.Key(OtlpFields.EXPONENTIAL_HISTOGRAM);
     private static final Metadata.Key K_SUMMARY = new Metadata.Key(OtlpFields.SUMMARY);
-    private static final byte[] T_SUM = MessageKeys.bytes(OtlpFields.TYPE_SUM);
-    private static final byte[] T_HISTOGRAM = MessageKeys.bytes(OtlpFields.TYPE_HISTOGRAM);
-    private static final byte[] T_EXPONENTIAL = MessageKeys.bytes(OtlpFields.TYPE_EXPONENTIAL_HISTOGRAM);
-    private static final byte[] T_SUMMARY = MessageKeys.bytes(OtlpFields.TYPE_SUMMARY);
-    private static final byte[] TRUE = MessageKeys.bytes("true");
+    private static final byte[] TRUE = Keys.b("true");
     private final PointJson json = new PointJson(out, values);
 
     /** An encoder with empty buffers. */
@@ -106,7 +102,7 @@ public final class MetricsEncoder extends ExportEncoder {
     /** The first {@code metric_name:<x>} field from {@code from} on, or -1. */
     private static int measurement(Metadata md, int from) {
         for (int f = from; f < md.size(); f++) {
-            if (MessageKeys.startsWith(md.arena(), md.keyOffset(f), md.keyLength(f), MessageKeys.MEASUREMENT_PREFIX)) {
+            if (MessageKeys.startsWith(md.arena(), md.keyOffset(f), md.keyLength(f), Keys.METRIC_VALUE_PREFIX)) {
                 return f;
             }
         }
@@ -125,12 +121,12 @@ public final class MetricsEncoder extends ExportEncoder {
 
     private int nameOffset(int e) {
         Message m = message(e);
-        return isHec(e) ? m.metadata().keyOffset(groups.field(e)) + MessageKeys.MEASUREMENT_PREFIX.length : 0;
+        return isHec(e) ? m.metadata().keyOffset(groups.field(e)) + Keys.METRIC_VALUE_PREFIX.length : 0;
     }
 
     private int nameLength(int e) {
         Message m = message(e);
-        return isHec(e) ? m.metadata().keyLength(groups.field(e)) - MessageKeys.MEASUREMENT_PREFIX.length : m.length();
+        return isHec(e) ? m.metadata().keyLength(groups.field(e)) - Keys.METRIC_VALUE_PREFIX.length : m.length();
     }
 
     private int metricHash(int e) {
@@ -206,16 +202,16 @@ public final class MetricsEncoder extends ExportEncoder {
         byte[] a = md.arena();
         int off = md.valueOffset(t);
         int len = md.valueLength(t);
-        if (Values.equals(a, off, len, T_SUM)) {
+        if (Values.equals(a, off, len, Keys.TYPE_SUM)) {
             return SUM;
         }
-        if (Values.equals(a, off, len, T_HISTOGRAM)) {
+        if (Values.equals(a, off, len, Keys.TYPE_HISTOGRAM)) {
             return HISTOGRAM;
         }
-        if (Values.equals(a, off, len, T_EXPONENTIAL)) {
+        if (Values.equals(a, off, len, Keys.TYPE_EXPONENTIAL_HISTOGRAM)) {
             return EXPONENTIAL_HISTOGRAM;
         }
-        return Values.equals(a, off, len, T_SUMMARY) ? SUMMARY : GAUGE;
+        return Values.equals(a, off, len, Keys.TYPE_SUMMARY) ? SUMMARY : GAUGE;
     }
 
     private void point(int type, int e, boolean hec) {

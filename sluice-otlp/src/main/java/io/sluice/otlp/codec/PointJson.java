@@ -12,27 +12,6 @@ import io.sluice.core.message.Metadata;
  */
 final class PointJson {
     // Member names of the JSON the contract keeps histograms, summaries and exemplars in (OTLP JSON's).
-    private static final byte[] J_COUNT = MessageKeys.bytes("count");
-    private static final byte[] J_SUM = MessageKeys.bytes("sum");
-    private static final byte[] J_MIN = MessageKeys.bytes("min");
-    private static final byte[] J_MAX = MessageKeys.bytes("max");
-    private static final byte[] J_BUCKET_COUNTS = MessageKeys.bytes("bucketCounts");
-    private static final byte[] J_EXPLICIT_BOUNDS = MessageKeys.bytes("explicitBounds");
-    private static final byte[] J_SCALE = MessageKeys.bytes("scale");
-    private static final byte[] J_ZERO_COUNT = MessageKeys.bytes("zeroCount");
-    private static final byte[] J_ZERO_THRESHOLD = MessageKeys.bytes("zeroThreshold");
-    private static final byte[] J_POSITIVE = MessageKeys.bytes("positive");
-    private static final byte[] J_NEGATIVE = MessageKeys.bytes("negative");
-    private static final byte[] J_OFFSET = MessageKeys.bytes("offset");
-    private static final byte[] J_QUANTILE_VALUES = MessageKeys.bytes("quantileValues");
-    private static final byte[] J_QUANTILE = MessageKeys.bytes("quantile");
-    private static final byte[] J_VALUE = MessageKeys.bytes("value");
-    private static final byte[] J_TIME = MessageKeys.bytes("timeUnixNano");
-    private static final byte[] J_AS_DOUBLE = MessageKeys.bytes("asDouble");
-    private static final byte[] J_AS_INT = MessageKeys.bytes("asInt");
-    private static final byte[] J_SPAN_ID = MessageKeys.bytes("spanId");
-    private static final byte[] J_TRACE_ID = MessageKeys.bytes("traceId");
-    private static final byte[] J_FILTERED = MessageKeys.bytes("filteredAttributes");
 
     private final ProtoWriter out;
     private final Values values;
@@ -60,12 +39,12 @@ final class PointJson {
             return;
         }
         byte[] a = md.arena();
-        fixed64(a, point, J_COUNT, 4);
-        optionalDouble(a, point, J_SUM, 5);
-        packedFixed64(a, point, J_BUCKET_COUNTS, 6);
-        packedDouble(a, point, J_EXPLICIT_BOUNDS, 7);
-        optionalDouble(a, point, J_MIN, 11);
-        optionalDouble(a, point, J_MAX, 12);
+        fixed64(a, point, Keys.J_COUNT, 4);
+        optionalDouble(a, point, Keys.J_SUM, 5);
+        packedFixed64(a, point, Keys.J_BUCKET_COUNTS, 6);
+        packedDouble(a, point, Keys.J_EXPLICIT_BOUNDS, 7);
+        optionalDouble(a, point, Keys.J_MIN, 11);
+        optionalDouble(a, point, Keys.J_MAX, 12);
     }
 
     /** An ExponentialHistogramDataPoint's own fields from the JSON object of field {@code i}. */
@@ -74,18 +53,18 @@ final class PointJson {
             return;
         }
         byte[] a = md.arena();
-        fixed64(a, point, J_COUNT, 4);
-        optionalDouble(a, point, J_SUM, 5);
-        int scale = point.lastIndexOf(a, J_SCALE, 0, J_SCALE.length);
+        fixed64(a, point, Keys.J_COUNT, 4);
+        optionalDouble(a, point, Keys.J_SUM, 5);
+        int scale = point.lastIndexOf(a, Keys.J_SCALE, 0, Keys.J_SCALE.length);
         if (scale >= 0) {
             out.sint32Field(6, (int) Text.parseLong(a, point.valueOffset(scale), point.valueLength(scale)));
         }
-        fixed64(a, point, J_ZERO_COUNT, 7);
-        buckets(a, point.lastIndexOf(a, J_POSITIVE, 0, J_POSITIVE.length), 8);
-        buckets(a, point.lastIndexOf(a, J_NEGATIVE, 0, J_NEGATIVE.length), 9);
-        optionalDouble(a, point, J_MIN, 12);
-        optionalDouble(a, point, J_MAX, 13);
-        optionalDouble(a, point, J_ZERO_THRESHOLD, 14);
+        fixed64(a, point, Keys.J_ZERO_COUNT, 7);
+        buckets(a, point.lastIndexOf(a, Keys.J_POSITIVE, 0, Keys.J_POSITIVE.length), 8);
+        buckets(a, point.lastIndexOf(a, Keys.J_NEGATIVE, 0, Keys.J_NEGATIVE.length), 9);
+        optionalDouble(a, point, Keys.J_MIN, 12);
+        optionalDouble(a, point, Keys.J_MAX, 13);
+        optionalDouble(a, point, Keys.J_ZERO_THRESHOLD, 14);
     }
 
     /** Buckets {offset (sint32), bucket_counts (packed uint64)} from the JSON object of member {@code k}. */
@@ -98,11 +77,11 @@ final class PointJson {
             return;
         }
         out.begin(field);
-        int o = inner.lastIndexOf(a, J_OFFSET, 0, J_OFFSET.length);
+        int o = inner.lastIndexOf(a, Keys.J_OFFSET, 0, Keys.J_OFFSET.length);
         if (o >= 0) {
             out.sint32Field(1, (int) Text.parseLong(a, inner.valueOffset(o), inner.valueLength(o)));
         }
-        int c = inner.lastIndexOf(a, J_BUCKET_COUNTS, 0, J_BUCKET_COUNTS.length);
+        int c = inner.lastIndexOf(a, Keys.J_BUCKET_COUNTS, 0, Keys.J_BUCKET_COUNTS.length);
         if (c >= 0 && scanArray(a, inner, c, innerArray) && innerArray.size() > 0) {
             out.begin(2);
             for (int j = 0; j < innerArray.size(); j++) {
@@ -119,9 +98,9 @@ final class PointJson {
             return;
         }
         byte[] a = md.arena();
-        fixed64(a, point, J_COUNT, 4);
-        optionalDouble(a, point, J_SUM, 5);
-        int q = point.lastIndexOf(a, J_QUANTILE_VALUES, 0, J_QUANTILE_VALUES.length);
+        fixed64(a, point, Keys.J_COUNT, 4);
+        optionalDouble(a, point, Keys.J_SUM, 5);
+        int q = point.lastIndexOf(a, Keys.J_QUANTILE_VALUES, 0, Keys.J_QUANTILE_VALUES.length);
         if (q < 0 || !scanArray(a, point, q, array)) {
             return;
         }
@@ -131,8 +110,8 @@ final class PointJson {
                 continue;
             }
             out.begin(6);
-            optionalDouble(a, inner, J_QUANTILE, 1);
-            optionalDouble(a, inner, J_VALUE, 2);
+            optionalDouble(a, inner, Keys.J_QUANTILE, 1);
+            optionalDouble(a, inner, Keys.J_VALUE, 2);
             out.end();
         }
     }
@@ -149,18 +128,18 @@ final class PointJson {
                 continue;
             }
             out.begin(field);
-            int f = exemplar.lastIndexOf(a, J_FILTERED, 0, J_FILTERED.length);
+            int f = exemplar.lastIndexOf(a, Keys.J_FILTERED_ATTRIBUTES, 0, Keys.J_FILTERED_ATTRIBUTES.length);
             if (f >= 0 && exemplar.kind(f) == JsonFields.OBJECT) {
                 values.objectMembers(out, 7, a, exemplar.valueOffset(f), exemplar.valueLength(f));
             }
-            fixed64(a, exemplar, J_TIME, 2);
-            optionalDouble(a, exemplar, J_AS_DOUBLE, 3);
-            int asInt = exemplar.lastIndexOf(a, J_AS_INT, 0, J_AS_INT.length);
+            fixed64(a, exemplar, Keys.J_TIME_UNIX_NANO, 2);
+            optionalDouble(a, exemplar, Keys.J_AS_DOUBLE, 3);
+            int asInt = exemplar.lastIndexOf(a, Keys.J_AS_INT, 0, Keys.J_AS_INT.length);
             if (asInt >= 0) {
                 out.fixed64Field(6, Text.parseLong(a, exemplar.valueOffset(asInt), exemplar.valueLength(asInt)));
             }
-            hex(a, exemplar, J_SPAN_ID, 4);
-            hex(a, exemplar, J_TRACE_ID, 5);
+            hex(a, exemplar, Keys.J_SPAN_ID, 4);
+            hex(a, exemplar, Keys.J_TRACE_ID, 5);
             out.end();
         }
     }

@@ -229,35 +229,21 @@ abstract class ProtoEnvelope {
      * group of every resource group. Checks the framing down to the items, and inside them what {@code count} reads.
      */
     static int countItems(byte[] buf, int off, int len, ItemCount count) throws OtlpFormatException {
-        ProtoReader r = new ProtoReader().reset(buf, off, len);
+        return count(new ProtoReader().reset(buf, off, len), 1, RESOURCE_GROUP, count);
+    }
+
+    /** Counts the items in every occurrence of submessage {@code field}, a resource group, scope group or item ({@code level}). */
+    private static int count(ProtoReader r, int field, int level, ItemCount count) throws OtlpFormatException {
         int n = 0;
         while (r.hasMore()) {
             int t = r.readTag();
-            if (ProtoReader.field(t) != 1) {
+            if (ProtoReader.field(t) != field) {
                 r.skip(t);
                 continue;
             }
-            int o1 = r.enterMessage(t);
-            while (r.hasMore()) {
-                int t2 = r.readTag();
-                if (ProtoReader.field(t2) != 2) {
-                    r.skip(t2);
-                    continue;
-                }
-                int o2 = r.enterMessage(t2);
-                while (r.hasMore()) {
-                    int t3 = r.readTag();
-                    if (ProtoReader.field(t3) != 2) {
-                        r.skip(t3);
-                        continue;
-                    }
-                    int o3 = r.enterMessage(t3);
-                    n += count.of(r);
-                    r.leave(o3);
-                }
-                r.leave(o2);
-            }
-            r.leave(o1);
+            int old = r.enterMessage(t);
+            n += level == ITEM ? count.of(r) : count(r, 2, level + 1, count);
+            r.leave(old);
         }
         return n;
     }
