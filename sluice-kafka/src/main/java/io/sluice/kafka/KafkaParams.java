@@ -28,17 +28,17 @@ public final class KafkaParams {
             "client.id sent to the brokers (quotas, logs). Empty: \"sluice-\" plus the plugin id.");
     public static final Param<String> VERSION = Param.string("Version", "",
             "Gollum's protocol version; ignored: the Java client negotiates versions with the broker.");
-    public static final Param<Integer> SERVER_TIMEOUT_SEC = Param.integer("ServerTimeoutSec", 30,
+    public static final Param<Integer> SERVER_TIMEOUT_SEC = Param.seconds("ServerTimeoutSec", 30,
             "Longest wait for a connection to a broker to be set up (socket.connection.setup.timeout.max.ms).");
     public static final Param<Integer> MAX_OPEN_REQUESTS = Param.integer("MaxOpenRequests", 5,
             "Requests in flight per broker connection (max.in.flight.requests.per.connection, producer); at most 5"
                     + " with idempotence.");
-    public static final Param<Integer> METADATA_REFRESH_MS = Param.integer("MetadataRefreshMs", 300000,
+    public static final Param<Integer> METADATA_REFRESH_MS = Param.millis("MetadataRefreshMs", 300000,
             "How often cluster metadata is refreshed (metadata.max.age.ms); also how fast a TopicPattern sees new"
                     + " topics.");
     public static final Param<Integer> ELECT_RETRIES = Param.integer("ElectRetries", 3,
             "Gollum's metadata retries; ignored: the Java client retries metadata until its timeouts.");
-    public static final Param<Integer> ELECT_TIMEOUT_MS = Param.integer("ElectTimeoutMs", 250,
+    public static final Param<Integer> ELECT_TIMEOUT_MS = Param.millis("ElectTimeoutMs", 250,
             "Back-off between retries while a leader is elected (retry.backoff.ms).");
     // Gollum's TLS names: aliases of the TLS/* group, read when the group's key is not set. Not deprecated: a
     // Gollum config keeps working as it is.

@@ -67,28 +67,29 @@ public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
             "Where to start without a committed offset: newest, oldest, or (without GroupId) an offset number.");
     public static final Param<Boolean> SET_METADATA = Param.bool("SetMetadata", false,
             "Sets metadata fields topic, key, partition and offset, and one field per record header.");
-    public static final Param<String> PAYLOAD_FORMAT = Param.string("PayloadFormat", "raw",
+    public static final Param<String> PAYLOAD_FORMAT = Param.choice("PayloadFormat", "raw",
             "raw: the value as it is. json: also parses the value's JSON object into metadata (as format.JSON"
-                    + " does, on the poll thread); values that are not a JSON object go to the fallback stream.");
+                    + " does, on the poll thread); values that are not a JSON object go to the fallback stream.",
+            "raw", "json");
     public static final Param<String> OFFSET_FILE = Param.string("OffsetFile", "",
             "Gollum's offset file; not supported: use GroupId, which stores offsets in Kafka.");
     public static final Param<String> FOLDER_PERMISSIONS = Param.string("FolderPermissions", "0755",
             "Gollum's offset file folder mode; ignored (see OffsetFile).");
     public static final Param<Boolean> ORDERED = Param.bool("Ordered", false,
             "Gollum's one-partition-at-a-time reading; ignored: order holds within a partition, never across.");
-    public static final Param<Integer> MAX_FETCH_SIZE_BYTE = Param.integer("MaxFetchSizeByte", 0,
+    public static final Param<Integer> MAX_FETCH_SIZE_BYTE = Param.sizeInt("MaxFetchSizeByte", 0,
             "Most bytes fetched per partition and request (max.partition.fetch.bytes); 0: the client's 1 MiB.");
-    public static final Param<Integer> MIN_FETCH_SIZE_BYTE = Param.integer("MinFetchSizeByte", 1,
+    public static final Param<Integer> MIN_FETCH_SIZE_BYTE = Param.sizeInt("MinFetchSizeByte", 1,
             "Least bytes a broker collects before answering a fetch (fetch.min.bytes).");
-    public static final Param<Integer> DEFAULT_FETCH_SIZE_BYTE = Param.integer("DefaultFetchSizeByte", 32768,
+    public static final Param<Integer> DEFAULT_FETCH_SIZE_BYTE = Param.sizeInt("DefaultFetchSizeByte", 32768,
             "Gollum's sarama fetch size; ignored: the Java client sizes fetches itself.");
-    public static final Param<Integer> FETCH_TIMEOUT_MS = Param.integer("FetchTimeoutMs", 250,
+    public static final Param<Integer> FETCH_TIMEOUT_MS = Param.millis("FetchTimeoutMs", 250,
             "Longest time a broker waits for MinFetchSizeByte (fetch.max.wait.ms).");
     public static final Param<Integer> MESSAGE_BUFFER_COUNT = Param.integer("MessageBufferCount", 8192,
             "Messages polled but not yet taken by the pipeline above which partitions are paused.");
-    public static final Param<Integer> PRESIST_TIMOUT_MS = Param.integer("PresistTimoutMs", 1000,
+    public static final Param<Integer> PRESIST_TIMOUT_MS = Param.millis("PresistTimoutMs", 1000,
             "Interval between offset commits, in ms (Gollum's spelling). Shorter: fewer duplicates after a crash.");
-    public static final Param<Integer> COMMIT_TIMEOUT_MS = Param.integer("CommitTimeoutMs", 5000,
+    public static final Param<Integer> COMMIT_TIMEOUT_MS = Param.millis("CommitTimeoutMs", 5000,
             "At revocation and shutdown, how long to wait for batches in flight before committing what completed.");
 
     private static final List<Param<?>> OWN = List.of(TOPIC, TOPIC_PATTERN, GROUP_ID, DEFAULT_OFFSET, SET_METADATA,
@@ -145,10 +146,7 @@ public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
             throw config.error(DEFAULT_OFFSET, "an offset number works only without GroupId; a group starts from"
                     + " its committed offsets, else from newest or oldest");
         }
-        String format = config.get(PAYLOAD_FORMAT).trim().toLowerCase(Locale.ROOT);
-        if (!format.equals("raw") && !format.equals("json")) {
-            throw config.error(PAYLOAD_FORMAT, "expected raw or json, found '" + config.get(PAYLOAD_FORMAT) + "'");
-        }
+        String format = config.get(PAYLOAD_FORMAT);
         this.messages = new RecordMessages(config.get(SET_METADATA), format.equals("json") ? jsonParser(config) : null,
                 Streams.id(config.get(PluginSpec.FALLBACK_STREAM)));
         this.bufferLimit = Math.max(1, config.get(MESSAGE_BUFFER_COUNT));
@@ -178,9 +176,7 @@ public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
 
     /** The client properties this consumer was built with (tests, {@code sluice validate}). */
     public Properties clientProperties() {
-        Properties copy = new Properties();
-        copy.putAll(properties);
-        return copy;
+        return (Properties) properties.clone();
     }
 
     @Override
@@ -190,8 +186,7 @@ public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
             log.warn(config.id() + ": OffsetFile is not supported; set GroupId to keep offsets in Kafka");
         }
         this.memory = ctx.memory();
-        Properties p = new Properties();
-        p.putAll(properties);
+        Properties p = (Properties) properties.clone();
         // One fetch response is held whole by the client before a record is seen: keep it a small share of the
         // budget (the client's default is 50 MiB, a quarter of the launcher's heap) unless the user set it.
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(fetchMaxBytes(memory)));

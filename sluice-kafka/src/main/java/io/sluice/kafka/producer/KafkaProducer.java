@@ -72,34 +72,34 @@ public final class KafkaProducer extends io.sluice.core.pipeline.Producer {
             "-1: every in-sync replica (acks=all, required for idempotence); 1: the leader only; 0: none.");
     public static final Param<Boolean> IDEMPOTENCE = Param.bool("Idempotence", true,
             "Client retries never duplicate or reorder records (enable.idempotence). Needs RequiredAcks -1.");
-    public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 30000,
+    public static final Param<Integer> TIMEOUT_MS = Param.millis("TimeoutMs", 30000,
             "How long the client waits for a broker's answer to one request (request.timeout.ms).");
-    public static final Param<Integer> DELIVERY_TIMEOUT_MS = Param.integer("DeliveryTimeoutMs", 120000,
+    public static final Param<Integer> DELIVERY_TIMEOUT_MS = Param.millis("DeliveryTimeoutMs", 120000,
             "How long the client keeps retrying a record before it reports failure (delivery.timeout.ms).");
     public static final Param<Integer> SEND_RETRIES = Param.integer("SendRetries", 1,
             "How often a record is sent again within one delivery after the client gave up on it with a retriable"
                     + " error; after that the pipeline's Retry/* settings retry the batch's failed records.");
-    public static final Param<Integer> SEND_TIMEOUT_MS = Param.integer("SendTimeoutMs", 250,
+    public static final Param<Integer> SEND_TIMEOUT_MS = Param.millis("SendTimeoutMs", 250,
             "Pause before Sluice sends failed records again.");
-    public static final Param<Integer> GRACE_PERIOD_MS = Param.integer("GracePeriodMs", 100,
+    public static final Param<Integer> GRACE_PERIOD_MS = Param.millis("GracePeriodMs", 100,
             "Gollum's wait for sarama's input channel; ignored: deliver blocks instead (backpressure, no loss).");
     public static final Param<Boolean> ALLOW_NIL_VALUE = Param.bool("AllowNilValue", false,
             "Sends messages with an empty payload; when false they are skipped and counted, as in Gollum.");
-    public static final Param<String> PARTITIONER = Param.string("Partitioner", "Sticky",
+    public static final Param<String> PARTITIONER = Param.choice("Partitioner", "Sticky",
             "Records without a key: Sticky (fills one partition's batch, then moves on; best batching), Random"
-                    + " (same as Sticky), Roundrobin (one record per partition in turn). Keyed records always hash"
-                    + " (murmur2).");
+                    + " (same as Sticky), Roundrobin (one record per partition in turn); Hash and Default are Sticky"
+                    + " too. Keyed records always hash (murmur2).", "Sticky", "Random", "Roundrobin", "Hash", "Default");
     public static final Param<String> PARTITION_HASHER = Param.string("PartitionHasher", "murmur2",
             "Gollum's hash choice; only murmur2 (Kafka's, shared with every Java and librdkafka client) exists.");
     public static final Param<Integer> BATCH_MIN_COUNT = Param.integer("Batch/MinCount", 1,
             "Gollum's sarama setting; ignored: the Java client batches by size and linger time.");
     public static final Param<Integer> BATCH_MAX_COUNT = Param.integer("Batch/MaxCount", 0,
             "Gollum's sarama setting; ignored: the Java client batches by size and linger time.");
-    public static final Param<Integer> BATCH_MIN_SIZE_BYTE = Param.integer("Batch/MinSizeByte", 262144,
+    public static final Param<Integer> BATCH_MIN_SIZE_BYTE = Param.sizeInt("Batch/MinSizeByte", 262144,
             "Largest record batch per partition, in bytes (batch.size).");
     public static final Param<Integer> BATCH_SIZE_MAX_KB = Param.integer("Batch/SizeMaxKB", 1024,
             "Largest request, in KB (max.request.size); a larger record fails to the fallback stream.");
-    public static final Param<Integer> BATCH_TIMEOUT_MS = Param.integer("Batch/TimeoutMs", 5,
+    public static final Param<Integer> BATCH_TIMEOUT_MS = Param.millis("Batch/TimeoutMs", 5,
             "How long a partial record batch waits for more records (linger.ms); deliver flushes its own at once.");
     public static final Param<Integer> MESSAGE_BUFFER_COUNT = Param.integer("MessageBufferCount", 8192,
             "Gollum's sarama channel size; ignored: the client buffers in bytes (Settings: buffer.memory).");
@@ -172,9 +172,7 @@ public final class KafkaProducer extends io.sluice.core.pipeline.Producer {
 
     /** The client properties this producer was built with (tests, {@code sluice validate}). */
     public Properties clientProperties() {
-        Properties copy = new Properties();
-        copy.putAll(properties);
-        return copy;
+        return (Properties) properties.clone();
     }
 
     @Override

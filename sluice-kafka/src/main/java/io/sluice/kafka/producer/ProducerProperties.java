@@ -51,19 +51,9 @@ final class ProducerProperties {
         p.put(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(linger));
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(KafkaProducer.BATCH_MIN_SIZE_BYTE)));
         p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, String.valueOf(config.get(KafkaProducer.BATCH_SIZE_MAX_KB) * 1024));
-        String partitioner = config.get(KafkaProducer.PARTITIONER).toLowerCase(Locale.ROOT);
-        switch (partitioner) {
-            case "sticky":
-            case "random":
-            case "hash":
-            case "default":
-                break;
-            case "roundrobin":
-                p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class.getName());
-                break;
-            default:
-                throw config.error(KafkaProducer.PARTITIONER, "expected Sticky, Random, Roundrobin or Hash, found '"
-                        + config.get(KafkaProducer.PARTITIONER) + "'");
+        // Sticky, Random, Hash and Default are the client's own (sticky) partitioner.
+        if (config.get(KafkaProducer.PARTITIONER).equals("Roundrobin")) {
+            p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class.getName());
         }
         KafkaParams.applySettings(config, p);
         return p;

@@ -7,6 +7,7 @@ import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
@@ -43,7 +44,7 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
             "The header that carries the token: 'Authorization' takes 'Bearer <token>'; any other header (an API-key "
                     + "header such as X-Api-Key, which OTLP exporters set with their 'headers' option) is the token "
                     + "itself.");
-    public static final Param<Integer> MAX_REQUEST_SIZE = Param.integer("MaxRequestSize", 4 * 1024 * 1024,
+    public static final Param<Integer> MAX_REQUEST_SIZE = Param.sizeInt("MaxRequestSize", 4 * 1024 * 1024,
             "Largest request, in bytes, before and after gzip (gRPC: the message). 4 MiB is gRPC's usual receive "
                     + "limit, which exporters already split for; the Collector's OTLP/HTTP allows 20 MiB. Larger gets "
                     + "HTTP 413 / gRPC 8 RESOURCE_EXHAUSTED (not retried).");
@@ -52,7 +53,7 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
                     + "(HTTP 503 with Retry-After, gRPC 14 UNAVAILABLE with RetryInfo).");
     /** The listener limit every network input shares (the gRPC and HTTP listeners together). */
     public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
-    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.millis("IdleTimeoutMs", 60_000,
             "A request must arrive in full within this long of its start (else it is dropped and counted as a timeout); "
                     + "a connection without a request is closed after as long.");
     public static final Param<Integer> IO_THREADS = Param.integer("IOThreads", 2,
@@ -84,14 +85,16 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
             throw config.error(ADDRESS, "Address and HTTPAddress are both empty: nothing to listen on");
         }
         if (!grpc.isEmpty()) {
-            settings.grpcHost = host(config, ADDRESS, grpc);
-            settings.grpcPort = port(config, ADDRESS, grpc);
+            HostPort a = address(config, ADDRESS, grpc);
+            settings.grpcHost = a.host();
+            settings.grpcPort = a.port();
         } else {
             settings.grpcPort = -1;
         }
         if (!http.isEmpty()) {
-            settings.httpHost = host(config, HTTP_ADDRESS, http);
-            settings.httpPort = port(config, HTTP_ADDRESS, http);
+            HostPort a = address(config, HTTP_ADDRESS, http);
+            settings.httpHost = a.host();
+            settings.httpPort = a.port();
         } else {
             settings.httpPort = -1;
         }
@@ -138,26 +141,13 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
         return out;
     }
 
-    private static String host(PluginConfig config, Param<String> p, String addr) {
-        int colon = addr.lastIndexOf(':');
-        if (colon < 0) {
-            throw config.error(p, "expected host:port, got '" + addr + "'");
-        }
-        String host = addr.substring(0, colon).replace("[", "").replace("]", "");
-        return host.isEmpty() ? "0.0.0.0" : host;
-    }
-
-    private static int port(PluginConfig config, Param<String> p, String addr) {
-        String port = addr.substring(addr.lastIndexOf(':') + 1);
+    /** A listener's TCP address ({@code host:port}, {@code :port}, {@code [v6]:port}), or the config error. */
+    private static HostPort address(PluginConfig config, Param<String> p, String addr) {
         try {
-            int n = Integer.parseInt(port);
-            if (n >= 0 && n <= 65535) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
+            return HostPort.parse(addr);
+        } catch (IllegalArgumentException e) {
+            throw config.error(p, e.getMessage());
         }
-        throw config.error(p, "bad port '" + port + "' in '" + addr + "'");
     }
 
     private static int atLeast(PluginConfig config, Param<Integer> p, int min) {

@@ -54,11 +54,11 @@ public final class OtlpProducer extends Producer {
             "gzip (as the Collector's exporters) or none.");
     public static final Param<Map<String, String>> HEADERS = Param.stringMap("Headers",
             "Headers sent with every request (gRPC metadata): a mapping, or a list of 'Name: value'.");
-    public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 5000,
+    public static final Param<Integer> TIMEOUT_MS = Param.millis("TimeoutMs", 5000,
             "Connect and request timeout (sent to gRPC servers as grpc-timeout); an unanswered request is retried.");
     public static final Param<Integer> BATCH_MAX_RECORDS = Param.integer("BatchMaxRecords", 8192,
             "Most messages (log records, data points) in one request; larger pipeline batches are split.");
-    public static final Param<Integer> BATCH_MAX_BYTES = Param.integer("BatchMaxBytes", 4_000_000,
+    public static final Param<Integer> BATCH_MAX_BYTES = Param.sizeInt("BatchMaxBytes", 4_000_000,
             "About the most bytes of one request before compression (estimated from the messages, generously); "
                     + "below the 4 MiB gRPC servers accept by default. A single larger message is sent alone.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.OTLP",
