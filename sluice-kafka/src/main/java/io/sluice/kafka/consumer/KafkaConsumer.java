@@ -182,6 +182,7 @@ public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
     @Override
     public void consume(ConsumerContext ctx) throws Exception {
         this.log = ctx.log();
+        commits.logTo(log);
         if (!config.get(OFFSET_FILE).isEmpty()) {
             log.warn(config.id() + ": OffsetFile is not supported; set GroupId to keep offsets in Kafka");
         }
@@ -200,7 +201,7 @@ public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
             }
             subscribe(c);
             publisher.start();
-            commits.start(log);
+            commits.start();
             while (ctx.isActive() && !stopping && !publisher.failed()) {
                 applyBackpressure(c, publisher);
                 ConsumerRecords<ByteBuffer, ByteBuffer> records;

@@ -32,9 +32,13 @@ final class OffsetCommits {
         this.timeoutMs = timeoutMs;
     }
 
-    /** Starts the commit clock; {@code log} takes the commit failures. */
-    void start(Log log) {
+    /** Where commit failures are logged; set before anything is committed. */
+    void logTo(Log log) {
         this.log = log;
+    }
+
+    /** Starts the commit clock, once reading starts. */
+    void start() {
         this.lastNanos = System.nanoTime();
     }
 
