@@ -8,6 +8,6 @@ import java.util.List;
 public final class ForwardPlugins implements PluginProvider {
     @Override
     public List<PluginSpec> plugins() {
-        return List.of(io.sluice.forward.server.Forward.SPEC, io.sluice.forward.producer.Forward.SPEC);
+        return List.of(io.sluice.forward.consumer.ForwardConsumer.SPEC, io.sluice.forward.producer.ForwardProducer.SPEC);
     }
 }

@@ -1,9 +1,9 @@
 package io.sluice.core.admin;
 
-import static io.sluice.core.TestPlugins.await;
+import static io.sluice.core.testing.PipelineHarness.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.TestPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.pipeline.Pipeline;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -60,12 +60,12 @@ class AdminSecurityTest {
     }
 
     private void start(Consumer<AdminServer.Settings> settings, io.netty.handler.ssl.SslContext tls) throws Exception {
-        pipeline = TestPlugins.pipeline(ONE_MESSAGE);
+        pipeline = PipelineHarness.pipeline(ONE_MESSAGE);
         pipeline.start();
         AdminServer.Settings s = new AdminServer.Settings();
         s.port = 0;
         settings.accept(s);
-        admin = AdminServer.start(pipeline, s, tls, TestPlugins.quietLog());
+        admin = AdminServer.start(pipeline, s, tls, PipelineHarness.quietLog());
     }
 
     private HttpResponse<String> get(String path, String authorization) throws Exception {

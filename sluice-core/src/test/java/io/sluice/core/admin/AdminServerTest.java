@@ -1,10 +1,10 @@
 package io.sluice.core.admin;
 
-import static io.sluice.core.TestPlugins.await;
+import static io.sluice.core.testing.PipelineHarness.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.TestPlugins;
-import io.sluice.core.TestPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.HarnessPlugins.Collect;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import java.io.ByteArrayOutputStream;
@@ -49,26 +49,26 @@ class AdminServerTest {
     }
 
     private void start(String yaml) throws Exception {
-        pipeline = TestPlugins.pipeline(yaml);
+        pipeline = PipelineHarness.pipeline(yaml);
         pipeline.start();
-        admin = AdminServer.start(pipeline, "127.0.0.1", 0, TestPlugins.quietLog());
+        admin = AdminServer.start(pipeline, "127.0.0.1", 0, PipelineHarness.quietLog());
     }
 
     /** Like {@link #start(String)} with /api/tap turned on (--admin-tap). */
     private void startWithTap(String yaml) throws Exception {
-        pipeline = TestPlugins.pipeline(yaml);
+        pipeline = PipelineHarness.pipeline(yaml);
         pipeline.start();
         AdminServer.Settings s = new AdminServer.Settings();
         s.port = 0;
         s.tap = true;
-        admin = AdminServer.start(pipeline, s, null, TestPlugins.quietLog());
+        admin = AdminServer.start(pipeline, s, null, PipelineHarness.quietLog());
     }
 
     @Test
     void metricsCountExactlyWhatFlowed() throws Exception {
         start("Src:\n  Type: test.Numbers\n  Count: 1234\n  KeepRunning: true\n  Streams: s\n  Modulators: [test.DropOdd]\n"
                 + "Out:\n  Type: test.Collect\n  Streams: s\n  Channel: 4096\n");
-        Collect out = TestPlugins.producer(pipeline, "Out");
+        Collect out = PipelineHarness.producer(pipeline, "Out");
         await("delivered", 10_000, () -> out.payloads.size() == 617);
         String text = get("/metrics").body();
         assertThat(metric(text, "sluice_messages_in_total{plugin=\"Src\",type=\"test.Numbers\",kind=\"consumer\"}")).isEqualTo(1234);
@@ -95,7 +95,7 @@ class AdminServerTest {
         start("Src:\n  Type: test.Numbers\n  Count: 10\n  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         assertThat(get("/health").statusCode()).isEqualTo(200);
         assertThat(get("/ready").statusCode()).isEqualTo(200);
-        Collect out = TestPlugins.producer(pipeline, "Out");
+        Collect out = PipelineHarness.producer(pipeline, "Out");
         out.ready = false;
         HttpResponse<String> r = get("/ready");
         assertThat(r.statusCode()).isEqualTo(503);
@@ -108,7 +108,7 @@ class AdminServerTest {
     void pluginsApiDescribesTheGraph() throws Exception {
         start("Src:\n  Type: test.Numbers\n  Count: 5\n  KeepRunning: true\n  Streams: s\n  Modulators: [format.Envelope]\n"
                 + "Out:\n  Type: test.Collect\n  Streams: s\n");
-        await("delivered", 10_000, () -> ((Collect) TestPlugins.producer(pipeline, "Out")).payloads.size() == 5);
+        await("delivered", 10_000, () -> ((Collect) PipelineHarness.producer(pipeline, "Out")).payloads.size() == 5);
         String json = get("/api/plugins").body();
         assertThat(json).contains("{\"id\":\"Src\",\"type\":\"test.Numbers\",\"kind\":\"consumer\",\"ready\":true,\"streams\":[\"s\"],\"modulators\":[\"format.Envelope\"],\"in\":5,\"out\":5");
         assertThat(json).contains("\"id\":\"Out\"").contains("\"queueCapacity\":8192");

@@ -2,7 +2,8 @@ package io.sluice.core.buffer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.TestPlugins;
+import io.sluice.core.testing.HarnessPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Completion;
@@ -39,7 +40,7 @@ class DiskBufferTest {
     private final PluginStats stats = statsOf();
 
     private static PluginStats statsOf() {
-        Pipeline p = TestPlugins.pipeline("S:\n  Type: test.Numbers\n  Streams: s\nC:\n  Type: test.Collect\n  Streams: s\n");
+        Pipeline p = PipelineHarness.pipeline("S:\n  Type: test.Numbers\n  Streams: s\nC:\n  Type: test.Collect\n  Streams: s\n");
         return p.producers().get(0).stats();
     }
 
@@ -201,19 +202,19 @@ class DiskBufferTest {
     void pipelineWithDiskBufferDeliversEverythingAcrossARestart() throws Exception {
         String yaml = "Src:\n  Type: test.Numbers\n  Count: 5000\n  Streams: s\n"
                 + "Out:\n  Type: test.Gate\n  Streams: s\n  Buffer/Type: disk\n  Buffer/Path: " + dir + "\n  ShutdownTimeoutMs: 200\n";
-        Pipeline first = TestPlugins.pipeline(yaml);
-        TestPlugins.Gate gate = TestPlugins.producer(first, "Out");
+        Pipeline first = PipelineHarness.pipeline(yaml);
+        HarnessPlugins.Gate gate = PipelineHarness.producer(first, "Out");
         gate.permits.release(3); // three batches get through, the rest wait on disk
         first.start();
         assertThat(first.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         long deliveredFirst = gate.delivered;
         assertThat(deliveredFirst).isBetween(1L, 4999L);
 
-        Pipeline second = TestPlugins.pipeline(yaml.replace("Count: 5000", "Count: 0"));
-        TestPlugins.Gate gate2 = TestPlugins.producer(second, "Out");
+        Pipeline second = PipelineHarness.pipeline(yaml.replace("Count: 5000", "Count: 0"));
+        HarnessPlugins.Gate gate2 = PipelineHarness.producer(second, "Out");
         gate2.permits.release(Integer.MAX_VALUE / 2);
         second.start();
-        TestPlugins.await("replayed", 10_000, () -> gate2.delivered == 5000 - deliveredFirst);
+        PipelineHarness.await("replayed", 10_000, () -> gate2.delivered == 5000 - deliveredFirst);
         second.stop();
         assertThat(gate2.delivered).isEqualTo(5000 - deliveredFirst);
     }
@@ -292,7 +293,7 @@ class DiskBufferTest {
 
         // Space again: /ready's probe sees it (at most once a second), and writes go on.
         space.set(Long.MAX_VALUE);
-        TestPlugins.await("ready after the disk has room", 10_000, buffer::isReady);
+        PipelineHarness.await("ready after the disk has room", 10_000, buffer::isReady);
         assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("can be written again");
         Answer kept = new Answer();
         Batch third = batch(20, 10);
@@ -372,7 +373,7 @@ class DiskBufferTest {
         String yaml = "Src:\n  Type: test.Numbers\n  Count: 0\n  KeepRunning: true\n  Streams: s\n"
                 + "Out:\n  Type: test.Collect\n  Streams: s\n  Buffer/Type: disk\n  Buffer/Path: " + dir + "\n"
                 + "  Buffer/SegmentSize: 1\n";
-        Pipeline p = TestPlugins.pipeline(yaml);
+        Pipeline p = PipelineHarness.pipeline(yaml);
         p.start();
         try {
             DiskBuffer buffer = (DiskBuffer) p.producers().get(0).buffer();

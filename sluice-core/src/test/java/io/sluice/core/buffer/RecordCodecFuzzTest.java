@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.sluice.core.TestPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
@@ -33,7 +33,7 @@ import java.util.zip.CRC32C;
  * A record that decodes encodes back to one that decodes the same.
  */
 class RecordCodecFuzzTest {
-    private static final PluginStats STATS = TestPlugins.pipeline(
+    private static final PluginStats STATS = PipelineHarness.pipeline(
             "S:\n  Type: test.Numbers\n  Streams: s\nC:\n  Type: test.Collect\n  Streams: s\n").producers().get(0).stats();
     private static final Log LOG = new Log(new PrintStream(PrintStream.nullOutputStream()), Log.ERROR);
 

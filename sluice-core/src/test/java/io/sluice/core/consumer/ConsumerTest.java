@@ -3,8 +3,8 @@ package io.sluice.core.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.TestPlugins;
-import io.sluice.core.TestPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.HarnessPlugins.Collect;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Pipeline;
@@ -28,11 +28,11 @@ class ConsumerTest {
 
     @Test
     void profilerChoosesAmongTemplates() throws Exception {
-        Pipeline p = TestPlugins.pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 500\n  Batches: 2\n  TemplateCount: 3\n"
+        Pipeline p = PipelineHarness.pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 500\n  Batches: 2\n  TemplateCount: 3\n"
                 + "  Message: \"%16s\"\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         p.start();
         assertThat(p.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-        Collect out = TestPlugins.producer(p, "Out");
+        Collect out = PipelineHarness.producer(p, "Out");
         Set<String> distinct = new HashSet<>(out.payloads);
         assertThat(out.payloads).hasSize(1000).allMatch(s -> s.length() == 16);
         assertThat(distinct).hasSizeBetween(2, 3);
@@ -40,13 +40,13 @@ class ConsumerTest {
 
     @Test
     void profilerAtARateSendsSmallBatchesNoFasterThanTheRate() throws Exception {
-        Pipeline p = TestPlugins.pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 400\n  Batches: 1\n  Rate: 2000\n"
+        Pipeline p = PipelineHarness.pipeline("Gen:\n  Type: consumer.Profiler\n  Runs: 400\n  Batches: 1\n  Rate: 2000\n"
                 + "  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n");
         long start = System.nanoTime();
         p.start();
         assertThat(p.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         double seconds = (System.nanoTime() - start) / 1e9;
-        Collect out = TestPlugins.producer(p, "Out");
+        Collect out = PipelineHarness.producer(p, "Out");
         assertThat(out.payloads).hasSize(400);
         assertThat(seconds).as("400 messages at 2,000 a second take at least 0.2 s").isGreaterThanOrEqualTo(0.19);
         assertThat(out.deliveries.get()).as("batches of 100 (a twentieth of the rate), not one of 400").isGreaterThanOrEqualTo(4);
@@ -64,7 +64,7 @@ class ConsumerTest {
         Pipeline p = pipelineWithConsole(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)));
         p.start();
         assertThat(p.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-        Collect out = TestPlugins.producer(p, "Out");
+        Collect out = PipelineHarness.producer(p, "Out");
         assertThat(out.payloads).containsExactly("one", "two", "", "three");
     }
 
@@ -84,10 +84,10 @@ class ConsumerTest {
         io.sluice.core.config.PluginSpec spec = io.sluice.core.config.PluginSpec.builder(
                 io.sluice.core.config.PluginKind.CONSUMER, "test.Stdin", "console on a test stream")
                 .params(Console.PIPE, Console.EXIT_ON_EOF, Console.MAX_MESSAGE_SIZE).factory(c -> new Console(c, in));
-        java.util.List<io.sluice.core.config.PluginSpec> all = new java.util.ArrayList<>(TestPlugins.registry().all());
+        java.util.List<io.sluice.core.config.PluginSpec> all = new java.util.ArrayList<>(PipelineHarness.builder().registry().all());
         all.add(spec);
         io.sluice.core.config.PluginRegistry r = new io.sluice.core.config.PluginRegistry(all);
         return new Pipeline(new io.sluice.core.config.ConfigLoader(r, Map.of()).loadString(
-                "In:\n  Type: test.Stdin\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n", "t.yaml"), r, TestPlugins.quietLog());
+                "In:\n  Type: test.Stdin\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n", "t.yaml"), r, PipelineHarness.quietLog());
     }
 }

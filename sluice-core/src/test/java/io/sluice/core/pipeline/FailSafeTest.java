@@ -1,11 +1,12 @@
 package io.sluice.core.pipeline;
 
-import static io.sluice.core.TestPlugins.await;
-import static io.sluice.core.TestPlugins.producer;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.TestPlugins;
+import io.sluice.core.testing.HarnessPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -58,11 +59,11 @@ class FailSafeTest {
     }
 
     private static Pipeline pipeline(String yaml, MemoryBudget memory) {
-        List<PluginSpec> all = new ArrayList<>(TestPlugins.registry().all());
+        List<PluginSpec> all = new ArrayList<>(PipelineHarness.builder().registry().all());
         all.add(Unbindable.SPEC);
         all.add(Dying.SPEC);
         PluginRegistry r = new PluginRegistry(all);
-        return new Pipeline(new ConfigLoader(r, Map.of()).loadString(yaml, "test.yaml"), r, TestPlugins.quietLog(), memory);
+        return new Pipeline(new ConfigLoader(r, Map.of()).loadString(yaml, "test.yaml"), r, PipelineHarness.quietLog(), memory);
     }
 
     @Test
@@ -98,7 +99,7 @@ class FailSafeTest {
         Pipeline p = pipeline("In:\n  Type: test.Numbers\n  Count: 20000\n  Streams: s\n"
                 + "Out:\n  Type: test.Gate\n  Streams: s\n  Channel: 1000000\n", memory);
         p.start();
-        TestPlugins.Gate gate = producer(p, "Out");
+        HarnessPlugins.Gate gate = producer(p, "Out");
         long maxUsed = 0;
         while (gate.delivered < 20000) {
             maxUsed = Math.max(maxUsed, memory.used());
@@ -119,7 +120,7 @@ class FailSafeTest {
                 + "Dropped:\n  Type: test.Collect\n  Streams: _DROPPED_\n", memory);
         p.start();
         assertThat(p.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        TestPlugins.Collect a = producer(p, "A");
+        HarnessPlugins.Collect a = producer(p, "A");
         assertThat(a.payloads).hasSize(200000);
         assertThat(memory.used()).as("bytes still reserved after everything was delivered").isZero();
     }

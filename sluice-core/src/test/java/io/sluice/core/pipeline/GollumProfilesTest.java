@@ -2,7 +2,7 @@ package io.sluice.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.TestPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
@@ -28,10 +28,10 @@ class GollumProfilesTest {
                 expected += (long) c.get(Profiler.RUNS) * c.get(Profiler.BATCHES);
             }
         }
-        Pipeline p = new Pipeline(configs, PluginRegistry.defaultRegistry(), TestPlugins.quietLog());
+        Pipeline p = new Pipeline(configs, PluginRegistry.defaultRegistry(), PipelineHarness.quietLog());
         p.start();
         assertThat(p.awaitTermination(120, TimeUnit.SECONDS)).as("profile " + name + " ended by itself").isTrue();
-        Benchmark bench = TestPlugins.producer(p, "Benchmark");
+        Benchmark bench = PipelineHarness.producer(p, "Benchmark");
         assertThat(bench.delivered()).isEqualTo(expected);
         assertThat(p.unroutedDiscarded()).isZero();
     }

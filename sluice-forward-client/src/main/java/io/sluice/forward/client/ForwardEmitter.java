@@ -1,28 +1,12 @@
 package io.sluice.forward.client;
 
-import io.sluice.forward.codec.ChunkIdGenerator;
-import io.sluice.forward.codec.EventBatch;
-import io.sluice.forward.codec.ForwardEncoder;
 import io.sluice.forward.codec.ForwardMode;
-import io.sluice.forward.codec.Gzip;
-import io.sluice.forward.codec.KeyCache;
-import io.sluice.forward.codec.MsgPackWriter;
 import java.io.Closeable;
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An asynchronous Fluent Forward emitter: {@code emit} encodes the event into a per-tag chunk in
@@ -42,46 +26,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * duplicates): at-least-once delivery. Without acks a chunk is released once written to the socket.
  *
  * <p>{@link #close()} flushes everything and waits, up to {@link Builder#closeTimeout}, until all is
- * delivered. Thread-safe: emit from any thread.
+ * delivered. Thread-safe: emit from any thread. The chunks live in a {@link ChunkBuffer}; a {@link ChunkSender}
+ * thread sends them.
  */
 public final class ForwardEmitter implements Closeable {
-    private static final int POOL_MAX = 16;
-
-    private final ForwardConfig cfg;
-    private final ForwardMode mode;
-    private final long capacity;
-    private final int chunkBytes;
-    private final long flushNanos;
-    private final int ackWindow;
     private final Duration closeTimeout;
-    private final KeyCache keys = new KeyCache();
-
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition work = lock.newCondition();
-    private final Condition released = lock.newCondition();
-    private final Map<String, Chunk> open = new HashMap<>();
-    private final ArrayDeque<Chunk> ready = new ArrayDeque<>();
-    private final LinkedHashMap<String, Chunk> inFlight = new LinkedHashMap<>();
-    private final ArrayDeque<EventBatch> pool = new ArrayDeque<>();
-    private long usedBytes;
-    private boolean closing;
-    private boolean stopped;
-    private boolean connectionFailed;
-
-    private final AtomicLong rejected = new AtomicLong();
-    private final AtomicLong resent = new AtomicLong();
+    private final ChunkBuffer buffer;
     private final Thread sender;
-    private final Sender senderState;
+    private final ChunkSender senderState;
 
     private ForwardEmitter(Builder b) {
-        cfg = b.cfg;
-        mode = b.mode;
-        capacity = b.bufferCapacity;
-        chunkBytes = b.chunkBytes;
-        flushNanos = b.flushInterval.toNanos();
-        ackWindow = b.ackWindow;
         closeTimeout = b.closeTimeout;
-        senderState = new Sender();
+        buffer = new ChunkBuffer(b.cfg, b.bufferCapacity, b.chunkBytes, b.flushInterval.toNanos(), b.ackWindow);
+        senderState = new ChunkSender(buffer, b.cfg, b.mode, b.threadName);
+        buffer.sender(senderState);
         sender = new Thread(senderState, b.threadName);
         sender.setDaemon(true);
         sender.start();
@@ -93,21 +51,6 @@ public final class ForwardEmitter implements Closeable {
      */
     public static Builder builder(ForwardConfig cfg) {
         return new Builder(cfg);
-    }
-
-    /** A chunk: events for one tag, then its id and send time once sent. */
-    private static final class Chunk {
-        final String tag;
-        final EventBatch batch;
-        final long openedNanos;
-        String id;
-        long sentNanos;
-
-        Chunk(String tag, EventBatch batch, long openedNanos) {
-            this.tag = tag;
-            this.batch = batch;
-            this.openedNanos = openedNanos;
-        }
     }
 
     /**
@@ -130,7 +73,7 @@ public final class ForwardEmitter implements Closeable {
      * @return true if buffered; false if the buffer is full or the emitter is closed
      */
     public boolean emit(String tag, Instant time, Map<String, ?> record) {
-        return append(tag, time.getEpochSecond(), time.getNano(), record, null);
+        return buffer.append(tag, time.getEpochSecond(), time.getNano(), record, null);
     }
 
     /**
@@ -142,7 +85,7 @@ public final class ForwardEmitter implements Closeable {
      * @return true if buffered; false if the buffer is full or the emitter is closed
      */
     public boolean emit(String tag, long epochNanos, Map<String, ?> record) {
-        return append(tag, Math.floorDiv(epochNanos, 1_000_000_000L),
+        return buffer.append(tag, Math.floorDiv(epochNanos, 1_000_000_000L),
                 (int) Math.floorMod(epochNanos, 1_000_000_000L), record, null);
     }
 
@@ -155,125 +98,33 @@ public final class ForwardEmitter implements Closeable {
      * @return true if buffered; false if the buffer is full or the emitter is closed
      */
     public boolean emitRaw(String tag, long epochNanos, byte[] record) {
-        return append(tag, Math.floorDiv(epochNanos, 1_000_000_000L),
+        return buffer.append(tag, Math.floorDiv(epochNanos, 1_000_000_000L),
                 (int) Math.floorMod(epochNanos, 1_000_000_000L), null, Objects.requireNonNull(record));
-    }
-
-    private boolean append(String tag, long seconds, int nanos, Map<String, ?> record, byte[] raw) {
-        lock.lock();
-        try {
-            if (closing) {
-                return false;
-            }
-            Chunk c = open.get(tag);
-            if (c == null) {
-                c = new Chunk(tag, takeBatch(), System.nanoTime());
-                open.put(tag, c);
-            }
-            if (!encode(c, seconds, nanos, record, raw)) {
-                rejected.incrementAndGet();
-                return false;
-            }
-            if (c.batch.sizeBytes() >= chunkBytes) {
-                seal(c);
-            }
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Encodes into the chunk, then undoes it if it broke the budget (size is known only after). */
-    private boolean encode(Chunk c, long seconds, int nanos, Map<String, ?> record, byte[] raw) {
-        int size = c.batch.sizeBytes();
-        int count = c.batch.count();
-        boolean ok = false;
-        try {
-            if (raw != null) {
-                c.batch.addRaw(seconds, nanos, raw, 0, raw.length);
-            } else {
-                c.batch.add(seconds, nanos, record);
-            }
-            long added = c.batch.sizeBytes() - size;
-            ok = usedBytes + added <= capacity;
-            if (ok) {
-                usedBytes += added;
-            }
-            return ok;
-        } finally {
-            if (!ok) {
-                c.batch.truncate(size, count);
-                if (c.batch.isEmpty()) {
-                    open.remove(c.tag);
-                    recycle(c.batch);
-                }
-            }
-        }
-    }
-
-    private EventBatch takeBatch() {
-        EventBatch b = pool.poll();
-        return b != null ? b : new EventBatch(cfg.timeFormat(), keys, Math.min(chunkBytes + 1024, 64 * 1024));
-    }
-
-    private void recycle(EventBatch b) {
-        // Keep a few buffers of working size; let outsized ones (one huge event) be collected.
-        if (pool.size() < POOL_MAX && b.capacity() <= 2 * chunkBytes + 64 * 1024) {
-            b.clear();
-            pool.add(b);
-        }
-    }
-
-    private void seal(Chunk c) {
-        open.remove(c.tag);
-        ready.add(c);
-        work.signal();
     }
 
     /** Asks the sender to send all open chunks now, without waiting for it. */
     public void flush() {
-        lock.lock();
-        try {
-            sealAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void sealAll() {
-        for (Chunk c : List.copyOf(open.values())) {
-            seal(c);
-        }
+        buffer.flush();
     }
 
     /** @return bytes of events accepted but not yet delivered (acknowledged, in ack mode) */
     public long bufferedBytes() {
-        lock.lock();
-        try {
-            return usedBytes;
-        } finally {
-            lock.unlock();
-        }
+        return buffer.usedBytes();
     }
 
     /** @return chunks sent and awaiting their ack */
     public int inFlightChunks() {
-        lock.lock();
-        try {
-            return inFlight.size();
-        } finally {
-            lock.unlock();
-        }
+        return buffer.inFlightChunks();
     }
 
     /** @return events refused because the buffer was full */
     public long rejectedEvents() {
-        return rejected.get();
+        return buffer.rejected();
     }
 
     /** @return chunks put back in the queue to be sent again after a failure or a missing ack */
     public long resentChunks() {
-        return resent.get();
+        return buffer.resent();
     }
 
     /**
@@ -293,37 +144,10 @@ public final class ForwardEmitter implements Closeable {
      */
     public boolean close(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        boolean drained;
-        lock.lock();
-        try {
-            closing = true;
-            sealAll();
-            drained = awaitDrained(deadline);
-            stopped = true;
-            work.signalAll();
-            released.signalAll(); // ends a retry backoff early
-        } finally {
-            lock.unlock();
-        }
+        boolean drained = buffer.closeAndDrain(deadline);
         senderState.closeConnection();
         joinSender(deadline);
         return drained;
-    }
-
-    private boolean awaitDrained(long deadline) {
-        while (usedBytes > 0) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            try {
-                released.awaitNanos(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
     }
 
     private void joinSender(long deadline) {
@@ -331,241 +155,6 @@ public final class ForwardEmitter implements Closeable {
             sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void release(Chunk c) {
-        usedBytes -= c.batch.sizeBytes();
-        recycle(c.batch);
-        released.signalAll();
-    }
-
-    /** Called by the ack reader. */
-    private void onAck(String id) {
-        lock.lock();
-        try {
-            Chunk c = inFlight.remove(id);
-            if (c != null) {
-                release(c);
-                work.signal(); // the window has room again
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The background thread: owns the connection, frames and writes chunks, watches ack timeouts. */
-    private final class Sender implements Runnable {
-        private final ForwardEncoder encoder = new ForwardEncoder(cfg.timeFormat(), new Gzip());
-        private final MsgPackWriter frame = new MsgPackWriter(64 * 1024);
-        private final ChunkIdGenerator ids = new ChunkIdGenerator();
-        private volatile Connection conn;
-        private int failures;
-
-        @Override
-        public void run() {
-            try {
-                while (true) {
-                    List<Chunk> batch = nextToSend();
-                    if (batch == null) {
-                        return;
-                    }
-                    sendAll(batch);
-                }
-            } finally {
-                closeConnection();
-                encoder.close();
-            }
-        }
-
-        /** Waits for work; returns chunks to write now (possibly none), or null to stop. */
-        private List<Chunk> nextToSend() {
-            lock.lock();
-            try {
-                while (true) {
-                    if (stopped) {
-                        return null;
-                    }
-                    long now = System.nanoTime();
-                    sealExpired(now);
-                    if (connectionFailed || ackOverdue(now)) {
-                        connectionFailed = false;
-                        return failAndRequeue(null);
-                    }
-                    List<Chunk> out = takeReady(now);
-                    if (!out.isEmpty()) {
-                        return out;
-                    }
-                    awaitWork();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private void sealExpired(long now) {
-            for (Iterator<Chunk> it = open.values().iterator(); it.hasNext(); ) {
-                Chunk c = it.next();
-                if (now - c.openedNanos >= flushNanos) {
-                    it.remove();
-                    ready.add(c);
-                }
-            }
-        }
-
-        private boolean ackOverdue(long now) {
-            if (inFlight.isEmpty()) {
-                return false;
-            }
-            Chunk oldest = inFlight.values().iterator().next();
-            return now - oldest.sentNanos > cfg.ackTimeout().toNanos();
-        }
-
-        /** Moves chunks to send out of the queue; in ack mode registers them as in flight first. */
-        private List<Chunk> takeReady(long now) {
-            List<Chunk> out = new ArrayList<>();
-            while (!ready.isEmpty() && (!cfg.requireAck() || inFlight.size() < ackWindow)) {
-                Chunk c = ready.poll();
-                if (cfg.requireAck()) {
-                    if (c.id == null) {
-                        c.id = ids.next();
-                    }
-                    c.sentNanos = now;
-                    inFlight.put(c.id, c); // before writing: the ack may beat the write's return
-                }
-                out.add(c);
-            }
-            return out;
-        }
-
-        private void awaitWork() {
-            // Wake at least this often to seal aged chunks and notice overdue acks.
-            long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(1),
-                    Math.min(flushNanos, cfg.ackTimeout().toNanos()) / 4);
-            try {
-                work.awaitNanos(tick);
-            } catch (InterruptedException e) {
-                stopped = true;
-            }
-        }
-
-        private void sendAll(List<Chunk> chunks) {
-            for (int i = 0; i < chunks.size(); i++) {
-                Chunk c = chunks.get(i);
-                try {
-                    write(c);
-                } catch (IOException e) {
-                    lock.lock();
-                    try {
-                        failAndRequeue(chunks.subList(i, chunks.size()));
-                    } finally {
-                        lock.unlock();
-                    }
-                    return;
-                }
-                if (!cfg.requireAck()) {
-                    lock.lock();
-                    try {
-                        release(c);
-                    } finally {
-                        lock.unlock();
-                    }
-                }
-            }
-            if (!chunks.isEmpty()) {
-                failures = 0; // a whole batch went out: the connection works again
-            }
-        }
-
-        private void write(Chunk c) throws IOException {
-            Connection k = connection();
-            frame.clear();
-            encoder.frame(mode, frame, c.tag, c.batch, c.id);
-            k.write(frame.array(), 0, frame.size());
-        }
-
-        private Connection connection() throws IOException {
-            Connection k = conn;
-            if (k == null || !k.isOpen()) {
-                k = Connection.open(cfg, true); // whole chunks: nothing to coalesce
-                conn = k;
-                if (cfg.requireAck()) {
-                    startAckReader(k);
-                }
-            }
-            return k;
-        }
-
-        private void startAckReader(Connection k) {
-            Thread t = new Thread(() -> readAcks(k), sender.getName() + "-acks");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        private void readAcks(Connection k) {
-            try {
-                while (true) {
-                    String id = k.readAck(0);
-                    if (id != null) {
-                        onAck(id);
-                    }
-                }
-            } catch (IOException e) {
-                lock.lock();
-                try {
-                    if (k == conn && !stopped) {
-                        connectionFailed = true; // the sender reconnects and resends
-                        work.signal();
-                    }
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-
-        /**
-         * Under the lock: drops the connection, puts unacknowledged and unsent chunks back at the
-         * head of the queue in their original order, and backs off before the next attempt.
-         */
-        private List<Chunk> failAndRequeue(List<Chunk> unsent) {
-            closeConnection();
-            List<Chunk> back = new ArrayList<>(inFlight.values());
-            inFlight.clear();
-            if (unsent != null) {
-                for (Chunk c : unsent) {
-                    if (!back.contains(c)) {
-                        back.add(c);
-                    }
-                }
-            }
-            for (int i = back.size() - 1; i >= 0; i--) {
-                ready.addFirst(back.get(i));
-            }
-            resent.addAndGet(back.size());
-            backoff();
-            return List.of();
-        }
-
-        private void backoff() {
-            long delay = Math.min(cfg.retryBackoff().toNanos() << Math.min(failures++, 20),
-                    cfg.maxRetryBackoff().toNanos());
-            long deadline = System.nanoTime() + delay;
-            try {
-                // Waiting on the condition releases the lock, so emit() is not blocked meanwhile.
-                while (!stopped && deadline - System.nanoTime() > 0) {
-                    released.awaitNanos(deadline - System.nanoTime());
-                }
-            } catch (InterruptedException e) {
-                stopped = true;
-            }
-        }
-
-        void closeConnection() {
-            Connection k = conn;
-            conn = null;
-            if (k != null) {
-                k.close();
-            }
         }
     }
 

@@ -1,12 +1,12 @@
 package io.sluice.forward.client;
 
+import io.sluice.forward.codec.Digests;
 import io.sluice.forward.codec.ForwardProtocolException;
 import io.sluice.forward.codec.MsgPackReader;
 import io.sluice.forward.codec.MsgPackWriter;
 import io.sluice.forward.codec.ValueType;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 
 /**
@@ -62,10 +62,10 @@ final class Handshake {
         w.writeString("PING");
         w.writeString(cfg.selfHostname());
         w.writeBin(salt, 0, salt.length);
-        w.writeString(sharedKeyDigest(salt, cfg.selfHostname(), helo.nonce, cfg.sharedKey()));
+        w.writeString(Digests.sharedKey(salt, cfg.selfHostname(), helo.nonce, cfg.sharedKey()));
         boolean userAuth = helo.authSalt.length > 0;
         w.writeString(userAuth ? cfg.username() : "");
-        w.writeString(userAuth ? sha512Hex(helo.authSalt, utf8(cfg.username()), utf8(cfg.password())) : "");
+        w.writeString(userAuth ? Digests.password(helo.authSalt, cfg.username(), cfg.password()) : "");
         return w.toByteArray();
     }
 
@@ -82,24 +82,10 @@ final class Handshake {
         }
         String serverHost = r.readString();
         String digest = r.readString();
-        if (!digest.equals(sharedKeyDigest(salt, serverHost, nonce, cfg.sharedKey()))) {
+        if (!digest.equals(Digests.sharedKey(salt, serverHost, nonce, cfg.sharedKey()))) {
             throw new ForwardAuthenticationException("server " + serverHost
                     + " does not know the shared key (PONG digest mismatch)");
         }
     }
 
-    /**
-     * @return hex SHA-512 of salt + hostname + nonce + shared key, the digest both sides send
-     */
-    static String sharedKeyDigest(byte[] salt, String hostname, byte[] nonce, String sharedKey) {
-        return sha512Hex(salt, utf8(hostname), nonce, utf8(sharedKey));
-    }
-
-    static String sha512Hex(byte[]... parts) {
-        return io.sluice.forward.codec.Digests.sha512Hex(parts);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
 }

@@ -23,6 +23,16 @@ public final class Digests {
         }
     }
 
+    /** The shared_key digest PING and PONG carry: hex SHA-512 of salt, hostname, nonce and shared key. */
+    public static String sharedKey(byte[] salt, String hostname, byte[] nonce, String sharedKey) {
+        return sha512Hex(salt, utf8(hostname), nonce, utf8(sharedKey));
+    }
+
+    /** The password digest a PING carries for user authentication: hex SHA-512 of auth salt, user, password. */
+    public static String password(byte[] authSalt, String username, String password) {
+        return sha512Hex(authSalt, utf8(username), utf8(password));
+    }
+
     /** UTF-8 bytes of a handshake string. */
     public static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);

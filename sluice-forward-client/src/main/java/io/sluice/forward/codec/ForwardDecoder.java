@@ -15,6 +15,8 @@ import java.nio.ByteBuffer;
  * only the tag string and option strings per frame. Use {@link FrameScanner} first to find where
  * a frame ends in a byte stream. Not thread-safe: one decoder per connection or thread.
  */
+// Over 400 lines: the four frame modes, options and the suspend/resume state of one frame belong together;
+// the entry time slot is in EntryTime.
 public final class ForwardDecoder implements AutoCloseable {
     /** Default limit on a decompressed payload: 64 MiB. */
     public static final long DEFAULT_MAX_DECOMPRESSED_BYTES = 64L << 20;
@@ -51,10 +53,8 @@ public final class ForwardDecoder implements AutoCloseable {
     private String chunk;
     private long size;
     private String compressed;
-    private long seconds;
-    private int nanos;
-    private int metaOffset;
-    private int metaLength;
+    /** The current event's time and v1.5 metadata. */
+    private final EntryTime time = new EntryTime();
 
     /** Creates a decoder with the default decompression limit. */
     public ForwardDecoder() {
@@ -326,7 +326,7 @@ public final class ForwardDecoder implements AutoCloseable {
     private int decodeMessage(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
         int at = r.position();
         try {
-            readTime(r, true);
+            time.read(r, true);
             emit(r, tag, sink);
         } catch (DecodeSuspendedException e) {
             r.position(at);
@@ -394,7 +394,7 @@ public final class ForwardDecoder implements AutoCloseable {
         if (n != 2) {
             throw new ForwardProtocolException(at, "an entry is [time, record], found an array of " + n);
         }
-        readTime(in, true);
+        time.read(in, true);
         emit(in, tag, sink);
     }
 
@@ -405,74 +405,8 @@ public final class ForwardDecoder implements AutoCloseable {
         int start = in.position();
         // Depth-limited: the record goes on to recursive readers and writers (RecordView.toMap, the JSON mapping).
         in.skipValueLimited();
-        view.set(in.array(), start, in.position() - start, metaOffset, metaLength);
-        sink.onEvent(tag, seconds, nanos, view);
-    }
-
-    /** Reads any accepted time form into {@code seconds}, {@code nanos} and the metadata fields. */
-    private void readTime(MsgPackReader in, boolean allowMetadata) throws ForwardProtocolException {
-        metaOffset = -1;
-        metaLength = 0;
-        int b = in.peek();
-        switch (ValueType.of(b)) {
-            case EXTENSION -> readEventTime(in);
-            case INTEGER -> {
-                seconds = in.readLong();
-                nanos = 0;
-            }
-            case FLOAT -> readFloatTime(in.readDouble());
-            case ARRAY -> {
-                if (!allowMetadata) {
-                    throw in.error("time must be EventTime, integer or float, found a nested array");
-                }
-                readTimeWithMetadata(in);
-            }
-            default -> throw in.error("time must be EventTime, integer or float, found "
-                    + ValueType.describe(b));
-        }
-    }
-
-    private void readEventTime(MsgPackReader in) throws ForwardProtocolException {
-        long at = in.offset();
-        long header = in.readExtHeader();
-        int type = (int) (header >> 32);
-        int len = (int) header;
-        if (type != EventTime.EXT_TYPE || len != 8) {
-            throw new ForwardProtocolException(at, "time ext must be type 0 with 8 bytes, found type "
-                    + type + " with " + len);
-        }
-        seconds = in.readUint32Raw();
-        long ns = in.readUint32Raw();
-        if (ns > 999_999_999L) {
-            throw new ForwardProtocolException(at, "EventTime nanoseconds out of range: " + ns);
-        }
-        nanos = (int) ns;
-    }
-
-    private void readFloatTime(double t) {
-        double floor = Math.floor(t);
-        seconds = (long) floor;
-        nanos = (int) Math.min(999_999_999L, Math.round((t - floor) * 1e9));
-    }
-
-    /** v1.5 / Fluent Bit: the time slot holds {@code [time, {metadata}]}. */
-    private void readTimeWithMetadata(MsgPackReader in) throws ForwardProtocolException {
-        long at = in.offset();
-        int n = in.readArrayHeader();
-        if (n < 1) {
-            throw new ForwardProtocolException(at, "empty [time, metadata] array");
-        }
-        readTime(in, false);
-        for (int i = 1; i < n; i++) {
-            int start = in.position();
-            if (i == 1 && in.nextType() == ValueType.MAP) {
-                in.skipValueLimited(); // handed on with the record
-                metaOffset = start;
-                metaLength = in.position() - start;
-            } else {
-                in.skipValue();
-            }
-        }
+        view.set(in.array(), start, in.position() - start, time.metaOffset, time.metaLength);
+        sink.onEvent(tag, time.seconds, time.nanos, view);
     }
 
     /** Frees zlib's native memory now rather than when collected. */

@@ -3,9 +3,6 @@ package io.sluice.forward.codec;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,6 +17,8 @@ import java.util.Map;
  * their string form, bin keys are read as UTF-8), ext type 0 with 8 bytes {@link EventTime}, other
  * ext {@link ExtValue}. Not thread-safe.
  */
+// Over 400 lines: one bounds-checked, documented public read per msgpack format family, and the iterative
+// skips; the object mapping is in ValueReader.
 public final class MsgPackReader {
     /** Deeper values are refused when decoding to objects, so hostile input cannot blow the stack. */
     public static final int MAX_DEPTH = 256;
@@ -408,7 +407,7 @@ public final class MsgPackReader {
      * @throws ForwardProtocolException when the input is malformed or truncated
      */
     public Object readValue() throws ForwardProtocolException {
-        return readValue(0);
+        return ValueReader.readValue(this, 0);
     }
 
     /**
@@ -417,81 +416,15 @@ public final class MsgPackReader {
      */
     public Map<String, Object> readMap() throws ForwardProtocolException {
         int n = readMapHeader();
-        return readMapBody(n, 1);
+        return ValueReader.readMapBody(this, n, 1);
     }
 
-    private Object readValue(int depth) throws ForwardProtocolException {
-        if (depth > MAX_DEPTH) {
-            throw error("values nested deeper than " + MAX_DEPTH);
-        }
-        int b = peek();
-        return switch (ValueType.of(b)) {
-            case NIL -> { pos++; yield null; }
-            case BOOLEAN -> readBoolean();
-            case INTEGER -> b == 0xcf ? readUint64() : (Object) readLong();
-            case FLOAT -> b == 0xca ? (Object) (float) readDouble() : (Object) readDouble();
-            case STRING -> readString();
-            case BINARY -> readBinary();
-            case ARRAY -> readList(readArrayHeader(), depth + 1);
-            case MAP -> readMapBody(readMapHeader(), depth + 1);
-            case EXTENSION -> readExt();
-            case INVALID -> throw error("invalid msgpack format byte 0x" + Integer.toHexString(b));
-        };
-    }
-
-    private Object readUint64() throws ForwardProtocolException {
+    /** Reads a uint 64 (the format byte is at the position): a Long, or a BigInteger above Long.MAX_VALUE. */
+    Object readUint64() throws ForwardProtocolException {
         pos++;
         need(8);
         long v = raw64();
         return v >= 0 ? (Object) v : new BigInteger(Long.toUnsignedString(v));
-    }
-
-    private byte[] readBinary() throws ForwardProtocolException {
-        int len = readStrOrBinHeader();
-        byte[] out = new byte[len];
-        System.arraycopy(buf, pos, out, 0, len);
-        pos += len;
-        return out;
-    }
-
-    private Object readExt() throws ForwardProtocolException {
-        long h = readExtHeader();
-        int type = (int) (h >> 32);
-        int len = (int) h;
-        if (type == EventTime.EXT_TYPE && len == 8) {
-            return new EventTime(raw32(), (int) raw32());
-        }
-        byte[] data = new byte[len];
-        System.arraycopy(buf, pos, data, 0, len);
-        pos += len;
-        return new ExtValue((byte) type, data);
-    }
-
-    private List<Object> readList(int n, int depth) throws ForwardProtocolException {
-        // Cap the pre-size by what the input can hold, so a forged count cannot allocate much.
-        List<Object> list = new ArrayList<>(Math.min(n, limit - pos));
-        for (int i = 0; i < n; i++) {
-            list.add(readValue(depth));
-        }
-        return list;
-    }
-
-    private Map<String, Object> readMapBody(int n, int depth) throws ForwardProtocolException {
-        Map<String, Object> map = new LinkedHashMap<>(Math.min(n, (limit - pos) / 2) * 4 / 3 + 1);
-        for (int i = 0; i < n; i++) {
-            String key = readKey(depth);
-            map.put(key, readValue(depth));
-        }
-        return map;
-    }
-
-    private String readKey(int depth) throws ForwardProtocolException {
-        ValueType t = nextType();
-        if (t == ValueType.STRING || t == ValueType.BINARY) {
-            return readString();
-        }
-        Object k = readValue(depth);
-        return String.valueOf(k);
     }
 
     private int length(int bytes) throws ForwardProtocolException {

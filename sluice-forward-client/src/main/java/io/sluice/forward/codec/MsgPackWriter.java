@@ -1,11 +1,8 @@
 package io.sluice.forward.codec;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Map;
 
 /**
@@ -17,9 +14,13 @@ import java.util.Map;
  *
  * <p>Not thread-safe.
  */
+// Over 400 lines: one documented public write per msgpack format family over the one buffer; Java values are
+// in ValueWriter, string encoding in Utf8Encoding.
 public final class MsgPackWriter {
     private byte[] buf;
     private int pos;
+    /** Writes Java values (records, maps, numbers...) through this writer's primitives. */
+    private final ValueWriter values = new ValueWriter(this);
 
     /** Creates a writer with a 256-byte initial array. */
     public MsgPackWriter() {
@@ -356,10 +357,10 @@ public final class MsgPackWriter {
             return;
         }
         pos = start;
-        int len = utf8Length(s, n);
+        int len = Utf8Encoding.length(s, n);
         writeStringHeader(len);
         ensure(len);
-        writeUtf8(s, n);
+        pos = Utf8Encoding.encode(s, n, buf, pos);
     }
 
     /**
@@ -394,61 +395,6 @@ public final class MsgPackWriter {
         return true;
     }
 
-    private void writeUtf8(String s, int n) {
-        byte[] b = buf;
-        int p = pos;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                b[p++] = (byte) c;
-            } else if (c < 0x800) {
-                b[p++] = (byte) (0xc0 | (c >> 6));
-                b[p++] = (byte) (0x80 | (c & 0x3f));
-            } else if (Character.isSurrogate(c)) {
-                if (isPair(s, i, n)) {
-                    int cp = Character.toCodePoint(c, s.charAt(++i));
-                    b[p++] = (byte) (0xf0 | (cp >> 18));
-                    b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
-                    b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
-                    b[p++] = (byte) (0x80 | (cp & 0x3f));
-                } else {
-                    b[p++] = '?';
-                }
-            } else {
-                b[p++] = (byte) (0xe0 | (c >> 12));
-                b[p++] = (byte) (0x80 | ((c >> 6) & 0x3f));
-                b[p++] = (byte) (0x80 | (c & 0x3f));
-            }
-        }
-        pos = p;
-    }
-
-    private static boolean isPair(String s, int i, int n) {
-        return Character.isHighSurrogate(s.charAt(i)) && i + 1 < n
-                && Character.isLowSurrogate(s.charAt(i + 1));
-    }
-
-    /** Counts UTF-8 bytes first so the header can be written before the bytes, with no copy. */
-    private static int utf8Length(String s, int n) {
-        int len = n;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c >= 0x80) {
-                if (c < 0x800) {
-                    len += 1;
-                } else if (Character.isSurrogate(c)) {
-                    if (isPair(s, i, n)) {
-                        len += 2; // 4 bytes for 2 chars
-                        i++;
-                    }
-                } else {
-                    len += 2;
-                }
-            }
-        }
-        return len;
-    }
-
     /**
      * Writes a record: a map with string keys encoded through the cache.
      *
@@ -456,31 +402,8 @@ public final class MsgPackWriter {
      * @param keys   cache for key encodings
      */
     public void writeRecord(Map<String, ?> record, KeyCache keys) {
-        writeMapHeader(record.size());
-        // forEach with a reused consumer: HashMap and LinkedHashMap walk their tables without the entry-set
-        // iterator that a for-each loop allocates per record (the one allocation left on the send path).
-        RecordEntryWriter w = entryWriter;
-        KeyCache previous = w.keys;
-        w.keys = keys;
-        try {
-            record.forEach(w);
-        } finally {
-            w.keys = previous;
-        }
+        values.writeRecord(record, keys);
     }
-
-    /** Writes one record entry; reused, so writing a record allocates nothing. */
-    private final class RecordEntryWriter implements java.util.function.BiConsumer<String, Object> {
-        private KeyCache keys;
-
-        @Override
-        public void accept(String key, Object value) {
-            writeString(key, keys);
-            writeValue(value, keys);
-        }
-    }
-
-    private final RecordEntryWriter entryWriter = new RecordEntryWriter();
 
     /**
      * Writes any supported Java value: null, String, Boolean, integral Number (Byte, Short, Integer,
@@ -493,89 +416,14 @@ public final class MsgPackWriter {
      * @param keys cache for map key encodings
      */
     public void writeValue(Object v, KeyCache keys) {
-        if (v == null) {
-            writeNil();
-        } else if (v instanceof String s) {
-            writeString(s);
-        } else if (v instanceof Number n) {
-            writeNumber(n);
-        } else if (v instanceof Boolean b) {
-            writeBoolean(b);
-        } else if (v instanceof Map<?, ?> m) {
-            writeMap(m, keys);
-        } else if (v instanceof Collection<?> c) {
-            writeCollection(c, keys);
-        } else {
-            writeOther(v, keys);
-        }
+        values.writeValue(v, keys);
     }
 
-    private void writeOther(Object v, KeyCache keys) {
-        if (v instanceof byte[] b) {
-            writeBin(b, 0, b.length);
-        } else if (v instanceof Object[] a) {
-            writeArrayHeader(a.length);
-            for (Object o : a) {
-                writeValue(o, keys);
-            }
-        } else if (v instanceof EventTime t) {
-            writeEventTime(t.seconds(), t.nanos());
-        } else if (v instanceof Instant t) {
-            writeEventTime(t.getEpochSecond(), t.getNano());
-        } else if (v instanceof ExtValue x) {
-            writeExtHeader(x.type(), x.data().length);
-            writeRaw(x.data());
-        } else {
-            writeString(v.toString());
-        }
-    }
-
-    private void writeNumber(Number n) {
-        if (n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte) {
-            writeLong(n.longValue());
-        } else if (n instanceof Double d) {
-            writeDouble(d);
-        } else if (n instanceof Float f) {
-            writeFloat(f);
-        } else if (n instanceof BigInteger b && b.bitLength() <= 64) {
-            writeBigInteger(b);
-        } else if (n instanceof BigDecimal || n instanceof BigInteger) {
-            writeDouble(n.doubleValue());
-        } else {
-            writeLong(n.longValue()); // AtomicLong, LongAdder and other integral counters
-        }
-    }
-
-    private void writeBigInteger(BigInteger b) {
-        if (b.bitLength() < 64) {
-            writeLong(b.longValue());
-        } else if (b.signum() > 0) {
-            ensure(9);
-            buf[pos++] = (byte) 0xcf;
-            putLong(b.longValue());
-        } else {
-            writeDouble(b.doubleValue());
-        }
-    }
-
-    private void writeMap(Map<?, ?> m, KeyCache keys) {
-        writeMapHeader(m.size());
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-            Object k = e.getKey();
-            if (k instanceof String s) {
-                writeString(s, keys);
-            } else {
-                writeValue(k, keys);
-            }
-            writeValue(e.getValue(), keys);
-        }
-    }
-
-    private void writeCollection(Collection<?> c, KeyCache keys) {
-        writeArrayHeader(c.size());
-        for (Object o : c) {
-            writeValue(o, keys);
-        }
+    /** Writes a uint 64 (for values of 2^63 and more, whose bits are negative as a long). */
+    void writeUint64(long bits) {
+        ensure(9);
+        buf[pos++] = (byte) 0xcf;
+        putLong(bits);
     }
 
     private void put1(int b) {

@@ -5,12 +5,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.forward.codec.Digests;
 import io.sluice.forward.codec.ForwardProtocolException;
 import io.sluice.forward.codec.MsgPackReader;
 import io.sluice.forward.codec.MsgPackWriter;
 import io.sluice.forward.codec.ValueType;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -190,9 +190,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             for (int i = 0; i < entries; i++) {
                 String key = r.readString();
                 if (key.equals("nonce")) {
-                    nonce = bytes(r);
+                    nonce = r.readBytes();
                 } else if (key.equals("auth")) {
-                    authSalt = bytes(r);
+                    authSalt = r.readBytes();
                 } else {
                     r.skipValue();
                 }
@@ -205,9 +205,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             w.writeString("PING");
             w.writeString(selfHostname);
             w.writeBin(salt, 0, salt.length);
-            w.writeString(sha512Hex(salt, utf8(selfHostname), nonce, utf8(sharedKey)));
+            w.writeString(Digests.sharedKey(salt, selfHostname, nonce, sharedKey));
             w.writeString(userAuth ? username : "");
-            w.writeString(userAuth ? sha512Hex(authSalt, utf8(username), utf8(password)) : "");
+            w.writeString(userAuth ? Digests.password(authSalt, username, password) : "");
             ctx.writeAndFlush(ctx.alloc().buffer(w.size()).writeBytes(w.array(), 0, w.size()));
         } else if (nonce != null && kind.equals("PONG") && n >= 5) {
             boolean ok = r.nextType() == ValueType.BOOLEAN && r.readBoolean();
@@ -216,7 +216,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             String digest = r.readString();
             if (!ok) {
                 fail(ctx, "server " + address + " refused the handshake: " + reason);
-            } else if (!digest.equals(sha512Hex(salt, utf8(serverHost), nonce, utf8(sharedKey)))) {
+            } else if (!digest.equals(Digests.sharedKey(salt, serverHost, nonce, sharedKey))) {
                 fail(ctx, "server " + address + " (" + serverHost + ") does not know the shared key");
             } else {
                 ready.complete(null);
@@ -246,19 +246,4 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    private static byte[] bytes(MsgPackReader r) throws ForwardProtocolException {
-        int len = r.readStrOrBinHeader();
-        byte[] v = new byte[len];
-        System.arraycopy(r.array(), r.position(), v, 0, len);
-        r.position(r.position() + len);
-        return v;
-    }
-
-    private static String sha512Hex(byte[]... parts) {
-        return io.sluice.forward.codec.Digests.sha512Hex(parts);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
 }

@@ -100,7 +100,7 @@ class HeartbeatTest {
             Pipeline r = relay(relayPort, "\"127.0.0.1:" + primary.port() + "\", \"127.0.0.1:" + backupPort + "\"",
                     "  HeartbeatType: udp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1500\n  RecoverWaitMs: 300\n");
             awaitReady(r);
-            Forward fwd = producer(r, "Fwd");
+            ForwardProducer fwd = producer(r, "Fwd");
             await("heartbeats answered by the primary", 10_000, () -> primary.heartbeats.get() >= 3);
 
             send(relayPort, 0, 300);
@@ -139,7 +139,7 @@ class HeartbeatTest {
         int relayPort = freePort();
         Pipeline r = relay(relayPort, "\"127.0.0.1:" + primaryPort + "\", \"127.0.0.1:" + backupPort + "\"",
                 "  HeartbeatType: tcp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1000\n  RecoverWaitMs: 200\n");
-        Forward fwd = producer(r, "Fwd");
+        ForwardProducer fwd = producer(r, "Fwd");
         await("the primary marked down", 10_000, () -> !fwd.serverUp(0));
         awaitReady(r);
         send(relayPort, 0, 200);
@@ -161,7 +161,7 @@ class HeartbeatTest {
         Pipeline r = relay(relayPort, "\"127.0.0.1:" + sinkPort + "\"",
                 "  HeartbeatType: udp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1000\n  RecoverWaitMs: 0\n");
         awaitReady(r);
-        Forward fwd = producer(r, "Fwd");
+        ForwardProducer fwd = producer(r, "Fwd");
         send(relayPort, 0, 10);
         // Nothing is being sent: without heartbeats the producer would go on looking ready.
         sink.stop();

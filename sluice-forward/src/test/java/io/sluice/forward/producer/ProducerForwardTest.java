@@ -191,7 +191,7 @@ class ProducerForwardTest {
         int sinkPort = freePort();
         int relayPort = freePort();
         Pipeline r = relay(relayPort, "  Servers: [\"127.0.0.1:" + sinkPort + "\"]\n  ConnectTimeoutMs: 500\n");
-        Forward fwd = producer(r, "Fwd");
+        ForwardProducer fwd = producer(r, "Fwd");
         assertThat(fwd.isReady()).isFalse();
         Thread sender = new Thread(() -> {
             try {
