@@ -3,6 +3,7 @@ package io.sluice.cli;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.message.Streams;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,29 +15,11 @@ import java.util.Set;
  */
 final class Graph {
     /** A node: a plugin or a stream. */
-    static final class Node {
-        final String id;
-        final String label;
-        final String shape;
-
-        Node(String id, String label, String shape) {
-            this.id = id;
-            this.label = label;
-            this.shape = shape;
-        }
+    record Node(String id, String label, String shape) {
     }
 
     /** An edge; dashed for fallback routes. */
-    static final class Edge {
-        final String from;
-        final String to;
-        final boolean dashed;
-
-        Edge(String from, String to, boolean dashed) {
-            this.from = from;
-            this.to = to;
-            this.dashed = dashed;
-        }
+    record Edge(String from, String to, boolean dashed) {
     }
 
     final List<Node> nodes = new ArrayList<>();
@@ -96,7 +79,7 @@ final class Graph {
             for (PluginConfig c : configs) {
                 if (c.spec().kind() == PluginKind.PRODUCER && c.get(PluginSpec.STREAMS).contains("*")) {
                     for (Node n : new ArrayList<>(g.nodes)) {
-                        if (n.shape.equals("ellipse") && !n.label.startsWith("_")) {
+                        if (n.shape.equals("ellipse") && !Streams.isInternal(n.label)) {
                             g.edge(n.id, c.id(), false);
                         }
                     }

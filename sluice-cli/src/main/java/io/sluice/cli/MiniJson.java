@@ -1,169 +1,85 @@
 package io.sluice.cli;
 
+import io.sluice.core.json.JsonFields;
+import io.sluice.core.json.JsonScanner;
+import io.sluice.core.json.JsonStrings;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Reads the admin API's JSON (objects, arrays, strings, numbers, booleans, null) into maps and lists. */
+/**
+ * Reads the admin API's JSON into maps, lists, Strings, Longs, Doubles, Booleans and nulls, for {@code sluice top}.
+ * Validation and escapes are the project's one JSON scanner's ({@link JsonScanner}); this only builds the tree.
+ */
 final class MiniJson {
-    private final String s;
-    private int i;
+    private final byte[] text;
+    private final JsonScanner scanner = new JsonScanner();
 
-    private MiniJson(String s) {
-        this.s = s;
+    private MiniJson(byte[] text) {
+        this.text = text;
     }
 
-    static Object parse(String text) {
-        MiniJson p = new MiniJson(text);
-        Object v = p.value();
-        p.ws();
-        if (p.i != text.length()) {
-            throw p.error("trailing characters");
+    /** The value {@code json} holds; an {@link IllegalArgumentException} says where it is not valid JSON. */
+    static Object parse(String json) {
+        MiniJson p = new MiniJson(json.getBytes(StandardCharsets.UTF_8));
+        JsonScanner s = p.scanner;
+        if (!s.scanValue(p.text, 0, p.text.length)) {
+            throw new IllegalArgumentException("bad JSON at offset " + s.errorOffset() + ": " + s.errorReason());
         }
-        return v;
+        return p.value(s.kind(), s.valueStart(), s.valueEnd() - s.valueStart(), s.valueEscaped());
     }
 
-    private Object value() {
-        ws();
-        if (i >= s.length()) {
-            throw error("unexpected end");
-        }
-        char c = s.charAt(i);
-        switch (c) {
-            case '{':
-                return object();
-            case '[':
-                return array();
-            case '"':
-                return string();
-            case 't':
-                return literal("true", Boolean.TRUE);
-            case 'f':
-                return literal("false", Boolean.FALSE);
-            case 'n':
-                return literal("null", null);
-            default:
-                return number();
-        }
-    }
-
-    private Map<String, Object> object() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        i++;
-        ws();
-        if (s.charAt(i) == '}') {
-            i++;
-            return m;
-        }
-        while (true) {
-            ws();
-            String k = string();
-            ws();
-            expect(':');
-            m.put(k, value());
-            ws();
-            if (s.charAt(i) == ',') {
-                i++;
-            } else {
-                expect('}');
+    private Object value(byte kind, int off, int len, boolean escaped) {
+        switch (kind) {
+            case JsonFields.OBJECT: {
+                JsonFields f = members(off, len, true);
+                Map<String, Object> m = new LinkedHashMap<>();
+                for (int i = 0; i < f.size(); i++) {
+                    m.put(string(f.keyOffset(i), f.keyLength(i), f.keyEscaped(i)), member(f, i));
+                }
                 return m;
             }
-        }
-    }
-
-    private List<Object> array() {
-        List<Object> l = new ArrayList<>();
-        i++;
-        ws();
-        if (s.charAt(i) == ']') {
-            i++;
-            return l;
-        }
-        while (true) {
-            l.add(value());
-            ws();
-            if (s.charAt(i) == ',') {
-                i++;
-            } else {
-                expect(']');
+            case JsonFields.ARRAY: {
+                JsonFields f = members(off, len, false);
+                List<Object> l = new ArrayList<>(f.size());
+                for (int i = 0; i < f.size(); i++) {
+                    l.add(member(f, i));
+                }
                 return l;
             }
-        }
-    }
-
-    private String string() {
-        expect('"');
-        StringBuilder b = new StringBuilder();
-        while (s.charAt(i) != '"') {
-            char c = s.charAt(i++);
-            if (c == '\\') {
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'n':
-                        b.append('\n');
-                        break;
-                    case 't':
-                        b.append('\t');
-                        break;
-                    case 'r':
-                        b.append('\r');
-                        break;
-                    case 'b':
-                        b.append('\b');
-                        break;
-                    case 'f':
-                        b.append('\f');
-                        break;
-                    case 'u':
-                        b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                        break;
-                    default:
-                        b.append(e);
-                }
-            } else {
-                b.append(c);
+            case JsonFields.STRING:
+                return string(off, len, escaped);
+            case JsonFields.NUMBER: {
+                String n = new String(text, off, len, StandardCharsets.US_ASCII);
+                return n.contains(".") || n.contains("e") || n.contains("E") ? (Object) Double.parseDouble(n) : (Object) Long.parseLong(n);
             }
-        }
-        i++;
-        return b.toString();
-    }
-
-    private Object number() {
-        int start = i;
-        while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-            i++;
-        }
-        String n = s.substring(start, i);
-        if (n.isEmpty()) {
-            throw error("unexpected character");
-        }
-        return n.contains(".") || n.contains("e") || n.contains("E") ? (Object) Double.parseDouble(n) : (Object) Long.parseLong(n);
-    }
-
-    private Object literal(String word, Object v) {
-        if (!s.startsWith(word, i)) {
-            throw error("expected " + word);
-        }
-        i += word.length();
-        return v;
-    }
-
-    private void expect(char c) {
-        if (i >= s.length() || s.charAt(i) != c) {
-            throw error("expected '" + c + "'");
-        }
-        i++;
-    }
-
-    private void ws() {
-        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-            i++;
+            case JsonFields.BOOLEAN:
+                return text[off] == 't';
+            default:
+                return null;
         }
     }
 
-    private IllegalArgumentException error(String what) {
-        return new IllegalArgumentException("bad JSON at offset " + i + ": " + what);
+    private JsonFields members(int off, int len, boolean object) {
+        JsonFields f = new JsonFields();
+        boolean ok = object ? scanner.scanObject(text, off, off + len, f) : scanner.scanArray(text, off, off + len, f);
+        if (!ok) {
+            throw new IllegalStateException("a nested value the scanner accepted did not scan again: " + scanner.errorReason());
+        }
+        return f;
+    }
+
+    private Object member(JsonFields f, int i) {
+        return value(f.kind(i), f.valueOffset(i), f.valueLength(i), f.valueEscaped(i));
+    }
+
+    private String string(int off, int len, boolean escaped) {
+        if (!escaped) {
+            return new String(text, off, len, StandardCharsets.UTF_8);
+        }
+        byte[] out = new byte[len];
+        return new String(out, 0, JsonStrings.unescape(text, off, len, out, 0), StandardCharsets.UTF_8);
     }
 }

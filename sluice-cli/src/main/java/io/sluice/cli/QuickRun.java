@@ -18,7 +18,7 @@ final class QuickRun {
     private boolean quickstart;
     private int logLevel = Log.INFO;
     private boolean noStats;
-    private final Main.RunOptions options = new Main.RunOptions();
+    private final RunOptions options = new RunOptions();
 
     private QuickRun() {
     }
@@ -151,9 +151,9 @@ final class QuickRun {
 
     int run() throws Exception {
         if (quickstart) {
-            return Main.runQuickstart(logLevel, !noStats, options);
+            return PipelineProcess.runQuickstart(logLevel, !noStats, options);
         }
-        return Main.runFile(file, logLevel, !noStats, options);
+        return PipelineProcess.runFile(file, logLevel, !noStats, options);
     }
 
     Path file() {
@@ -168,7 +168,7 @@ final class QuickRun {
         return !noStats;
     }
 
-    Main.RunOptions options() {
+    RunOptions options() {
         return options;
     }
 }

@@ -8,7 +8,8 @@ import org.slf4j.helpers.MessageFormatter;
 /**
  * An SLF4J logger writing into Sluice's log: warnings and errors of libraries always, their info and debug lines
  * only at Sluice's debug level (the Kafka client's info lines would drown everything else). Each line names the
- * library's logger by its simple name.
+ * library's logger by its simple name. The overloads below are SLF4J 1.7's {@code Logger} interface, one per
+ * argument shape; each is one line into {@link #format} or {@link #thrown}.
  */
 public final class ThirdPartyLog extends MarkerIgnoringBase {
     private static final long serialVersionUID = 1L;
@@ -46,6 +47,12 @@ public final class ThirdPartyLog extends MarkerIgnoringBase {
         if (on(level)) {
             FormattingTuple f = MessageFormatter.arrayFormat(pattern, args);
             write(level, f.getMessage(), f.getThrowable());
+        }
+    }
+
+    private void thrown(int level, String msg, Throwable t) {
+        if (on(level)) {
+            write(level, msg, t);
         }
     }
 
@@ -131,9 +138,7 @@ public final class ThirdPartyLog extends MarkerIgnoringBase {
 
     @Override
     public void info(String msg, Throwable t) {
-        if (on(info())) {
-            write(info(), msg, t);
-        }
+        thrown(info(), msg, t);
     }
 
     @Override
@@ -163,9 +168,7 @@ public final class ThirdPartyLog extends MarkerIgnoringBase {
 
     @Override
     public void warn(String msg, Throwable t) {
-        if (on(Log.WARNING)) {
-            write(Log.WARNING, msg, t);
-        }
+        thrown(Log.WARNING, msg, t);
     }
 
     @Override
@@ -195,8 +198,6 @@ public final class ThirdPartyLog extends MarkerIgnoringBase {
 
     @Override
     public void error(String msg, Throwable t) {
-        if (on(Log.ERROR)) {
-            write(Log.ERROR, msg, t);
-        }
+        thrown(Log.ERROR, msg, t);
     }
 }

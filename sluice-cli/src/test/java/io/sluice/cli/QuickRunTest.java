@@ -41,7 +41,7 @@ class QuickRunTest {
         String[] line = {"run", "--no-stats", "b.yaml", "-ll", "0"};
         QuickRun q = QuickRun.parse(line);
         assertThat(q).isNotNull();
-        Main.Run r = new Main.Run();
+        RunCommand r = new RunCommand();
         new CommandLine(r).parseArgs(new String[] {"--no-stats", "b.yaml", "-ll", "0"});
         assertThat(q.file()).isEqualTo(r.file).isEqualTo(Path.of("b.yaml"));
         assertThat(q.logLevel()).isEqualTo(r.logLevel).isZero();

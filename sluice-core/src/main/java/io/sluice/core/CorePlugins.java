@@ -10,9 +10,9 @@ public final class CorePlugins implements PluginProvider {
     public List<PluginSpec> plugins() {
         return List.of(
                 io.sluice.core.consumer.Profiler.SPEC,
-                io.sluice.core.consumer.Console.SPEC,
+                io.sluice.core.consumer.ConsoleConsumer.SPEC,
                 io.sluice.core.producer.Benchmark.SPEC,
-                io.sluice.core.producer.Console.SPEC,
+                io.sluice.core.producer.ConsoleProducer.SPEC,
                 io.sluice.core.producer.Null.SPEC,
                 io.sluice.core.router.Broadcast.SPEC,
                 io.sluice.core.router.RoundRobin.SPEC,

@@ -12,7 +12,7 @@ public final class IoPlugins implements PluginProvider {
                 io.sluice.io.file.FileConsumer.SPEC,
                 io.sluice.io.file.FileProducer.SPEC,
                 io.sluice.io.socket.SocketConsumer.SPEC,
-                io.sluice.io.socket.Syslogd.SPEC,
+                io.sluice.io.socket.SyslogdConsumer.SPEC,
                 io.sluice.io.socket.SocketProducer.SPEC);
     }
 }

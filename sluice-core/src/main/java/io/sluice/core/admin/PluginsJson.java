@@ -1,6 +1,6 @@
 package io.sluice.core.admin;
 
-import io.sluice.core.pipeline.JsonText;
+import io.sluice.core.json.JsonWriter;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginInfo;
 import io.sluice.core.pipeline.PluginStats;
@@ -12,53 +12,44 @@ final class PluginsJson {
     }
 
     static String render(Pipeline pipeline) {
-        StringBuilder b = new StringBuilder(1024);
-        b.append("{\"ready\":").append(pipeline.isReady())
-                .append(",\"uptimeNanos\":").append(pipeline.runNanos())
-                .append(",\"unroutedDiscarded\":").append(pipeline.unroutedDiscarded())
-                .append(",\"plugins\":[");
-        List<PluginInfo> plugins = pipeline.plugins();
-        for (int i = 0; i < plugins.size(); i++) {
-            if (i > 0) {
-                b.append(',');
-            }
-            plugin(b, plugins.get(i));
+        JsonWriter w = new JsonWriter(1024).beginObject();
+        w.name("ready").bool(pipeline.isReady())
+                .name("uptimeNanos").number(pipeline.runNanos())
+                .name("unroutedDiscarded").number(pipeline.unroutedDiscarded())
+                .name("plugins").beginArray();
+        for (PluginInfo p : pipeline.plugins()) {
+            plugin(w, p);
         }
-        return b.append("]}").toString();
+        return w.endArray().endObject().toString();
     }
 
-    private static void plugin(StringBuilder b, PluginInfo p) {
+    private static void plugin(JsonWriter w, PluginInfo p) {
         PluginStats s = p.stats();
-        b.append("{\"id\":").append(JsonText.quote(p.id()))
-                .append(",\"type\":").append(JsonText.quote(p.type()))
-                .append(",\"kind\":").append(JsonText.quote(p.kind()))
-                .append(",\"ready\":").append(p.ready())
-                .append(",\"streams\":");
-        strings(b, p.streams());
-        b.append(",\"modulators\":");
-        strings(b, p.modulators());
-        b.append(",\"in\":").append(s.in())
-                .append(",\"out\":").append(s.out())
-                .append(",\"dropped\":").append(s.dropped())
-                .append(",\"discarded\":").append(s.discarded())
-                .append(",\"failed\":").append(s.failed())
-                .append(",\"retried\":").append(s.retried())
-                .append(",\"bytesOut\":").append(s.bytesOut());
+        w.beginObject().name("id").string(p.id())
+                .name("type").string(p.type())
+                .name("kind").string(p.kind())
+                .name("ready").bool(p.ready());
+        strings(w.name("streams"), p.streams());
+        strings(w.name("modulators"), p.modulators());
+        w.name("in").number(s.in())
+                .name("out").number(s.out())
+                .name("dropped").number(s.dropped())
+                .name("discarded").number(s.discarded())
+                .name("failed").number(s.failed())
+                .name("retried").number(s.retried())
+                .name("bytesOut").number(s.bytesOut());
         if (p.queue() != null) {
-            b.append(",\"queueDepth\":").append(p.queue().depth())
-                    .append(",\"queueCapacity\":").append(p.queue().capacity());
+            w.name("queueDepth").number(p.queue().depth())
+                    .name("queueCapacity").number(p.queue().capacity());
         }
-        b.append('}');
+        w.endObject();
     }
 
-    private static void strings(StringBuilder b, List<String> items) {
-        b.append('[');
-        for (int i = 0; i < items.size(); i++) {
-            if (i > 0) {
-                b.append(',');
-            }
-            JsonText.string(b, items.get(i));
+    private static void strings(JsonWriter w, List<String> items) {
+        w.beginArray();
+        for (String item : items) {
+            w.string(item);
         }
-        b.append(']');
+        w.endArray();
     }
 }

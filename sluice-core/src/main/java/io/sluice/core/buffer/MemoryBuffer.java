@@ -17,6 +17,11 @@ public final class MemoryBuffer implements ProducerBuffer {
         return queue.put(batch, timeoutNanos);
     }
 
+    /** The queue the batches wait in. */
+    public BatchQueue queue() {
+        return queue;
+    }
+
     @Override
     public Batch poll(long timeout, TimeUnit unit) throws InterruptedException {
         return queue.poll(timeout, unit);

@@ -28,6 +28,19 @@ public interface ProducerBuffer {
     /** Stops accepting batches; {@link #poll} drains what is left. */
     void close();
 
+    /**
+     * Releases what the buffer holds once its readers are gone: a disk buffer syncs and closes its files (what was
+     * not delivered stays for the next start). Closes the buffer first if it is not closed.
+     */
+    default void shutdown() {
+        close();
+    }
+
+    /** What {@link #depth()} means once a stop could not drain the buffer, for the warning that says so. */
+    default String leftBehind() {
+        return depth() + " messages were not delivered";
+    }
+
     /** Messages (memory) or bytes (disk) waiting now. */
     long depth();
 

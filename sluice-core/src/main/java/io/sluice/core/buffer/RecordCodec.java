@@ -1,18 +1,24 @@
 package io.sluice.core.buffer;
 
+import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.Streams;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
- * Writes a message as a disk-buffer record body and reads it back: timestamp, stream name, tag, payload and
- * metadata fields with their kinds. Stream names and tags are cached as bytes, so a steady stream of messages
- * encodes and decodes without allocating.
+ * The disk buffer's records: each {@code [magic "SLB1"][length][crc32c of the body][body]} in a segment file, the
+ * body a message's timestamp, stream name, tag, payload and metadata fields with their kinds. Stream names and tags
+ * are cached as bytes, so a steady stream of messages encodes and decodes without allocating. One instance per
+ * thread (the putting threads each frame their batches outside the buffer's lock; the reader has its own).
  */
 final class RecordCodec {
+    static final int MAGIC = 0x534C4231; // "SLB1"
+    static final int HEADER = 12;
+    static final int MAX_RECORD = 64 << 20;
     private static final int NO_TAG = 0xFFFF;
 
     private byte[][] streamNames = new byte[16][];
@@ -23,6 +29,38 @@ final class RecordCodec {
     private byte[][] knownStreams = new byte[16][];
     private int[] knownStreamIds = new int[16];
     private int knownCount;
+    private ByteBuffer frames = ByteBuffer.allocate(256 * 1024);
+    private final CRC32C crc = new CRC32C();
+
+    /** Whether a header's magic and length can start a record (its checksum still to be checked). */
+    static boolean plausible(int magic, int length) {
+        return magic == MAGIC && length > 0 && length <= MAX_RECORD;
+    }
+
+    /** The batch's messages as framed records, in this codec's buffer (valid until its next call), ready to write. */
+    ByteBuffer frame(Batch batch) {
+        ByteBuffer buf = frames;
+        buf.clear();
+        for (int i = 0; i < batch.size(); i++) {
+            int need = HEADER + maxSize(batch.get(i));
+            if (buf.remaining() < need) {
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + need));
+                buf.flip();
+                bigger.put(buf);
+                buf = bigger;
+                frames = buf;
+            }
+            int start = buf.position();
+            buf.position(start + HEADER);
+            encode(batch.get(i), buf);
+            int len = buf.position() - start - HEADER;
+            crc.reset();
+            crc.update(buf.array(), start + HEADER, len);
+            buf.putInt(start, MAGIC).putInt(start + 4, len).putInt(start + 8, (int) crc.getValue());
+        }
+        buf.flip();
+        return buf;
+    }
 
     /** Upper bound of the encoded size, to make room before writing. */
     static int maxSize(Message m) {

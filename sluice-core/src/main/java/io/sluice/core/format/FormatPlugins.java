@@ -10,9 +10,9 @@ public final class FormatPlugins implements PluginProvider {
     public List<PluginSpec> plugins() {
         return List.of(
                 JSON.SPEC, ToJSON.SPEC, Move.SPEC, Copy.SPEC, Delete.SPEC, SplitToFields.SPEC, Flatten.SPEC,
-                OverrideValue.SPEC, Replace.SPEC, RegExp.SPEC, Trim.SPEC, Base64Encode.SPEC, Base64Decode.SPEC,
+                OverrideValue.SPEC, Replace.SPEC, RegExpFormatter.SPEC, Trim.SPEC, Base64Encode.SPEC, Base64Decode.SPEC,
                 Hostname.SPEC, StreamRoute.SPEC, ProcessJSON.SPEC, ExtractJSON.SPEC,
-                io.sluice.core.filter.RegExp.SPEC, io.sluice.core.filter.Rate.SPEC, io.sluice.core.filter.Sample.SPEC,
+                io.sluice.core.filter.RegExpFilter.SPEC, io.sluice.core.filter.Rate.SPEC, io.sluice.core.filter.Sample.SPEC,
                 io.sluice.core.filter.Any.SPEC, io.sluice.core.filter.None.SPEC, io.sluice.core.filter.Stream.SPEC);
     }
 }

@@ -1,13 +1,22 @@
 package io.sluice.core.json;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
  * Writes JSON into one reusable byte buffer: no String, no per-call allocation once the buffer has grown to
  * the working size. Commas are placed automatically; callers only open, name, write and close.
  * One instance per thread; {@link #reset()} between documents.
+ *
+ * <p>The project's one JSON writer: strings are escaped by {@link JsonStrings} everywhere (hot paths, the admin
+ * API, JSON log lines, the tap). The String overloads ({@link #name(String)}, {@link #string(String)},
+ * {@link #toString()}) are for those cold paths; they encode and decode UTF-8, so they allocate.
  */
 public final class JsonWriter {
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
     private byte[] buf;
     private int len;
     private long needComma; // bit d: the container at depth d already holds a member
@@ -56,22 +65,17 @@ public final class JsonWriter {
 
     /** Writes a member name (escaping it) and the colon; the value follows. */
     public JsonWriter name(byte[] key, int off, int klen) {
-        comma();
-        quoted(key, off, klen);
-        put((byte) ':');
-        needComma &= ~bit();
-        return this;
+        return string(key, off, klen).colon();
     }
 
     /** Writes a member name that is already escaped JSON string contents. */
     public JsonWriter rawName(byte[] key, int off, int klen) {
-        comma();
-        ensure(klen + 3);
-        buf[len++] = '"';
-        System.arraycopy(key, off, buf, len, klen);
-        len += klen;
-        buf[len++] = '"';
-        buf[len++] = ':';
+        return rawString(key, off, klen).colon();
+    }
+
+    /** After a member name: the colon, and the value that follows takes no comma. */
+    private JsonWriter colon() {
+        put((byte) ':');
         needComma &= ~bit();
         return this;
     }
@@ -101,6 +105,54 @@ public final class JsonWriter {
         System.arraycopy(json, off, buf, len, jlen);
         len += jlen;
         return this;
+    }
+
+    /** Writes a member name given as a String (allocates: for cold paths). */
+    public JsonWriter name(String key) {
+        byte[] b = key.getBytes(StandardCharsets.UTF_8);
+        return name(b, 0, b.length);
+    }
+
+    /** Writes a string value given as a String, or {@code null} for null (allocates: for cold paths). */
+    public JsonWriter string(String s) {
+        if (s == null) {
+            return raw(NULL, 0, NULL.length);
+        }
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return string(b, 0, b.length);
+    }
+
+    /** Writes a number. */
+    public JsonWriter number(long v) {
+        comma();
+        ensure(20);
+        if (v < 0) {
+            buf[len++] = '-';
+        } else {
+            v = -v; // digits from the negative side, so that Long.MIN_VALUE needs no special case
+        }
+        int digits = 1;
+        for (long t = v / 10; t != 0; t /= 10) {
+            digits++;
+        }
+        len += digits;
+        for (int i = len - 1; i >= len - digits; i--) {
+            buf[i] = (byte) ('0' - v % 10);
+            v /= 10;
+        }
+        return this;
+    }
+
+    /** Writes {@code true} or {@code false}. */
+    public JsonWriter bool(boolean v) {
+        byte[] b = v ? TRUE : FALSE;
+        return raw(b, 0, b.length);
+    }
+
+    /** The document written so far, as text (allocates: for cold paths). */
+    @Override
+    public String toString() {
+        return new String(buf, 0, len, StandardCharsets.UTF_8);
     }
 
     private JsonWriter open(byte c) {

@@ -17,8 +17,12 @@ import java.util.Arrays;
  * <em>escaped</em> (its raw JSON contents); it is unescaped in place the first time someone reads its bytes
  * through {@link #valueOffset}/{@link #valueLength}/{@link #value}, so a field nobody reads is never
  * decoded, and a JSON writer can copy the raw form ({@link #isEscaped}, {@link #rawValueOffset}).
+ *
+ * <p>Over 400 lines on purpose: this is the one API every decoder and formatter writes fields through, each in the
+ * way that is cheapest for it (copied, ranges of a parsed document, decoded bytes, prepared keys, bulk), and each
+ * entry point is a few lines over the storage in {@link FieldStore}.
  */
-public final class Metadata {
+public final class Metadata extends FieldStore {
     /** A string value; bytes are the unescaped UTF-8 text. */
     public static final byte STRING = 0;
     /** A number, as its JSON text. */
@@ -29,37 +33,6 @@ public final class Metadata {
     public static final byte NULL = 3;
     /** A nested object or array, as its raw JSON text. */
     public static final byte JSON = 4;
-
-    private static final int RETAIN_ARENA = 16 * 1024;
-    private static final int RETAIN_FIELDS = 256;
-    private byte[] arena = new byte[256];
-    private int used;
-    private int count;
-    /**
-     * The fields, {@value #S} ints each, side by side: key offset, key length, key hash (compared before the
-     * bytes, so most probes cost one int compare), value offset, value length, kind, form (0 decoded bytes;
-     * {@link #RAW} raw JSON contents without escapes; {@link #ESCAPED} with escapes), and whether the key bytes
-     * are valid JSON string contents as they are. One array rather than one per column: a message's metadata is
-     * touched per message in a pipeline, and a field then lies in one cache line instead of eight arrays.
-     */
-    private int[] f = new int[8 * S];
-    /**
-     * Bit {@code hash & 63} is set for every key hash stored (and may stay set after a removal): a lookup whose
-     * bit is clear is a miss without a scan. Most lookups of a parse are misses (no duplicate keys, new fields).
-     */
-    private long hashBits;
-    private static final int S = 8;
-    private static final int KEY_OFF = 0;
-    private static final int KEY_LEN = 1;
-    private static final int KEY_HASH = 2;
-    private static final int VAL_OFF = 3;
-    private static final int VAL_LEN = 4;
-    private static final int KIND = 5;
-    private static final int FORM = 6;
-    private static final int KEY_RAW = 7;
-    private static final byte DECODED = 0;
-    private static final byte RAW = 1;
-    private static final byte ESCAPED = 2;
 
     /**
      * A key named in configuration, prepared once: its bytes, its {@link #hash} and whether it can be written
@@ -136,15 +109,7 @@ public final class Metadata {
 
     /** Like {@link #indexOf(byte[], int, int)} with the key's {@link #hash} already known (keys from config). */
     public int indexOf(byte[] key, int off, int len, int hash) {
-        if ((hashBits & (1L << hash)) == 0) {
-            return -1;
-        }
-        for (int i = count - 1; i >= 0; i--) {
-            if (f[i * S + KEY_HASH] == hash && f[i * S + KEY_LEN] == len && equalBytes(arena, f[i * S + KEY_OFF], key, off, len)) {
-                return i;
-            }
-        }
-        return -1;
+        return (hashBits & (1L << hash)) == 0 ? -1 : find(key, off, len, hash, count);
     }
 
     /**
@@ -175,15 +140,6 @@ public final class Metadata {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private static boolean equalBytes(byte[] a, int aOff, byte[] b, int bOff, int len) {
-        for (int i = 0; i < len; i++) {
-            if (a[aOff + i] != b[bOff + i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Index of a key given as a String (allocates; for tools and tests, not hot paths). */
     public int indexOf(String key) {
         return indexOf(key.getBytes(StandardCharsets.UTF_8));
@@ -194,22 +150,13 @@ public final class Metadata {
         int h = hash(key, keyOffset, keyLength);
         int i = indexOf(key, keyOffset, keyLength, h);
         if (i < 0) {
-            i = count;
-            grow(count + 1);
+            i = addField();
             f[i * S + VAL_LEN] = 0; // a stale length must not be counted if the arena compacts below
             f[i * S + KEY_LEN] = 0;
-            count++;
-            f[i * S + KEY_OFF] = append(key, keyOffset, keyLength);
-            f[i * S + KEY_LEN] = keyLength;
-            f[i * S + KEY_HASH] = h;
-            hashBits |= 1L << h;
-            f[i * S + KEY_RAW] = 0;
+            keySlot(i, append(key, keyOffset, keyLength), keyLength, h, false);
         }
         f[i * S + VAL_LEN] = 0;
-        f[i * S + VAL_OFF] = append(value, valueOffset, valueLength);
-        f[i * S + VAL_LEN] = valueLength;
-        f[i * S + KIND] = kind;
-        f[i * S + FORM] = DECODED;
+        valueSlot(i, append(value, valueOffset, valueLength), valueLength, kind, DECODED);
     }
 
     /** Sets a field from whole arrays. */
@@ -228,10 +175,7 @@ public final class Metadata {
      * int, byte, boolean)}.
      */
     public void setValueRange(int i, int valueOffset, int valueLength, byte kind, boolean rawJson) {
-        f[i * S + VAL_OFF] = valueOffset;
-        f[i * S + VAL_LEN] = valueLength;
-        f[i * S + KIND] = kind;
-        f[i * S + FORM] = rawJson && kind == STRING ? RAW : DECODED;
+        valueSlot(i, valueOffset, valueLength, kind, rawJson && kind == STRING ? RAW : DECODED);
     }
 
     /** Removes the field at index {@code i}, keeping the order of the others. */
@@ -261,11 +205,7 @@ public final class Metadata {
                 i--;
             }
         }
-        f[i * S + KEY_OFF] = append(newKey, 0, newKey.length);
-        f[i * S + KEY_LEN] = newKey.length;
-        f[i * S + KEY_HASH] = h;
-        hashBits |= 1L << h;
-        f[i * S + KEY_RAW] = plain ? 1 : 0;
+        keySlot(i, append(newKey, 0, newKey.length), newKey.length, h, plain);
     }
 
     /** The arena holding keys and values; read it with the offsets below. */
@@ -326,14 +266,6 @@ public final class Metadata {
         return f[i * S + VAL_LEN];
     }
 
-    /** Unescapes field {@code i} in place; the unescaped form is never longer, so it fits where it is. */
-    private void materialize(int i) {
-        if (f[i * S + FORM] == ESCAPED) {
-            f[i * S + VAL_LEN] = JsonStrings.unescape(arena, f[i * S + VAL_OFF], f[i * S + VAL_LEN], arena, f[i * S + VAL_OFF]);
-            f[i * S + FORM] = DECODED;
-        }
-    }
-
     /**
      * Copies bytes into the arena and returns their offset, for parsers that then point fields at ranges
      * inside them with {@link #setRange}. Offsets stay valid until the next {@link #set}, {@link #rename} or
@@ -377,19 +309,10 @@ public final class Metadata {
         int h = hash(arena, keyOffset, keyLength);
         int i = indexOf(arena, keyOffset, keyLength, h);
         if (i < 0) {
-            i = count;
-            grow(count + 1);
-            count++;
+            i = addField();
         }
-        f[i * S + KEY_OFF] = keyOffset;
-        f[i * S + KEY_LEN] = keyLength;
-        f[i * S + KEY_HASH] = h;
-        hashBits |= 1L << h;
-        f[i * S + VAL_OFF] = valueOffset;
-        f[i * S + VAL_LEN] = valueLength;
-        f[i * S + KIND] = kind;
-        f[i * S + FORM] = form;
-        f[i * S + KEY_RAW] = keyRawJson ? 1 : 0;
+        keySlot(i, keyOffset, keyLength, h, keyRawJson);
+        valueSlot(i, valueOffset, valueLength, kind, form);
     }
 
     /**
@@ -412,34 +335,12 @@ public final class Metadata {
      */
     public void setDecodedRange(int keyOffset, int keyLength, int keyHash, int valueOffset, int valueLength, byte kind,
                                 int checkFrom) {
-        int i = -1;
-        if ((hashBits & (1L << keyHash)) != 0) {
-            for (int j = checkFrom - 1; j >= 0; j--) {
-                if (f[j * S + KEY_HASH] == keyHash && f[j * S + KEY_LEN] == keyLength
-                        && equalBytes(arena, f[j * S + KEY_OFF], arena, keyOffset, keyLength)) {
-                    i = j;
-                    break;
-                }
-            }
-        }
+        int i = (hashBits & (1L << keyHash)) == 0 ? -1 : find(arena, keyOffset, keyLength, keyHash, checkFrom);
         if (i < 0) {
-            i = count;
-            if ((i + 1) * S > f.length) {
-                grow(i + 1);
-            }
-            count = i + 1;
+            i = addField();
         }
-        int[] t = f;
-        int o = i * S;
-        t[o + KEY_OFF] = keyOffset;
-        t[o + KEY_LEN] = keyLength;
-        t[o + KEY_HASH] = keyHash;
-        t[o + VAL_OFF] = valueOffset;
-        t[o + VAL_LEN] = valueLength;
-        t[o + KIND] = kind;
-        t[o + FORM] = DECODED;
-        t[o + KEY_RAW] = 0;
-        hashBits |= 1L << keyHash;
+        keySlot(i, keyOffset, keyLength, keyHash, false);
+        valueSlot(i, valueOffset, valueLength, kind, DECODED);
     }
 
     /**
@@ -456,40 +357,17 @@ public final class Metadata {
         int before = count;
         long oldBits = hashBits;
         grow(before + n);
-        int[] t = f;
-        byte[] a = arena;
-        int c = before;
-        long bits = oldBits;
         for (int k = 0, o = 0; k < n; k++, o += 6) {
             int h = table[o + 5];
             int ko = base + table[o];
             int kl = table[o + 1];
-            int i = -1;
-            if ((oldBits & (1L << h)) != 0) {
-                for (int j = before - 1; j >= 0; j--) {
-                    if (t[j * S + KEY_HASH] == h && t[j * S + KEY_LEN] == kl
-                            && equalBytes(a, t[j * S + KEY_OFF], a, ko, kl)) {
-                        i = j;
-                        break;
-                    }
-                }
-            }
+            int i = (oldBits & (1L << h)) == 0 ? -1 : find(arena, ko, kl, h, before);
             if (i < 0) {
-                i = c++;
+                i = count++;
             }
-            int fo = i * S;
-            t[fo + KEY_OFF] = ko;
-            t[fo + KEY_LEN] = kl;
-            t[fo + KEY_HASH] = h;
-            t[fo + VAL_OFF] = base + table[o + 2];
-            t[fo + VAL_LEN] = table[o + 3];
-            t[fo + KIND] = table[o + 4];
-            t[fo + FORM] = DECODED;
-            t[fo + KEY_RAW] = 0;
-            bits |= 1L << h;
+            keySlot(i, ko, kl, h, false);
+            valueSlot(i, base + table[o + 2], table[o + 3], (byte) table[o + 4], DECODED);
         }
-        count = c;
-        hashBits = bits;
     }
 
     /**
@@ -520,19 +398,10 @@ public final class Metadata {
         int i = indexOf(key, keyOffset, keyLength, h);
         if (i < 0) {
             int at = appendToArena(key, keyOffset, keyLength);
-            i = count;
-            grow(count + 1);
-            count++;
-            f[i * S + KEY_OFF] = at;
-            f[i * S + KEY_LEN] = keyLength;
-            f[i * S + KEY_HASH] = h;
-            hashBits |= 1L << h;
-            f[i * S + KEY_RAW] = plainKey ? 1 : 0;
+            i = addField();
+            keySlot(i, at, keyLength, h, plainKey);
         }
-        f[i * S + VAL_OFF] = valueOffset;
-        f[i * S + VAL_LEN] = valueLength;
-        f[i * S + KIND] = kind;
-        f[i * S + FORM] = rawJson && kind == STRING ? RAW : DECODED;
+        valueSlot(i, valueOffset, valueLength, kind, rawJson && kind == STRING ? RAW : DECODED);
         return i;
     }
 
@@ -569,42 +438,6 @@ public final class Metadata {
         System.arraycopy(other.f, 0, f, 0, other.count * S);
         count = other.count;
         hashBits = other.hashBits;
-    }
-
-    private int append(byte[] src, int off, int len) {
-        if (used + len > arena.length) {
-            compactOrGrow(len);
-        }
-        int at = used;
-        System.arraycopy(src, off, arena, at, len);
-        used += len;
-        return at;
-    }
-
-    /** Replaced values leave dead bytes behind; copy the live ones to a fresh arena before growing. */
-    private void compactOrGrow(int need) {
-        int live = 0;
-        for (int i = 0; i < count; i++) {
-            live += f[i * S + KEY_LEN] + f[i * S + VAL_LEN];
-        }
-        byte[] next = new byte[Math.max(arena.length, Integer.highestOneBit(Math.max(64, live + need)) << 1)];
-        int at = 0;
-        for (int i = 0; i < count; i++) {
-            System.arraycopy(arena, f[i * S + KEY_OFF], next, at, f[i * S + KEY_LEN]);
-            f[i * S + KEY_OFF] = at;
-            at += f[i * S + KEY_LEN];
-            System.arraycopy(arena, f[i * S + VAL_OFF], next, at, f[i * S + VAL_LEN]);
-            f[i * S + VAL_OFF] = at;
-            at += f[i * S + VAL_LEN];
-        }
-        arena = next;
-        used = at;
-    }
-
-    private void grow(int n) {
-        if (n * S > f.length) {
-            f = Arrays.copyOf(f, Math.max(n * S, f.length * 2));
-        }
     }
 
     @Override

@@ -43,6 +43,14 @@ public final class Streams {
         return id >= 0 && id < NAMES.size() ? NAMES.get(id) : "<unset>";
     }
 
+    /**
+     * Whether a stream is internal (its name starts with '_', as {@code _DROPPED_}): wildcard ({@code "*"})
+     * producers do not read it; only producers naming it do.
+     */
+    public static boolean isInternal(String name) {
+        return name.startsWith("_");
+    }
+
     /** How many ids exist so far. */
     public static int count() {
         return NAMES.size();

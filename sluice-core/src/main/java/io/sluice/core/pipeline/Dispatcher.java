@@ -151,7 +151,7 @@ final class Dispatcher {
     /** Producers subscribed to a stream; wildcard producers read every stream whose name does not start with '_'. */
     private List<ProducerRunner> readersOf(int stream) {
         List<ProducerRunner> out = new ArrayList<>();
-        boolean internal = Streams.name(stream).startsWith("_");
+        boolean internal = Streams.isInternal(Streams.name(stream));
         for (ProducerRunner p : producers) {
             if (p.reads(stream) || (!internal && p.readsWildcard())) {
                 out.add(p);

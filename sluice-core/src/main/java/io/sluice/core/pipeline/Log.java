@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.json.JsonWriter;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -137,11 +138,10 @@ public final class Log {
             return;
         }
         if (json) {
-            StringBuilder b = new StringBuilder(text.length() + 64);
-            b.append("{\"time\":\"").append(Instant.now().truncatedTo(ChronoUnit.MILLIS)).append("\",\"level\":\"")
-                    .append(JSON_NAMES[at]).append("\",\"msg\":");
-            JsonText.string(b, text);
-            out.println(b.append('}'));
+            out.println(new JsonWriter(text.length() + 64).beginObject()
+                    .name("time").string(Instant.now().truncatedTo(ChronoUnit.MILLIS).toString())
+                    .name("level").string(JSON_NAMES[at])
+                    .name("msg").string(text).endObject());
         } else {
             out.println(localClock(System.currentTimeMillis()) + " " + NAMES[at] + " " + text);
         }

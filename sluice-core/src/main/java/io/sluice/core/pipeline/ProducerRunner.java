@@ -1,20 +1,15 @@
 package io.sluice.core.pipeline;
 
-import io.sluice.core.buffer.DiskBuffer;
+import io.sluice.core.buffer.BufferSettings;
 import io.sluice.core.buffer.MemoryBuffer;
 import io.sluice.core.buffer.ProducerBuffer;
-import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Streams;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -27,18 +22,17 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class ProducerRunner {
     private final Producer producer;
     private final PluginConfig config;
-    private final BatchQueue queue;
     private final PluginStats stats;
     private final int[] streams;
     private final boolean wildcard;
     private final int fallbackStream;
     private final long enqueueTimeoutNanos;
-    private final int retryMax;
-    private final long backoffMillis;
-    private final long maxBackoffMillis;
+    private final RetryPolicy retry;
+    private final BufferSettings bufferSettings;
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final List<Thread> workers = new ArrayList<>();
     private ProducerBuffer buffer;
+    private boolean started;
     private Dispatcher dispatcher;
     private Log log;
     private volatile Tap tap;
@@ -48,63 +42,17 @@ public final class ProducerRunner {
     ProducerRunner(Producer producer, PluginStats stats) {
         this.producer = producer;
         this.config = producer.config();
-        boolean memory = !config.get(PluginSpec.BUFFER_TYPE).equalsIgnoreCase("disk");
-        // A memory buffer is bounded in messages by Channel and, when Buffer/MaxSize is set, in payload bytes too.
-        this.queue = new BatchQueue(config.get(PluginSpec.CHANNEL),
-                memory && config.isSet(PluginSpec.BUFFER_MAX_SIZE) ? config.get(PluginSpec.BUFFER_MAX_SIZE) : Long.MAX_VALUE);
         this.stats = stats;
+        this.bufferSettings = BufferSettings.of(config);
+        // A memory buffer is made with the runner (its queue can be watched before the start); a disk buffer opens
+        // and replays its files only at the start, so that validating a config touches no disk.
+        this.buffer = bufferSettings.kind() == BufferSettings.Kind.MEMORY ? bufferSettings.open(null, stats, null) : null;
         List<String> names = config.get(PluginSpec.STREAMS);
         this.streams = names.stream().mapToInt(Streams::id).toArray();
         this.wildcard = names.contains("*");
         this.fallbackStream = Streams.id(config.get(PluginSpec.FALLBACK_STREAM));
         this.enqueueTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(PluginSpec.CHANNEL_TIMEOUT_MS));
-        this.retryMax = config.get(PluginSpec.RETRY_MAX);
-        this.backoffMillis = Math.max(1, config.get(PluginSpec.RETRY_BACKOFF_MS));
-        this.maxBackoffMillis = Math.max(backoffMillis, config.get(PluginSpec.RETRY_MAX_BACKOFF_MS));
-        checkBufferConfig();
-    }
-
-    private void checkBufferConfig() {
-        String type = config.get(PluginSpec.BUFFER_TYPE).toLowerCase(Locale.ROOT);
-        if (!type.equals("memory") && !type.equals("disk")) {
-            throw config.error(PluginSpec.BUFFER_TYPE, "expected memory or disk, found '" + type + "'");
-        }
-        if (type.equals("disk") && config.get(PluginSpec.BUFFER_PATH).isEmpty()) {
-            throw config.error(PluginSpec.BUFFER_PATH, "a disk buffer needs a directory");
-        }
-        whenFull();
-        fsync();
-    }
-
-    private DiskBuffer.WhenFull whenFull() {
-        String v = config.get(PluginSpec.BUFFER_WHEN_FULL).toUpperCase(Locale.ROOT);
-        try {
-            return DiskBuffer.WhenFull.valueOf(v);
-        } catch (IllegalArgumentException e) {
-            throw config.error(PluginSpec.BUFFER_WHEN_FULL, "expected block or drop_newest, found '" + v.toLowerCase(Locale.ROOT) + "'");
-        }
-    }
-
-    private DiskBuffer.Fsync fsync() {
-        String v = config.get(PluginSpec.BUFFER_FSYNC).toUpperCase(Locale.ROOT);
-        try {
-            return DiskBuffer.Fsync.valueOf(v);
-        } catch (IllegalArgumentException e) {
-            throw config.error(PluginSpec.BUFFER_FSYNC, "expected always, interval or never, found '" + v.toLowerCase(Locale.ROOT) + "'");
-        }
-    }
-
-    private ProducerBuffer openBuffer(BatchPool pool) {
-        if (!config.get(PluginSpec.BUFFER_TYPE).equalsIgnoreCase("disk")) {
-            return new MemoryBuffer(queue);
-        }
-        Path dir = Path.of(config.get(PluginSpec.BUFFER_PATH));
-        try {
-            return new DiskBuffer(dir, config.get(PluginSpec.BUFFER_MAX_SIZE), config.get(PluginSpec.BUFFER_SEGMENT_SIZE),
-                    whenFull(), fsync(), config.get(PluginSpec.BUFFER_FSYNC_INTERVAL_MS), pool, stats, log, config.id());
-        } catch (IOException e) {
-            throw config.error(PluginSpec.BUFFER_PATH, "cannot open disk buffer " + dir + ": " + e.getMessage());
-        }
+        this.retry = RetryPolicy.of(config);
     }
 
     boolean reads(int stream) {
@@ -150,7 +98,10 @@ public final class ProducerRunner {
         this.dispatcher = d;
         this.log = log;
         this.fatal = fatal;
-        this.buffer = openBuffer(pool);
+        if (buffer == null) {
+            buffer = bufferSettings.open(pool, stats, log);
+        }
+        started = true;
         try {
             producer.start(ctx);
         } catch (StartException e) {
@@ -216,7 +167,7 @@ public final class ProducerRunner {
                 throw e;
             } catch (Exception e) {
                 boolean permanent = e instanceof PermanentDeliveryException;
-                if (permanent || (retryMax >= 0 && attempt >= retryMax)) {
+                if (permanent || !retry.retries(attempt)) {
                     stats.addFailed(n);
                     log.limited(Log.ERROR, config.id() + ": delivery failed", config.id() + ": delivery of " + n
                             + " messages failed" + (permanent ? "" : " after " + (attempt + 1) + " attempts")
@@ -228,9 +179,7 @@ public final class ProducerRunner {
                 stats.addRetried(n);
                 log.limited(Log.WARNING, config.id() + ": retrying", config.id() + ": delivery of " + n
                         + " messages failed (attempt " + (attempt + 1) + "), retrying: " + e);
-                // The server's own word on when to come back is the least we wait (Retry-After, RetryInfo).
-                long serverMin = e instanceof RetryLaterException ? ((RetryLaterException) e).retryAfterMillis() : 0;
-                Thread.sleep(Math.max(backoff(attempt), serverMin));
+                retry.pause(attempt, e);
             }
         }
     }
@@ -248,12 +197,6 @@ public final class ProducerRunner {
         }
     }
 
-    /** Exponential backoff with full jitter, so many senders do not retry in step. */
-    private long backoff(int attempt) {
-        long cap = Math.min(maxBackoffMillis, backoffMillis << Math.min(attempt, 20));
-        return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
-    }
-
     /** Samples the next messages this producer delivers (after its modulators). */
     public void tap(Tap t) {
         this.tap = t;
@@ -265,7 +208,7 @@ public final class ProducerRunner {
      */
     void stop(long timeoutMillis) throws InterruptedException {
         stopping = true;
-        if (buffer == null) {
+        if (!started) {
             return; // never started: the start stopped at an earlier plugin
         }
         buffer.close();
@@ -273,18 +216,14 @@ public final class ProducerRunner {
         for (Thread t : workers) {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             if (t.isAlive()) {
-                log.warn(config.id() + ": did not drain within " + timeoutMillis + " ms; "
-                        + (buffer instanceof DiskBuffer ? buffer.depth() + " bytes stay in the disk buffer for the next start"
-                        : buffer.depth() + " messages were not delivered"));
+                log.warn(config.id() + ": did not drain within " + timeoutMillis + " ms; " + buffer.leftBehind());
                 t.interrupt();
             }
         }
         for (Thread t : workers) {
             t.join(1000);
         }
-        if (buffer instanceof DiskBuffer) {
-            ((DiskBuffer) buffer).shutdown();
-        }
+        buffer.shutdown();
         try {
             producer.close();
         } catch (Exception e) {
@@ -300,9 +239,9 @@ public final class ProducerRunner {
         return stats;
     }
 
-    /** The in-memory queue (also used when a disk buffer is configured, for its bound only). */
+    /** The memory buffer's queue, or null for a disk buffer. */
     public BatchQueue queue() {
-        return queue;
+        return buffer instanceof MemoryBuffer memory ? memory.queue() : null;
     }
 
     /** Where batches wait: memory or disk. */

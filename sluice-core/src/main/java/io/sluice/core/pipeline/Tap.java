@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.json.JsonWriter;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
@@ -56,29 +57,21 @@ public final class Tap {
     }
 
     static String toJson(Message m) {
-        StringBuilder b = new StringBuilder(64 + m.length());
-        b.append("{\"stream\":");
-        JsonText.string(b, Streams.name(m.stream()));
-        b.append(",\"timestamp\":").append(m.timestamp());
+        JsonWriter w = new JsonWriter(64 + m.length()).beginObject();
+        w.name("stream").string(Streams.name(m.stream())).name("timestamp").number(m.timestamp());
         if (m.tag() != null) {
-            b.append(",\"tag\":");
-            JsonText.string(b, m.tag());
+            w.name("tag").string(m.tag());
         }
-        b.append(",\"payload\":");
-        JsonText.string(b, new String(m.payload(), 0, m.length(), StandardCharsets.UTF_8));
+        // Through a String: bytes that are not UTF-8 become U+FFFD, so the line is always valid JSON text.
+        w.name("payload").string(new String(m.payload(), 0, m.length(), StandardCharsets.UTF_8));
         if (m.hasMetadata()) {
             Metadata md = m.metadata();
-            b.append(",\"metadata\":{");
+            w.name("metadata").beginObject();
             for (int i = 0; i < md.size(); i++) {
-                if (i > 0) {
-                    b.append(',');
-                }
-                JsonText.string(b, md.key(i));
-                b.append(':');
-                JsonText.string(b, md.value(i));
+                w.name(md.key(i)).string(md.value(i));
             }
-            b.append('}');
+            w.endObject();
         }
-        return b.append('}').toString();
+        return w.endObject().toString();
     }
 }

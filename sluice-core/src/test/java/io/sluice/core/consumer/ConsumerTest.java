@@ -71,7 +71,7 @@ class ConsumerTest {
     @Test
     void consoleProducerWritesOneLinePerMessage() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        io.sluice.core.producer.Console console = new io.sluice.core.producer.Console(
+        io.sluice.core.producer.ConsoleProducer console = new io.sluice.core.producer.ConsoleProducer(
                 PluginConfig.of("c", "producer.Console", Map.of("Streams", "s")), bytes);
         io.sluice.core.message.Batch b = new io.sluice.core.message.BatchPool(4).acquire();
         b.add().setPayload("a");
@@ -83,7 +83,7 @@ class ConsumerTest {
     private static Pipeline pipelineWithConsole(java.io.InputStream in) {
         io.sluice.core.config.PluginSpec spec = io.sluice.core.config.PluginSpec.builder(
                 io.sluice.core.config.PluginKind.CONSUMER, "test.Stdin", "console on a test stream")
-                .params(Console.PIPE, Console.EXIT_ON_EOF, Console.MAX_MESSAGE_SIZE).factory(c -> new Console(c, in));
+                .params(ConsoleConsumer.PIPE, ConsoleConsumer.EXIT_ON_EOF, ConsoleConsumer.MAX_MESSAGE_SIZE).factory(c -> new ConsoleConsumer(c, in));
         java.util.List<io.sluice.core.config.PluginSpec> all = new java.util.ArrayList<>(PipelineHarness.builder().registry().all());
         all.add(spec);
         io.sluice.core.config.PluginRegistry r = new io.sluice.core.config.PluginRegistry(all);

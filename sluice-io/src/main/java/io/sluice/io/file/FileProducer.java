@@ -11,11 +11,11 @@ import io.sluice.core.message.Streams;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.io.FileModes;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
@@ -67,23 +67,23 @@ public final class FileProducer extends Producer {
             "Permissions of created files, as an octal number.");
     public static final Param<String> FOLDER_PERMISSIONS = Param.string("FolderPermissions", "0755",
             "Permissions of created folders, as an octal number.");
-    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.integer("FlushIntervalMs", 100,
+    public static final Param<Integer> FLUSH_INTERVAL_MS = Param.millis("FlushIntervalMs", 100,
             "How often rotation by age or time of day and a date in the path are checked while nothing is written; "
                     + "lines are written when their batch is delivered.");
     public static final Param<Integer> BUFFER_SIZE_KB = Param.integer("BufferSizeKB", 1024,
-            "Size of the reused line buffer per file; it grows to hold one batch when a batch is larger.");
+            "Size of the reused line buffer per file; it grows to hold one batch when a batch is larger.").atLeast(4);
     public static final Param<Integer> COMPRESSION_LEVEL = Param.integer("CompressionLevel", 1,
             "gzip level 1-9 or zstd level 1-19 for .gz/.zst paths. gzip 1 compresses ~190 MB/s per core, 6 ~75.");
-    public static final Param<String> FSYNC = Param.string("Fsync", "rotate",
+    public static final Param<Fsync> FSYNC = Param.choice("Fsync", Fsync.ROTATE,
             "When to fsync: never, rotate (when a file is closed or rotated), or interval (after every write, "
                     + "before the delivery returns and is acknowledged).");
     public static final Param<Integer> BATCH_MAX_COUNT = Param.integer("Batch/MaxCount", 8192,
             "Accepted for Gollum configs; each pipeline batch is written as it is delivered.");
     public static final Param<Integer> BATCH_FLUSH_COUNT = Param.integer("Batch/FlushCount", 4096,
             "Accepted for Gollum configs; each pipeline batch is written as it is delivered.");
-    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.integer("Batch/TimeoutSec", 5,
+    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.seconds("Batch/TimeoutSec", 5,
             "Gollum's flush timeout; when set (and FlushIntervalMs is not) it sets FlushIntervalMs.");
-    public static final Param<Integer> BATCH_FLUSH_TIMEOUT_SEC = Param.integer("Batch/FlushTimeoutSec", 0,
+    public static final Param<Integer> BATCH_FLUSH_TIMEOUT_SEC = Param.seconds("Batch/FlushTimeoutSec", 0,
             "Accepted for Gollum configs; shutdown uses ShutdownTimeoutMs.");
     public static final Param<Boolean> ROTATION_ENABLE = Param.bool("Rotation/Enable", false,
             "Rotate files by size, age or time of day.");
@@ -115,8 +115,20 @@ public final class FileProducer extends Producer {
                     PRUNE_AFTER_HOURS, PRUNE_TOTAL_SIZE_MB)
             .factory(FileProducer::new);
 
-    /** When the file is synced to disk. */
-    enum Fsync { NEVER, ROTATE, INTERVAL }
+    /** When the file is synced to disk ({@code Fsync}). */
+    public enum Fsync {
+        /** Never: the kernel writes back when it likes. */
+        NEVER,
+        /** When a file is closed or rotated. */
+        ROTATE,
+        /** After every write, before the delivery returns. */
+        INTERVAL;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** Settings shared by every target of this producer. */
     static final class Settings {
@@ -128,16 +140,7 @@ public final class FileProducer extends Producer {
         int level;
         Fsync fsync;
         boolean datedPath;
-        boolean rotate;
-        long rotateBytes;
-        long rotateMillis;
-        DateTimeFormatter rotateStamp;
-        int zeroPad;
-        int rotateAtHour = -1;
-        int rotateAtMinute = -1;
-        int pruneCount;
-        long pruneAfterMillis;
-        long pruneTotalBytes;
+        FileRotation rotation;
         FileTarget.Opener opener = FileChannel::open;
     }
 
@@ -172,8 +175,8 @@ public final class FileProducer extends Producer {
             }
         }
         s.overwrite = config.get(FILE_OVERWRITE);
-        s.permissions = rwx(config, PERMISSIONS);
-        s.folderPermissions = rwx(config, FOLDER_PERMISSIONS);
+        s.permissions = FileModes.rwx(FileModes.octal(config, PERMISSIONS, "0644"));
+        s.folderPermissions = FileModes.rwx(FileModes.octal(config, FOLDER_PERMISSIONS, "0644"));
         int interval = config.get(FLUSH_INTERVAL_MS);
         if (!config.isSet(FLUSH_INTERVAL_MS) && config.isSet(BATCH_TIMEOUT_SEC)) {
             interval = config.get(BATCH_TIMEOUT_SEC) * 1000;
@@ -182,55 +185,13 @@ public final class FileProducer extends Producer {
             throw config.error(FLUSH_INTERVAL_MS, "must be at least 1");
         }
         s.flushIntervalNanos = TimeUnit.MILLISECONDS.toNanos(interval);
-        int kb = config.get(BUFFER_SIZE_KB);
-        if (kb < 4) {
-            throw config.error(BUFFER_SIZE_KB, "must be at least 4");
-        }
-        s.chunkSize = kb * 1024;
+        s.chunkSize = config.get(BUFFER_SIZE_KB) * 1024;
         s.level = config.get(COMPRESSION_LEVEL);
         if (s.level < 1 || s.level > (file.endsWith(".zst") ? 22 : 9)) {
             throw config.error(COMPRESSION_LEVEL, "out of range for " + (file.endsWith(".zst") ? "zstd (1-22)" : "gzip (1-9)"));
         }
-        try {
-            s.fsync = Fsync.valueOf(config.get(FSYNC).toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw config.error(FSYNC, "expected never, rotate or interval, found '" + config.get(FSYNC) + "'");
-        }
-        s.rotate = config.get(ROTATION_ENABLE);
-        s.rotateBytes = config.get(ROTATION_SIZE_MB) * 1024L * 1024L;
-        s.rotateMillis = TimeUnit.MINUTES.toMillis(config.get(ROTATION_TIMEOUT_MIN));
-        s.rotateStamp = DateTimeFormatter.ofPattern(GoLayout.parse(config.get(ROTATION_TIMESTAMP)).javaPattern());
-        s.zeroPad = config.get(ROTATION_ZERO_PADDING);
-        String at = config.get(ROTATION_AT);
-        if (!at.isEmpty()) {
-            String[] hm = at.split(":");
-            try {
-                s.rotateAtHour = Integer.parseInt(hm[0].trim());
-                s.rotateAtMinute = hm.length > 1 ? Integer.parseInt(hm[1].trim()) : 0;
-            } catch (NumberFormatException e) {
-                s.rotateAtHour = -1;
-            }
-            if (s.rotateAtHour < 0 || s.rotateAtHour > 23 || s.rotateAtMinute < 0 || s.rotateAtMinute > 59) {
-                throw config.error(ROTATION_AT, "expected hh:mm, found '" + at + "'");
-            }
-        }
-        s.pruneCount = config.get(PRUNE_COUNT);
-        s.pruneAfterMillis = TimeUnit.HOURS.toMillis(config.get(PRUNE_AFTER_HOURS));
-        s.pruneTotalBytes = config.get(PRUNE_TOTAL_SIZE_MB) * 1024L * 1024L;
-    }
-
-    private static String rwx(PluginConfig config, Param<String> p) {
-        String v = config.get(p);
-        if (!v.matches("0?[0-7]{3}")) {
-            throw config.error(p, "expected an octal mode such as 0644, found '" + v + "'");
-        }
-        int mode = Integer.parseInt(v, 8);
-        StringBuilder b = new StringBuilder(9);
-        for (int shift = 6; shift >= 0; shift -= 3) {
-            int bits = (mode >> shift) & 7;
-            b.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
-        }
-        return b.toString();
+        s.fsync = config.get(FSYNC);
+        s.rotation = FileRotation.from(config);
     }
 
     /**
@@ -271,11 +232,7 @@ public final class FileProducer extends Producer {
         }
         try {
             if (!Files.isDirectory(dir)) {
-                try {
-                    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(s.folderPermissions)));
-                } catch (UnsupportedOperationException e) {
-                    Files.createDirectories(dir);
-                }
+                FileModes.createDirectories(dir, s.folderPermissions);
             }
             Path probe = Files.createTempFile(dir, ".sluice-probe-", ".tmp");
             try {
@@ -284,7 +241,7 @@ public final class FileProducer extends Producer {
                 Files.deleteIfExists(probe);
             }
         } catch (IOException | RuntimeException e) {
-            throw new IOException("cannot write " + resolved + ": " + FileTarget.reason(e), e);
+            throw new IOException("cannot write " + resolved + ": " + WriteFailures.reason(e), e);
         }
     }
 
@@ -423,16 +380,5 @@ public final class FileProducer extends Producer {
             b.append(template, i, at).append(f.format(now));
             i = end + 1;
         }
-    }
-
-    /** Files currently open, for tests and tools. */
-    List<java.nio.file.Path> openFiles() {
-        List<java.nio.file.Path> out = new java.util.ArrayList<>();
-        for (FileTarget t : targets) {
-            if (t.path() != null) {
-                out.add(t.path());
-            }
-        }
-        return out;
     }
 }

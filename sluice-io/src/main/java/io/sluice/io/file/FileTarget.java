@@ -2,31 +2,21 @@ package io.sluice.io.file;
 
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Log;
+import io.sluice.io.FileModes;
 import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
-import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -39,6 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * began (ending a compressed stream as of the last committed batch, see {@link Encoder#abortBytes()}). So a batch
  * the pipeline counts as delivered is on disk, and a failed one leaves no partial line behind to be doubled when
  * it is delivered again.
+ *
+ * <p>Rotation names and pruning are {@link FileRotation}'s, failure reporting {@link WriteFailures}'; what stays (about
+ * 400 lines) is the two-phase write with its rollback and the opening and closing it needs.
  */
 final class FileTarget {
     /** Opens the files; tests put a failing channel in between. */
@@ -78,9 +71,7 @@ final class FileTarget {
     private String openedBase;
     /** Paths FileOverwrite truncated already: a reopen after a failure appends. */
     private final Set<Path> overwritten = new HashSet<>();
-    private volatile boolean failing;
-    private long failingSince;
-    private long lastFailureLog;
+    private final WriteFailures failures;
 
     FileTarget(FileProducer.Settings settings, String template, String id, Log log, AtomicLong invalidUtf8) {
         this.s = settings;
@@ -88,6 +79,7 @@ final class FileTarget {
         this.id = id;
         this.log = log;
         this.escaper = new LineEscaper(invalidUtf8);
+        this.failures = new WriteFailures(id, log);
         this.lines = new byte[settings.chunkSize];
     }
 
@@ -115,7 +107,7 @@ final class FileTarget {
 
     /** Whether the last write failed and none succeeded since: {@code /ready} reports not ready. */
     boolean failing() {
-        return failing;
+        return failures.failing();
     }
 
     /** Opens the file now, on the starting thread: a path that cannot be written stops the start. */
@@ -124,7 +116,7 @@ final class FileTarget {
         try {
             ensureOpen();
         } catch (IOException | RuntimeException e) {
-            throw new IOException("cannot write " + where() + ": " + reason(e), e);
+            throw new IOException("cannot write " + where() + ": " + WriteFailures.reason(e), e);
         } finally {
             lock.unlock();
         }
@@ -158,8 +150,8 @@ final class FileTarget {
             }
         } catch (IOException | RuntimeException e) {
             rollback();
-            failed(e);
-            throw new IOException("cannot write " + where() + ": " + reason(e), e);
+            failures.failed(e, where());
+            throw new IOException("cannot write " + where() + ": " + WriteFailures.reason(e), e);
         } finally {
             lock.unlock();
         }
@@ -175,7 +167,7 @@ final class FileTarget {
             }
             inputBytes += len;
             lastWriteNanos = System.nanoTime();
-            recovered();
+            failures.recovered(path);
         } finally {
             lock.unlock();
         }
@@ -264,19 +256,14 @@ final class FileTarget {
                 closeFile(true);
             }
         } catch (IOException e) {
-            failed(e);
+            failures.failed(e, where());
         } finally {
             lock.unlock();
         }
     }
 
     private boolean rotationDue() {
-        if (!s.rotate) {
-            return false;
-        }
-        long now = System.currentTimeMillis();
-        return fileBytes >= s.rotateBytes || now - openedMillis >= s.rotateMillis
-                || (nextAtMillis > 0 && now >= nextAtMillis);
+        return s.rotation.due(fileBytes, openedMillis, nextAtMillis);
     }
 
     private void ensureOpen() throws IOException {
@@ -294,13 +281,9 @@ final class FileTarget {
         attempted = base;
         Path dir = base.toAbsolutePath().getParent();
         if (dir != null && !Files.isDirectory(dir)) {
-            try {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(s.folderPermissions)));
-            } catch (UnsupportedOperationException e) {
-                Files.createDirectories(dir);
-            }
+            FileModes.createDirectories(dir, s.folderPermissions);
         }
-        Path target = s.rotate ? rotatedName(base) : base;
+        Path target = s.rotation.enabled ? s.rotation.rotatedName(base) : base;
         attempted = target;
         Set<StandardOpenOption> opts = EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         // Appending to a .gz or .zst adds a new member/frame after the old ones: both formats allow
@@ -332,9 +315,9 @@ final class FileTarget {
         encoder = enc;
         path = target;
         openedMillis = System.currentTimeMillis();
-        nextAtMillis = s.rotateAtMinute < 0 ? 0 : nextAt(openedMillis);
-        if (s.rotate) {
-            link(target, currentLink(base));
+        nextAtMillis = s.rotation.nextAt(openedMillis);
+        if (s.rotation.enabled) {
+            FileRotation.link(target, FileRotation.currentLink(base), id, log);
         }
     }
 
@@ -389,8 +372,8 @@ final class FileTarget {
         if (rotated) {
             log.info(id + ": rotated " + closed);
         }
-        if (s.rotate) {
-            prune(Path.of(resolve(template)));
+        if (s.rotation.enabled) {
+            s.rotation.prune(Path.of(resolve(template)), path, id, log);
         }
     }
 
@@ -405,7 +388,7 @@ final class FileTarget {
                 closeFile(false);
                 return;
             } catch (IOException e) {
-                failed(e);
+                failures.failed(e, where());
                 if (System.nanoTime() > deadlineNanos) {
                     log.error(id + ": could not finish " + path + ": " + e);
                     return;
@@ -418,152 +401,13 @@ final class FileTarget {
         }
     }
 
-    /** Logs a failure (once per streak and then every 30 s) and reports not ready until a write succeeds. */
-    private void failed(Exception e) {
-        long now = System.nanoTime();
-        if (failingSince == 0) {
-            failingSince = now;
-        }
-        failing = true;
-        if (lastFailureLog == 0 || now - lastFailureLog > 30_000_000_000L) {
-            lastFailureLog = now;
-            log.error(id + ": cannot write " + where() + ": " + reason(e) + (isDiskFull(e) ? " (disk full?)" : "")
-                    + "; the delivery fails and is retried, nothing is acknowledged meanwhile, /ready reports not ready");
-        }
-    }
-
-    private void recovered() {
-        if (failingSince != 0) {
-            log.info(id + ": writing to " + path + " works again after "
-                    + (System.nanoTime() - failingSince) / 1_000_000 + " ms");
-        }
-        failingSince = 0;
-        lastFailureLog = 0;
-        failing = false;
-    }
-
     private String where() {
         Path p = channel != null ? path : attempted;
         return p != null ? p.toString() : resolve(template);
     }
 
-    /** What went wrong, in words: the JDK leaves the reason of some file-system exceptions empty. */
-    static String reason(Throwable e) {
-        if (e instanceof FileSystemException) {
-            FileSystemException f = (FileSystemException) e;
-            String r = f.getReason();
-            if (r == null) {
-                r = e instanceof AccessDeniedException ? "permission denied"
-                        : e instanceof NoSuchFileException ? "no such file or directory"
-                        : e instanceof FileAlreadyExistsException ? "exists and is not a directory"
-                        : e.getClass().getSimpleName();
-            }
-            return f.getFile() != null ? f.getFile() + ": " + r : r;
-        }
-        return e.getMessage() != null ? e.getMessage() : e.toString();
-    }
-
-    private static boolean isDiskFull(Exception e) {
-        String m = String.valueOf(e.getMessage()).toLowerCase();
-        return m.contains("no space") || m.contains("quota");
-    }
-
     private String resolve(String t) {
         return s.datedPath ? FileProducer.resolveDate(t, LocalDateTime.now()) : t;
-    }
-
-    /** dir/name_TIMESTAMP.ext, with _N added when the name is taken (Gollum's rotation names). */
-    private Path rotatedName(Path base) {
-        String[] parts = split(base.getFileName().toString());
-        String stamp = s.rotateStamp.format(LocalDateTime.now());
-        Path dir = base.toAbsolutePath().getParent();
-        Path p = dir.resolve(parts[0] + "_" + stamp + parts[1]);
-        for (int n = 1; Files.exists(p, LinkOption.NOFOLLOW_LINKS); n++) {
-            String num = s.zeroPad > 0 ? String.format("%0" + s.zeroPad + "d", n) : Integer.toString(n);
-            p = dir.resolve(parts[0] + "_" + stamp + "_" + num + parts[1]);
-        }
-        return p;
-    }
-
-    private static Path currentLink(Path base) {
-        String[] parts = split(base.getFileName().toString());
-        return base.toAbsolutePath().getParent().resolve(parts[0] + "_current" + parts[1]);
-    }
-
-    /** "app.ndjson.gz" → ["app", ".ndjson.gz"]: a compression suffix keeps the extension before it. */
-    static String[] split(String name) {
-        int dot = name.lastIndexOf('.');
-        if (dot > 0 && (name.endsWith(".gz") || name.endsWith(".zst"))) {
-            int inner = name.lastIndexOf('.', dot - 1);
-            if (inner > 0) {
-                dot = inner;
-            }
-        }
-        return dot > 0 ? new String[] {name.substring(0, dot), name.substring(dot)} : new String[] {name, ""};
-    }
-
-    private void link(Path target, Path linkPath) {
-        try {
-            Path tmp = linkPath.resolveSibling(linkPath.getFileName() + ".tmp");
-            Files.deleteIfExists(tmp);
-            Files.createSymbolicLink(tmp, target.getFileName());
-            Files.move(tmp, linkPath, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException | UnsupportedOperationException e) {
-            log.warn(id + ": cannot update " + linkPath + ": " + e);
-        }
-    }
-
-    /** Keeps the newest Prune/Count rotated files, none older than Prune/AfterHours, within Prune/TotalSizeMB. */
-    private void prune(Path base) {
-        if (s.pruneCount <= 0 && s.pruneAfterMillis <= 0 && s.pruneTotalBytes <= 0) {
-            return;
-        }
-        String[] parts = split(base.getFileName().toString());
-        String prefix = parts[0] + "_";
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(base.toAbsolutePath().getParent())) {
-            for (Path p : ds) {
-                String n = p.getFileName().toString();
-                if (n.startsWith(prefix) && n.endsWith(parts[1]) && !n.equals(parts[0] + "_current" + parts[1])
-                        && !Files.isSymbolicLink(p) && !p.equals(path)) {
-                    files.add(p);
-                }
-            }
-            files.sort((a, b) -> modified(b).compareTo(modified(a)));
-            long total = 0;
-            long now = System.currentTimeMillis();
-            for (int i = 0; i < files.size(); i++) {
-                Path p = files.get(i);
-                long size = Files.size(p);
-                total += size;
-                boolean tooMany = s.pruneCount > 0 && i >= s.pruneCount;
-                boolean tooOld = s.pruneAfterMillis > 0 && now - modified(p).toMillis() > s.pruneAfterMillis;
-                boolean tooBig = s.pruneTotalBytes > 0 && total > s.pruneTotalBytes;
-                if (tooMany || tooOld || tooBig) {
-                    Files.deleteIfExists(p);
-                    log.info(id + ": pruned " + p);
-                }
-            }
-        } catch (IOException e) {
-            log.warn(id + ": pruning next to " + base + " failed: " + e);
-        }
-    }
-
-    private static FileTime modified(Path p) {
-        try {
-            return Files.getLastModifiedTime(p);
-        } catch (IOException e) {
-            return FileTime.fromMillis(0);
-        }
-    }
-
-    private long nextAt(long fromMillis) {
-        LocalDateTime now = LocalDateTime.ofInstant(java.time.Instant.ofEpochMilli(fromMillis), ZoneId.systemDefault());
-        LocalDateTime at = now.withHour(s.rotateAtHour).withMinute(s.rotateAtMinute).withSecond(0).withNano(0);
-        if (!at.isAfter(now)) {
-            at = at.plusDays(1);
-        }
-        return at.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
     }
 
     private static void sleepQuietly(long ms) {
@@ -573,10 +417,4 @@ final class FileTarget {
             Thread.currentThread().interrupt();
         }
     }
-
-    /** The file being written, or null. */
-    Path path() {
-        return path;
-    }
-
 }

@@ -5,8 +5,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * One file being tailed by {@link FileConsumer}: its open channel, read buffer and the offsets that matter.
@@ -56,6 +59,20 @@ final class TailedFile {
         rename(path);
     }
 
+    /**
+     * The identity of the regular file at {@code p}: its file key (device and inode) where the file system has one,
+     * else its absolute path; null when there is no regular file there.
+     */
+    static Object keyOf(Path p) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+            Object k = a.fileKey();
+            return a.isRegularFile() ? (k != null ? k : p.toAbsolutePath().toString()) : null;
+        } catch (IOException e) {
+            return null; // gone (NoSuchFileException) or unreadable: no file to follow there
+        }
+    }
+
     void rename(Path p) {
         this.path = p;
         this.nameBytes = String.valueOf(p.getFileName()).getBytes(StandardCharsets.UTF_8);
@@ -77,14 +94,32 @@ final class TailedFile {
         }
     }
 
+    /**
+     * The buffer to read into, positioned at the free space: when it is full, the unfinished line moves to the
+     * front, or (when the line fills it) the buffer doubles, up to {@code growLimit} (the longest line and its
+     * delimiter).
+     */
+    ByteBuffer readTarget(int growLimit) {
+        if (end == buf.length) {
+            if (start > 0) {
+                System.arraycopy(buf, start, buf, 0, end - start);
+                bufOffset += start;
+                end -= start;
+                scanFrom -= start;
+                start = 0;
+            } else {
+                int cap = Math.min(growLimit, buf.length * 2);
+                buf = Arrays.copyOf(buf, Math.max(cap, buf.length));
+                view = ByteBuffer.wrap(buf);
+            }
+        }
+        view.limit(buf.length).position(end);
+        return view;
+    }
+
     /** The file offset after the last byte read. */
     long readPosition() {
         return bufOffset + end;
-    }
-
-    /** The file offset of the first byte not yet cut into a line. */
-    long lineStart() {
-        return bufOffset + start;
     }
 
     /** Tracks one published batch ending at {@code endOffset}; the returned completion goes on the batch. */
@@ -129,12 +164,6 @@ final class TailedFile {
 
     void markCheckpointed(long offset) {
         checkpointed = offset;
-    }
-
-    boolean hasInflight() {
-        synchronized (inflight) {
-            return !inflight.isEmpty();
-        }
     }
 
     void close() {

@@ -1,8 +1,7 @@
 package io.sluice.io.socket;
 
-import io.sluice.io.Bytes;
+import io.sluice.core.Bytes;
 import java.nio.ByteBuffer;
-import java.util.Locale;
 
 /**
  * Cuts a byte stream into frames, copes with frames split at any byte, and never holds more than
@@ -23,6 +22,9 @@ import java.util.Locale;
  *   <li>{@code binary}/{@code binary_le}/{@code binary_be}: a {@code Size}-byte length at {@code Offset}.</li>
  *   <li>{@code fixed}: frames of exactly {@code Size} bytes.</li>
  * </ul>
+ *
+ * <p>One class of about 430 lines: the partitioners share the buffer, the skipping of a cut frame's rest and the
+ * refusal protocol, and split apart they would each need all three.
  */
 public final class Framer {
     /** Receives frames; the bytes are valid only during the call. */
@@ -87,9 +89,9 @@ public final class Framer {
         this.view = ByteBuffer.wrap(buf);
     }
 
-    /** Parses a partitioner name as Gollum spells it (case-insensitive); null when unknown. */
+    /** The mode of a partitioner as Gollum names it (consumer.Socket's {@code Partitioner} choices); null when unknown. */
     public static Mode mode(String partitioner) {
-        switch (partitioner.toLowerCase(Locale.ROOT)) {
+        switch (partitioner) {
             case "delimiter": return Mode.DELIMITER;
             case "octet": case "rfc6587": return Mode.OCTET;
             case "ascii": return Mode.ASCII;

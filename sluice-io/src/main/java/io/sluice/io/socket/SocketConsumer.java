@@ -1,13 +1,13 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.Bytes;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
-import io.sluice.core.pipeline.Consumer;
-import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.tls.TlsSettings;
-import io.sluice.io.Bytes;
+import io.sluice.io.FileModes;
 import java.util.Locale;
 
 /**
@@ -28,7 +28,7 @@ import java.util.Locale;
  *     Streams: logs
  * </pre>
  */
-public final class SocketConsumer extends Consumer implements io.sluice.core.pipeline.Exposure.Listening {
+public final class SocketConsumer extends ListeningConsumer {
     public static final Param<String> ADDRESS = Param.string("Address", "tcp://127.0.0.1:5880",
             "Where to listen: tcp://host:port, udp://host:port, unix:///path, or host:port (TCP). Loopback unless "
                     + "you name another address (tcp://0.0.0.0:5880 for every interface).");
@@ -36,38 +36,40 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
             "File permissions of a unix socket, as an octal number.");
     public static final Param<String> ACKNOWLEDGE = Param.string("Acknowledge", "",
             "When set, this text is written back after each read was handed to the pipeline (TCP and unix only).");
-    public static final Param<String> PARTITIONER = Param.string("Partitioner", "delimiter",
+    public static final Param<String> PARTITIONER = Param.choice("Partitioner", "delimiter",
             "How messages are cut from the stream: delimiter, octet (RFC 6587 octet counting, falling back to "
-                    + "newlines), ascii (length then Delimiter), binary, binary_le, binary_be, fixed.");
+                    + "newlines; rfc6587 is the same), ascii (length then Delimiter), binary, binary_le, binary_be, fixed.",
+            "delimiter", "octet", "rfc6587", "ascii", "binary", "binary_le", "binary_be", "fixed");
     public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n",
             "End of a message for the delimiter partitioner (removed; a CR before \\n is removed too); "
                     + "end of the length for ascii.");
     public static final Param<Integer> OFFSET = Param.integer("Offset", 0,
             "Where the length starts, for the ascii and binary partitioners.");
     public static final Param<Integer> SIZE = Param.integer("Size", 1,
-            "Bytes of the length for binary (1, 2, 4 or 8; 4 when left at 1), or of each message for fixed.");
-    public static final Param<Integer> RECONNECT_AFTER_SEC = Param.integer("ReconnectAfterSec", 2,
+            "Bytes of the length for binary (1, 2, 4 or 8; 4 when left at 1), or of each message for fixed.").atLeast(1);
+    public static final Param<Integer> RECONNECT_AFTER_SEC = Param.seconds("ReconnectAfterSec", 2,
             "Accepted for Gollum configs; Sluice binds once at start (a port in use stops the start) and ends the "
                     + "process if the listener is lost.");
-    public static final Param<Integer> ACK_TIMEOUT_SEC = Param.integer("AckTimeoutSec", 1,
+    public static final Param<Integer> ACK_TIMEOUT_SEC = Param.seconds("AckTimeoutSec", 1,
             "Accepted for Gollum configs; an acknowledgement the peer does not read yet waits in its connection.");
-    public static final Param<Integer> READ_TIMEOUT_SEC = Param.integer("ReadTimeoutSec", 2,
+    public static final Param<Integer> READ_TIMEOUT_SEC = Param.seconds("ReadTimeoutSec", 2,
             "Accepted for Gollum configs; IdleTimeoutMs closes connections that send no complete message.");
     public static final Param<Boolean> REMOVE_OLD_SOCKET = Param.bool("RemoveOldSocket", true,
             "Remove an existing file at a unix:// path before listening.");
-    public static final Param<String> FORMAT = Param.string("Format", "plain",
+    public static final Param<String> FORMAT = Param.choice("Format", "plain",
             "plain (the frame is the payload), ndjson (as plain, blank lines skipped), rfc5424, rfc3164, or syslog "
-                    + "(either RFC per line): syslog fields go to metadata and the MSG becomes the payload.");
-    public static final Param<Integer> MAX_LINE_SIZE = Param.integer("MaxLineSize", 1 << 20,
-            "Longest message in bytes; a longer one is cut at this size, flagged truncated: true, and counted.");
+                    + "(either RFC per line): syslog fields go to metadata and the MSG becomes the payload.",
+            "plain", "ndjson", "rfc5424", "rfc3164", "syslog");
+    public static final Param<Integer> MAX_LINE_SIZE = Param.sizeInt("MaxLineSize", 1 << 20,
+            "Longest message in bytes; a longer one is cut at this size, flagged truncated: true, and counted.").atLeast(1);
     public static final Param<Integer> READ_BUFFER_KB = Param.integer("ReadBufferKB", 256,
             "Read buffer in KB, one for all connections; a connection keeps only its unfinished message.");
     /** The listener limit every network input shares. */
     public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
-    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 0,
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.millis("IdleTimeoutMs", 0,
             "Close a connection (counted timeout) that completes no message for this long, idle or trickling a "
                     + "line; 0 keeps connections open, as syslog and log shippers expect. A TLS handshake must "
-                    + "complete within it (10 s when 0).");
+                    + "complete within it (10 s when 0).").atLeast(0);
 
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Socket",
             "Reads messages from TCP (optionally TLS), UDP or unix sockets: newline, NDJSON, syslog, octet counting.")
@@ -76,21 +78,14 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
                     READ_BUFFER_KB, MAX_CONNECTIONS, IDLE_TIMEOUT_MS))
             .factory(SocketConsumer::new);
 
-    private final SocketServer server;
-
     public SocketConsumer(PluginConfig config) {
-        super(config);
+        super(config, settings(config), "Socket");
+    }
+
+    private static SocketServer.Settings settings(PluginConfig config) {
         SocketServer.Settings s = new SocketServer.Settings();
-        try {
-            s.address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
-        } catch (IllegalArgumentException e) {
-            throw config.error(ADDRESS, e.getMessage());
-        }
+        s.address = HostPort.of(config, ADDRESS, HostPort.Transport.TCP);
         s.mode = Framer.mode(config.get(PARTITIONER));
-        if (s.mode == null) {
-            throw config.error(PARTITIONER, "unknown partitioner '" + config.get(PARTITIONER)
-                    + "' (delimiter, octet, ascii, binary, binary_le, binary_be, fixed)");
-        }
         s.delimiter = Bytes.unescape(config.get(DELIMITER));
         if (s.delimiter.length == 0) {
             throw config.error(DELIMITER, "must not be empty");
@@ -105,53 +100,41 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
                 throw config.error(SIZE, "binary lengths are 1, 2, 4 or 8 bytes");
             }
         }
-        if (s.size < 1) {
-            throw config.error(SIZE, "must be at least 1");
-        }
-        String format = config.get(FORMAT).toLowerCase(Locale.ROOT);
-        switch (format) {
-            case "plain": break;
-            case "ndjson": s.skipEmpty = true; break;
-            case "rfc5424": s.syslog = SyslogParser.Rfc.RFC5424; break;
-            case "rfc3164": s.syslog = SyslogParser.Rfc.RFC3164; break;
-            case "syslog": s.syslog = SyslogParser.Rfc.AUTO; break;
-            default: throw config.error(FORMAT, "unknown format '" + format + "' (plain, ndjson, rfc5424, rfc3164, syslog)");
+        switch (config.get(FORMAT)) {
+            case "ndjson" -> s.skipEmpty = true;
+            case "rfc5424" -> s.syslog = SyslogParser.Rfc.RFC5424;
+            case "rfc3164" -> s.syslog = SyslogParser.Rfc.RFC3164;
+            case "syslog" -> s.syslog = SyslogParser.Rfc.AUTO;
+            default -> { } // plain: the frame is the payload
         }
         s.maxLineSize = config.get(MAX_LINE_SIZE);
-        if (s.maxLineSize < 1) {
-            throw config.error(MAX_LINE_SIZE, "must be at least 1");
-        }
         s.readBufferSize = Math.max(4, config.get(READ_BUFFER_KB)) * 1024;
         String ack = config.get(ACKNOWLEDGE);
         if (!ack.isEmpty()) {
-            if (s.address.protocol() == Address.Protocol.UDP) {
+            if (s.address.transport() == HostPort.Transport.UDP) {
                 throw config.error(ACKNOWLEDGE, "UDP sockets cannot acknowledge");
             }
             s.acknowledge = Bytes.unescape(ack);
         }
-        s.permissions = permissions(config, PERMISSIONS);
+        s.permissions = FileModes.octal(config, PERMISSIONS, "0770");
         s.removeOldSocket = config.get(REMOVE_OLD_SOCKET);
-        limits(config, s, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
+        s.maxConnections = config.get(MAX_CONNECTIONS);
+        s.idleTimeoutMs = config.get(IDLE_TIMEOUT_MS);
         s.tls = tls(config, TlsSettings.from(config, TlsSettings.Role.SERVER), s.address);
-        this.server = new SocketServer(config.id(), s);
-    }
-
-    @Override
-    public java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners() {
-        return server.listeners("Socket");
+        return s;
     }
 
     /**
      * The TLS/* group of a listener, or null when TLS is off. TLS is for TCP: a datagram is no stream to run TLS
      * on (that would be DTLS), and a unix socket is reached only through the file system, whose permissions guard it.
      */
-    static TlsSettings tls(PluginConfig config, TlsSettings tls, Address address) {
+    static TlsSettings tls(PluginConfig config, TlsSettings tls, HostPort address) {
         if (!tls.enabled()) {
             return null;
         }
-        if (address.protocol() != Address.Protocol.TCP) {
+        if (address.transport() != HostPort.Transport.TCP) {
             throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address; " + address
-                    + " is " + address.protocol().name().toLowerCase(Locale.ROOT));
+                    + " is " + address.transport().name().toLowerCase(Locale.ROOT));
         }
         noSessionTickets(tls);
         return tls;
@@ -170,78 +153,5 @@ public final class SocketConsumer extends Consumer implements io.sluice.core.pip
      */
     static void noSessionTickets(TlsSettings tls) {
         tls.context().getServerSessionContext().setSessionTimeout(TICKET_LIFETIME_LIMIT_SEC + 1);
-    }
-
-    static void limits(PluginConfig config, SocketServer.Settings s, Param<Integer> maxConnections, Param<Integer> idleTimeoutMs) {
-        s.maxConnections = config.get(maxConnections);
-        if (s.maxConnections < 1) {
-            throw config.error(maxConnections, "must be at least 1");
-        }
-        s.idleTimeoutMs = config.get(idleTimeoutMs);
-        if (s.idleTimeoutMs < 0) {
-            throw config.error(idleTimeoutMs, "must be 0 (none) or more");
-        }
-    }
-
-    static String permissions(PluginConfig config, Param<String> param) {
-        String p = config.get(param);
-        if (!p.matches("0?[0-7]{3}")) {
-            throw config.error(param, "expected an octal mode such as 0770, found '" + p + "'");
-        }
-        return p;
-    }
-
-    @Override
-    public void open(ConsumerContext ctx) throws Exception {
-        server.open(ctx);
-    }
-
-    @Override
-    public void consume(ConsumerContext ctx) throws Exception {
-        server.run(ctx);
-    }
-
-    @Override
-    public boolean isReady() {
-        return server.isReady();
-    }
-
-    SocketServer server() {
-        return server;
-    }
-
-    @Override
-    public void stop() {
-        server.stop();
-    }
-
-    /** The address bound, with a port chosen by the system when configured as 0; null before listening. */
-    public java.net.SocketAddress boundAddress() {
-        return server.boundAddress();
-    }
-
-    /** Messages read so far (from connections that ended). */
-    public long lines() {
-        return server.lines();
-    }
-
-    /** Messages cut at MaxLineSize. */
-    public long truncated() {
-        return server.truncated();
-    }
-
-    /** Length headers that did not parse (octet, ascii). */
-    public long badHeaders() {
-        return server.badHeaders();
-    }
-
-    /** Connections that ended in the middle of a line. */
-    public long unterminated() {
-        return server.unterminated();
-    }
-
-    /** Lines that were not valid syslog. */
-    public long syslogErrors() {
-        return server.syslogErrors();
     }
 }

@@ -1,16 +1,18 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.Bytes;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.tls.TlsSettings;
-import io.sluice.io.Bytes;
 import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +24,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -49,20 +50,21 @@ public final class SocketProducer extends Producer {
             "Accepted for Gollum configs; each pipeline batch is written with one call.");
     public static final Param<Integer> BATCH_FLUSH_COUNT = Param.integer("Batch/FlushCount", 4096,
             "Accepted for Gollum configs.");
-    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.integer("Batch/TimeoutSec", 5,
+    public static final Param<Integer> BATCH_TIMEOUT_SEC = Param.seconds("Batch/TimeoutSec", 5,
             "Accepted for Gollum configs; batches are sent as they arrive.");
     public static final Param<String> ACKNOWLEDGE = Param.string("Acknowledge", "",
             "When set, the server must answer every batch with this text (TCP only); otherwise the batch is resent.");
-    public static final Param<Integer> ACK_TIMEOUT_MS = Param.integer("AckTimeoutMs", 2000,
+    public static final Param<Integer> ACK_TIMEOUT_MS = Param.millis("AckTimeoutMs", 2000,
             "How long to wait to connect and for an acknowledgement.");
-    public static final Param<String> FRAMING = Param.string("Framing", "delimiter",
-            "delimiter (each message followed by Delimiter unless it ends with it) or octet (RFC 6587 \"LEN SP MSG\").");
+    public static final Param<String> FRAMING = Param.choice("Framing", "delimiter",
+            "delimiter (each message followed by Delimiter unless it ends with it) or octet (RFC 6587 \"LEN SP MSG\").",
+            "delimiter", "octet");
     public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n",
             "Message delimiter for delimiter framing. When it is made of control bytes (\\n, \\r\\n, \\0), control bytes "
                     + "inside payloads are escaped (see sluice-io/README.md), so each message is exactly one frame.");
-    public static final Param<Integer> RECONNECT_MIN_MS = Param.integer("ReconnectMinMs", 100,
+    public static final Param<Integer> RECONNECT_MIN_MS = Param.millis("ReconnectMinMs", 100,
             "First wait before reconnecting after a failure; doubles on each failure.");
-    public static final Param<Integer> RECONNECT_MAX_MS = Param.integer("ReconnectMaxMs", 10000,
+    public static final Param<Integer> RECONNECT_MAX_MS = Param.millis("ReconnectMaxMs", 10000,
             "Longest wait between reconnection attempts.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Socket",
             "Sends messages over TCP (TLS), UDP or unix sockets, newline or octet-counting framed.")
@@ -70,7 +72,7 @@ public final class SocketProducer extends Producer {
                     ACKNOWLEDGE, ACK_TIMEOUT_MS, FRAMING, DELIMITER, RECONNECT_MIN_MS, RECONNECT_MAX_MS))
             .factory(SocketProducer::new);
 
-    private final Address address;
+    private final HostPort address;
     private final boolean octet;
     private final byte[] delimiter;
     /** Delimiter framing with a delimiter of control bytes: payloads are escaped so they cannot hold it. */
@@ -100,16 +102,8 @@ public final class SocketProducer extends Producer {
 
     public SocketProducer(PluginConfig config) {
         super(config);
-        try {
-            address = Address.parse(config.get(ADDRESS), Address.Protocol.TCP);
-        } catch (IllegalArgumentException e) {
-            throw config.error(ADDRESS, e.getMessage());
-        }
-        String framing = config.get(FRAMING).toLowerCase(Locale.ROOT);
-        if (!framing.equals("delimiter") && !framing.equals("octet")) {
-            throw config.error(FRAMING, "expected delimiter or octet, found '" + framing + "'");
-        }
-        octet = framing.equals("octet");
+        address = HostPort.of(config, ADDRESS, HostPort.Transport.TCP);
+        octet = config.get(FRAMING).equals("octet");
         delimiter = Bytes.unescape(config.get(DELIMITER));
         if (delimiter.length == 0) {
             throw config.error(DELIMITER, "must not be empty");
@@ -118,7 +112,7 @@ public final class SocketProducer extends Producer {
         newline = delimiter.length == 1 && delimiter[0] == '\n';
         String ack = config.get(ACKNOWLEDGE);
         acknowledge = ack.isEmpty() ? null : Bytes.unescape(ack);
-        if (acknowledge != null && address.protocol() != Address.Protocol.TCP) {
+        if (acknowledge != null && address.transport() != HostPort.Transport.TCP) {
             throw config.error(ACKNOWLEDGE, "acknowledgements need TCP");
         }
         ackBuf = acknowledge == null ? null : new byte[acknowledge.length];
@@ -128,7 +122,7 @@ public final class SocketProducer extends Producer {
         backoffMax = Math.max(backoffMin, config.get(RECONNECT_MAX_MS));
         backoff = backoffMin;
         tls = TlsSettings.from(config, TlsSettings.Role.CLIENT);
-        if (tls.enabled() && address.protocol() != Address.Protocol.TCP) {
+        if (tls.enabled() && address.transport() != HostPort.Transport.TCP) {
             throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address");
         }
     }
@@ -183,16 +177,16 @@ public final class SocketProducer extends Producer {
 
     private void encode(Batch batch) {
         outLen = 0;
+        if (address.transport() == HostPort.Transport.UDP) {
+            return; // a datagram per message, sent from the payloads
+        }
         for (int i = 0; i < batch.size(); i++) {
             Message m = batch.get(i);
             int len = m.length();
             byte[] p = m.payload();
-            if (address.protocol() == Address.Protocol.UDP) {
-                continue;
-            }
             if (octet) {
-                ensure(len + 12);
-                outLen = writeDecimal(out, outLen, len);
+                ensure(len + Decimal.MAX_LONG + 1);
+                outLen = Decimal.putLong(out, outLen, len);
                 out[outLen++] = ' ';
                 System.arraycopy(p, 0, out, outLen, len);
                 outLen += len;
@@ -239,24 +233,8 @@ public final class SocketProducer extends Producer {
         }
     }
 
-    private static int writeDecimal(byte[] b, int at, int v) {
-        if (v == 0) {
-            b[at] = '0';
-            return at + 1;
-        }
-        int digits = 0;
-        for (int t = v; t > 0; t /= 10) {
-            digits++;
-        }
-        for (int i = at + digits - 1; i >= at; i--) {
-            b[i] = (byte) ('0' + v % 10);
-            v /= 10;
-        }
-        return at + digits;
-    }
-
     private void connect() throws IOException {
-        switch (address.protocol()) {
+        switch (address.transport()) {
             case UDP:
                 if (udp == null) {
                     udp = DatagramChannel.open();
@@ -300,7 +278,7 @@ public final class SocketProducer extends Producer {
     }
 
     private void send(Batch batch) throws IOException {
-        switch (address.protocol()) {
+        switch (address.transport()) {
             case UDP:
                 // One datagram per message: a datagram is the frame.
                 for (int i = 0; i < batch.size(); i++) {

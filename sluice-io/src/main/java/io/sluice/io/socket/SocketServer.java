@@ -4,10 +4,12 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.Clock;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.tls.TlsSettings;
+import io.sluice.io.FileModes;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
@@ -22,7 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The listening side shared by {@link SocketConsumer} and {@link Syslogd}: binds TCP, UDP or a unix stream
+ * The listening side shared by {@link SocketConsumer} and {@link SyslogdConsumer}: binds TCP, UDP or a unix stream
  * socket in {@link #open}, then serves it until {@link #stop()}.
  *
  * <p>Stream connections (TCP, unix) are served by one {@link StreamLoop}: the consumer's own thread, with a
@@ -35,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class SocketServer {
     /** What one server does. */
     static final class Settings {
-        Address address;
+        HostPort address;
         Framer.Mode mode = Framer.Mode.DELIMITER;
         byte[] delimiter = {'\n'};
         int offset;
@@ -83,12 +85,12 @@ final class SocketServer {
      * ({@code TLS/ClientAuth: require}) authenticate.
      */
     java.util.List<io.sluice.core.pipeline.Exposure.Listener> listeners(String what) {
-        if (s.address.protocol() == Address.Protocol.UNIX) {
+        if (s.address.transport() == HostPort.Transport.UNIX) {
             return java.util.List.of();
         }
         boolean certificates = s.tls != null && s.tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
         return java.util.List.of(new io.sluice.core.pipeline.Exposure.Listener(
-                what + " (" + s.address.protocol().name().toLowerCase(java.util.Locale.ROOT) + ")", s.address.host(),
+                what + " (" + s.address.transport().name().toLowerCase(java.util.Locale.ROOT) + ")", s.address.host(),
                 s.address.port(), s.tls != null, certificates, null));
     }
 
@@ -110,7 +112,7 @@ final class SocketServer {
             return;
         }
         try {
-            if (s.address.protocol() == Address.Protocol.UDP) {
+            if (s.address.transport() == HostPort.Transport.UDP) {
                 DatagramChannel ch = DatagramChannel.open();
                 listener = ch;
                 ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -120,7 +122,7 @@ final class SocketServer {
             } else {
                 int backlog = Math.max(128, Math.min(s.maxConnections, 4096));
                 ServerSocketChannel server;
-                if (s.address.protocol() == Address.Protocol.UNIX) {
+                if (s.address.transport() == HostPort.Transport.UNIX) {
                     Path path = Path.of(s.address.path());
                     if (s.removeOldSocket && Files.exists(path)) {
                         ctx.log().warn(id + ": removing old socket file " + path);
@@ -130,7 +132,7 @@ final class SocketServer {
                     listener = server;
                     server.bind(s.address.socketAddress(), backlog);
                     try {
-                        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(rwx(s.permissions)));
+                        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(FileModes.rwx(s.permissions)));
                     } catch (UnsupportedOperationException | IllegalArgumentException e) {
                         ctx.log().warn(id + ": cannot set Permissions " + s.permissions + " on " + path + ": " + e.getMessage());
                     }
@@ -166,7 +168,7 @@ final class SocketServer {
         open(ctx);
         serving = true;
         try {
-            if (s.address.protocol() == Address.Protocol.UDP) {
+            if (s.address.transport() == HostPort.Transport.UDP) {
                 runUdp(ctx);
             } else {
                 StreamLoop l;
@@ -306,7 +308,7 @@ final class SocketServer {
         listener = null;
         if (l != null) {
             closeQuietly(l);
-            if (s.address.protocol() == Address.Protocol.UNIX) {
+            if (s.address.transport() == HostPort.Transport.UNIX) {
                 try {
                     Files.deleteIfExists(Path.of(s.address.path()));
                 } catch (IOException ignored) {
@@ -326,43 +328,12 @@ final class SocketServer {
         return boundAddress;
     }
 
-    long lines() {
-        return lines.get();
-    }
-
-    long truncated() {
-        return truncated.get();
-    }
-
-    long badHeaders() {
-        return badHeaders.get();
-    }
-
-    long unterminated() {
-        return unterminated.get();
-    }
-
-    long syslogErrors() {
-        return syslogErrors.get();
-    }
-
     static void closeQuietly(java.nio.channels.Channel c) {
         try {
             c.close();
         } catch (IOException ignored) {
             // Closing; nothing to do.
         }
-    }
-
-    /** "0770" to "rwxrwx---". */
-    static String rwx(String octal) {
-        int mode = Integer.parseInt(octal, 8);
-        StringBuilder b = new StringBuilder(9);
-        for (int shift = 6; shift >= 0; shift -= 3) {
-            int bits = (mode >> shift) & 7;
-            b.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
-        }
-        return b.toString();
     }
 
     /** The UDP socket's batch under construction; published from the consumer's thread, which may wait. */

@@ -1,5 +1,7 @@
 package io.sluice.io.socket;
 
+import io.sluice.core.Bytes;
+import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +41,7 @@ public final class SyslogParser {
     private static final String MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
     private final Rfc rfc;
-    private final byte[] digits = new byte[3];
+    private final byte[] digits = new byte[Decimal.MAX_LONG];
     private long errors;
 
     /** A parser for one grammar; one per thread (it keeps a scratch buffer). */
@@ -106,21 +108,7 @@ public final class SyslogParser {
     }
 
     private void number(Metadata md, byte[] key, int v) {
-        int n;
-        if (v >= 100) {
-            digits[0] = (byte) ('0' + v / 100);
-            digits[1] = (byte) ('0' + v / 10 % 10);
-            digits[2] = (byte) ('0' + v % 10);
-            n = 3;
-        } else if (v >= 10) {
-            digits[0] = (byte) ('0' + v / 10);
-            digits[1] = (byte) ('0' + v % 10);
-            n = 2;
-        } else {
-            digits[0] = (byte) ('0' + v);
-            n = 1;
-        }
-        md.set(key, 0, key.length, digits, 0, n, Metadata.NUMBER);
+        md.set(key, 0, key.length, digits, 0, Decimal.putLong(digits, 0, v), Metadata.NUMBER);
     }
 
     /** HEADER fields after "&lt;PRI&gt;1 ": TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD [MSG]. */
@@ -128,7 +116,7 @@ public final class SyslogParser {
         Metadata md = m.metadata();
         md.set(VERSION, 0, VERSION.length, buf, p - 2, 1, Metadata.NUMBER);
         for (byte[] key : HEADER_KEYS) {
-            int sp = indexOf(buf, p, end, (byte) ' ');
+            int sp = Bytes.indexOf(buf, p, end, (byte) ' ');
             if (sp < 0 || sp == p) {
                 return false;
             }
@@ -199,7 +187,7 @@ public final class SyslogParser {
         if (isBsdTimestamp(buf, p, end)) {
             md.set(TIMESTAMP, 0, TIMESTAMP.length, buf, p, 15, Metadata.STRING);
             p += 16;
-            int sp = indexOf(buf, p, end, (byte) ' ');
+            int sp = Bytes.indexOf(buf, p, end, (byte) ' ');
             if (sp > p) {
                 md.set(HOSTNAME, 0, HOSTNAME.length, buf, p, sp - p, Metadata.STRING);
                 p = sp + 1;
@@ -213,7 +201,7 @@ public final class SyslogParser {
         if (i > p && i < end && (buf[i] == ':' || buf[i] == '[')) {
             int tagEnd = i;
             if (buf[i] == '[') {
-                int close = indexOf(buf, i, Math.min(end, i + 24), (byte) ']');
+                int close = Bytes.indexOf(buf, i, Math.min(end, i + 24), (byte) ']');
                 if (close > 0) {
                     md.set(PROC_ID, 0, PROC_ID.length, buf, i + 1, close - i - 1, Metadata.STRING);
                     i = close + 1;
@@ -256,15 +244,6 @@ public final class SyslogParser {
 
     private static boolean digitOrSpace(byte b) {
         return b == ' ' || digit(b);
-    }
-
-    private static int indexOf(byte[] buf, int from, int to, byte b) {
-        for (int i = from; i < to; i++) {
-            if (buf[i] == b) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /** RFC 3339 timestamps (as RFC 5424 uses them) to epoch nanoseconds, without java.time objects. */

@@ -3,7 +3,6 @@ package io.sluice.io.socket;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
@@ -17,7 +16,7 @@ import javax.net.ssl.SSLException;
  *
  * <p>Buffers: a connection holds a ciphertext and a plaintext buffer only while it needs them (handshaking, or a
  * partial record or undelivered plaintext left over); an established connection with nothing pending gives them
- * back to the loop's {@link Pool}, so idle TLS connections, like plain ones, hold no buffer. Writes (handshake,
+ * back to the loop's {@link TlsBufferPool}, so idle TLS connections, like plain ones, hold no buffer. Writes (handshake,
  * acknowledgements, close_notify) go through one buffer shared by the loop; only what the socket does not take
  * at once is copied into the connection.
  */
@@ -32,58 +31,10 @@ final class TlsStream {
         }
     }
 
-    /**
-     * The loop's TLS buffers: reused across its connections, and reserved from the memory budget by the loop while
-     * held or pooled ({@link #bytes}). One instance per loop, used by its thread only.
-     */
-    static final class Pool {
-        /** Buffers kept for reuse beyond those in use; more go to the garbage collector (and the budget). */
-        private static final int KEEP = 16;
-        final int netSize;
-        final int appSize;
-        /** What one connection's pair costs. */
-        final long bytes;
-        private final ArrayDeque<ByteBuffer[]> free = new ArrayDeque<>();
-        /** The shared buffer writes are wrapped into. */
-        ByteBuffer out;
-
-        Pool(SSLEngine probe) {
-            this.netSize = probe.getSession().getPacketBufferSize();
-            this.appSize = probe.getSession().getApplicationBufferSize();
-            this.bytes = (long) netSize + appSize;
-            this.out = ByteBuffer.allocate(netSize);
-        }
-
-        /** A pair from the pool, or null when it is empty (the caller reserves {@link #bytes} and allocates). */
-        ByteBuffer[] poll() {
-            return free.poll();
-        }
-
-        ByteBuffer[] allocate() {
-            return new ByteBuffer[] {ByteBuffer.allocate(netSize), ByteBuffer.allocate(appSize)};
-        }
-
-        /** Takes a pair back; false when the pool is full (the caller returns its reservation). */
-        boolean offer(ByteBuffer[] pair) {
-            if (free.size() >= KEEP || pair[0].capacity() != netSize || pair[1].capacity() != appSize) {
-                return false;
-            }
-            pair[0].clear();
-            pair[1].clear();
-            free.add(pair);
-            return true;
-        }
-
-        /** Bytes held by pooled pairs (reserved by the loop until it ends). */
-        long pooledBytes() {
-            return free.size() * bytes;
-        }
-    }
-
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
     private final SSLEngine engine;
-    private final Pool pool;
+    private final TlsBufferPool pool;
     /** Ciphertext read and not unwrapped yet, in write mode; null while the connection holds no buffers. */
     private ByteBuffer netIn;
     /** Plaintext unwrapped and not handed out yet, in write mode; null with {@link #netIn}. */
@@ -95,7 +46,7 @@ final class TlsStream {
     private boolean established;
     private boolean inboundDone;
 
-    TlsStream(SSLEngine engine, Pool pool) throws SSLException {
+    TlsStream(SSLEngine engine, TlsBufferPool pool) throws SSLException {
         this.engine = engine;
         this.pool = pool;
         engine.beginHandshake();
@@ -111,7 +62,7 @@ final class TlsStream {
         return netIn != null;
     }
 
-    /** Lends the connection a buffer pair (from {@link Pool}); the loop has reserved it. */
+    /** Lends the connection a buffer pair (from {@link TlsBufferPool}); the loop has reserved it. */
     void lend(ByteBuffer[] pair) {
         netIn = pair[0];
         appIn = pair[1];

@@ -531,19 +531,19 @@ class SocketTlsTest {
         assertThatThrownBy(() -> new SocketConsumer(config("consumer.Socket",
                 "  Address: unix://" + dir.resolve("s.sock") + "\n" + serverTls(serverA))))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("TLS needs a tcp:// address");
-        assertThatThrownBy(() -> new Syslogd(config("consumer.Syslogd",
+        assertThatThrownBy(() -> new SyslogdConsumer(config("consumer.Syslogd",
                 "  Address: udp://127.0.0.1:5000\n" + serverTls(serverA))))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("TLS needs a tcp:// address");
-        assertThatThrownBy(() -> new Syslogd(config("consumer.Syslogd", "  Format: RFC5425\n")))
+        assertThatThrownBy(() -> new SyslogdConsumer(config("consumer.Syslogd", "  Format: RFC5425\n")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("RFC5425 is syslog over TLS");
         assertThatThrownBy(() -> new SocketConsumer(config("consumer.Socket", "  TLS/Enable: true\n")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("TLS/CertFile");
         assertThatThrownBy(() -> new SocketConsumer(config("consumer.Socket",
                 serverTls(serverA) + "  TLS/InsecureSkipVerify: true\n")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("applies to clients");
-        Syslogd tls = new Syslogd(config("consumer.Syslogd", serverTls(serverA)));
+        SyslogdConsumer tls = new SyslogdConsumer(config("consumer.Syslogd", serverTls(serverA)));
         assertThat(tls.address()).isEqualTo("tcp://127.0.0.1:6514");
-        Syslogd plain = new Syslogd(config("consumer.Syslogd", ""));
+        SyslogdConsumer plain = new SyslogdConsumer(config("consumer.Syslogd", ""));
         assertThat(plain.address()).isEqualTo("udp://127.0.0.1:514");
     }
 }

@@ -18,7 +18,7 @@ import java.util.regex.PatternSyntaxException;
  * ExpressionNot, its docs FilterExpression and FilterExpressionNot: both are accepted. ASCII content is matched
  * through a view on its bytes, without decoding it to a String.
  */
-public final class RegExp extends SimpleFilter {
+public final class RegExpFilter extends SimpleFilter {
     public static final Param<String> FILTER_EXPRESSION = Param.string("FilterExpression", "",
             "Messages matching it pass; not checked when empty.");
     public static final Param<String> FILTER_EXPRESSION_NOT = Param.string("FilterExpressionNot", "",
@@ -30,14 +30,14 @@ public final class RegExp extends SimpleFilter {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.MODULATOR, "filter.RegExp",
             "Accepts or rejects messages by regular expressions.")
             .params(params(FILTER_EXPRESSION, FILTER_EXPRESSION_NOT, EXPRESSION, EXPRESSION_NOT, APPLY_TO))
-            .factory(RegExp::new);
+            .factory(RegExpFilter::new);
 
     private final Matcher accept;
     private final Matcher reject;
     private final byte[] field;
     private final AsciiView view = new AsciiView();
 
-    public RegExp(PluginConfig config) {
+    public RegExpFilter(PluginConfig config) {
         super(config);
         this.accept = compile(config, config.isSet(EXPRESSION) ? EXPRESSION : FILTER_EXPRESSION);
         this.reject = compile(config, config.isSet(EXPRESSION_NOT) ? EXPRESSION_NOT : FILTER_EXPRESSION_NOT);

@@ -18,24 +18,24 @@ import java.io.OutputStream;
  * {@code sluice -c conf < in > out} is a clean filter. A newline is added unless the payload already ends
  * with one (as after Gollum's {@code format.Envelope}).
  */
-public final class Console extends Producer {
+public final class ConsoleProducer extends Producer {
     public static final Param<String> CONSOLE = Param.choice("Console", "stdout", "Where to write.", "stdout",
             "stderr");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Console",
             "Writes messages to stdout or stderr, one per line.")
             .params(CONSOLE)
-            .factory(Console::new);
+            .factory(ConsoleProducer::new);
 
     private final OutputStream out;
 
-    public Console(PluginConfig config) {
+    public ConsoleProducer(PluginConfig config) {
         super(config);
         FileDescriptor fd = config.get(CONSOLE).equals("stderr") ? FileDescriptor.err : FileDescriptor.out;
         this.out = new BufferedOutputStream(new FileOutputStream(fd), 64 * 1024);
     }
 
     /** Writes to the given stream (tests). */
-    public Console(PluginConfig config, OutputStream out) {
+    public ConsoleProducer(PluginConfig config, OutputStream out) {
         super(config);
         this.out = out;
     }

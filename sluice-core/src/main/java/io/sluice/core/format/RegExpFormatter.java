@@ -20,7 +20,7 @@ import java.util.regex.PatternSyntaxException;
  * are accepted. Java's regex engine is used: Posix (leftmost-longest) matching is not reproduced, and matching
  * works on a decoded String, so this formatter allocates per message.
  */
-public final class RegExp extends SimpleFormatter {
+public final class RegExpFormatter extends SimpleFormatter {
     public static final Param<String> EXPRESSION = Param.string("Expression", "(.*)", "The regular expression.");
     public static final Param<String> TEMPLATE = Param.string("Template", "${1}",
             "The result; $n, ${n}, $name and ${name} insert groups.");
@@ -29,12 +29,12 @@ public final class RegExp extends SimpleFormatter {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.MODULATOR, "format.RegExp",
             "Parses the data with a regular expression and formats the groups with a template.")
             .params(params(EXPRESSION, TEMPLATE, POSIX))
-            .factory(RegExp::new);
+            .factory(RegExpFormatter::new);
 
     private final Matcher matcher;
     private final List<Object> template; // String literals, Integer group numbers, or group names as char[]
 
-    public RegExp(PluginConfig config) {
+    public RegExpFormatter(PluginConfig config) {
         super(config);
         try {
             this.matcher = Pattern.compile(goSyntax(config.get(EXPRESSION))).matcher("");

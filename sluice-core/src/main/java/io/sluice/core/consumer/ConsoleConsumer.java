@@ -15,7 +15,7 @@ import java.util.Arrays;
  * Reads lines from stdin, one message per line (the newline, and a CR before it, removed). A batch is
  * published when full or when no more input is waiting, so interactive input flows at once.
  */
-public final class Console extends Consumer {
+public final class ConsoleConsumer extends Consumer {
     public static final Param<String> PIPE = Param.string("Pipe", "stdin", "Where to read from; only stdin is supported.");
     public static final Param<Boolean> EXIT_ON_EOF = Param.bool("ExitOnEOF", true,
             "Shut the process down (after delivering everything) when the input ends.");
@@ -24,19 +24,19 @@ public final class Console extends Consumer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Console",
             "Reads newline-separated messages from stdin.")
             .params(PIPE, EXIT_ON_EOF, MAX_MESSAGE_SIZE)
-            .factory(Console::new);
+            .factory(ConsoleConsumer::new);
 
     private final InputStream in;
     private final boolean exitOnEof;
     private final int maxMessageSize;
     private long truncated;
 
-    public Console(PluginConfig config) {
+    public ConsoleConsumer(PluginConfig config) {
         this(config, System.in);
     }
 
     /** Reads from the given stream instead of stdin (tests). */
-    public Console(PluginConfig config, InputStream in) {
+    public ConsoleConsumer(PluginConfig config, InputStream in) {
         super(config);
         if (!config.get(PIPE).equals("stdin")) {
             throw config.error(PIPE, "only stdin is supported; use consumer.File for named pipes");

@@ -1,4 +1,4 @@
-package io.sluice.io;
+package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

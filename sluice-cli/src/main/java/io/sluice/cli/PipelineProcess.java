@@ -1,0 +1,123 @@
+package io.sluice.cli;
+
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginRegistry;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.StartException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The process around one running pipeline, for {@code sluice}, {@code sluice -c} and {@code sluice run}: the log,
+ * the admin endpoint, the stats line, the stop on a signal, and the exit code ({@link Main}'s).
+ */
+final class PipelineProcess {
+    /** How long a failing process may take to drain before it is halted. */
+    private static final long FAIL_DRAIN_MILLIS = 10_000;
+    static final String QUICKSTART = "examples/quickstart.yaml";
+
+    private PipelineProcess() {
+    }
+
+    static int runFile(Path file, int logLevel, boolean stats, RunOptions options) throws Exception {
+        ConfigLoader loader = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv());
+        List<PluginConfig> configs = loader.loadFile(file);
+        if (loader.memoryLimit() != null && options.memoryLimit == null) {
+            options.memoryLimit = Long.toString(loader.memoryLimit()); // the command line wins over the file
+        }
+        return run(configs, logLevel, stats, options);
+    }
+
+    static int runQuickstart(int logLevel, boolean stats, RunOptions options) throws Exception {
+        String text;
+        try (InputStream in = PipelineProcess.class.getClassLoader().getResourceAsStream(QUICKSTART)) {
+            if (in == null) {
+                throw new IOException("embedded " + QUICKSTART + " missing from the jar");
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Main.stderr.println("sluice: no config given, running the embedded " + QUICKSTART
+                + " (Ctrl-C stops; sluice --help for more)");
+        List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
+                .loadString(text, QUICKSTART);
+        return run(configs, logLevel, stats, options);
+    }
+
+    static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options) throws Exception {
+        Log log = new Log(Main.stderr, logLevel, options.logFormat.equalsIgnoreCase("json"));
+        ThirdPartyLog.routeTo(log);
+        Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
+        log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
+        failFast(pipeline);
+        AdminStart admin = options.noAdmin ? null : AdminStart.start(pipeline, options, log);
+        Signals.onStop(() -> {
+            log.info("stop requested: stopping consumers, draining queues, flushing producers");
+            haltAfter(pipeline.stopDeadlineMillis(), "the graceful stop did not finish", 1);
+            pipeline.stop();
+        });
+        StatsLine line = stats ? new StatsLine(pipeline, log) : null;
+        try {
+            pipeline.start();
+        } catch (StartException e) {
+            if (admin != null) {
+                admin.close();
+            }
+            Main.stderr.println("sluice: cannot start: " + e.getMessage());
+            return Main.EXIT_CONFIG;
+        }
+        if (line != null) {
+            line.start();
+        }
+        pipeline.awaitTermination();
+        if (line != null) {
+            line.stop();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+        log.info(pipeline.summary());
+        if (pipeline.failure() != null) {
+            Main.stderr.println("sluice: stopped because " + pipeline.failure());
+            return Main.EXIT_FAILED;
+        }
+        return 0;
+    }
+
+    /**
+     * Never half-alive: an error that escapes any thread, or a plugin that reports itself failed, stops the
+     * pipeline (draining what it can for {@value #FAIL_DRAIN_MILLIS} ms) and the process exits {@value Main#EXIT_FAILED}.
+     * The launcher adds {@code -XX:+ExitOnOutOfMemoryError}, since after an OutOfMemoryError no recovery is safe.
+     */
+    private static void failFast(Pipeline pipeline) {
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> pipeline.fail("thread " + t.getName() + " died", e));
+        pipeline.onFailure(reason -> {
+            haltAfter(FAIL_DRAIN_MILLIS, reason + "; not drained", Main.EXIT_FAILED);
+            Thread stop = new Thread(pipeline::stop, "fail-stop");
+            stop.setDaemon(true);
+            stop.start();
+        });
+    }
+
+    /**
+     * SIGTERM is always honoured: if the process is still running {@code millis} from now (a stop stuck on a
+     * peer that never answers), it halts with {@code code}.
+     */
+    private static void haltAfter(long millis, String why, int code) {
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            Main.stderr.println("sluice: " + why + " within " + millis + " ms, exiting");
+            Runtime.getRuntime().halt(code);
+        }, "halt-watchdog");
+        halt.setDaemon(true);
+        halt.start();
+    }
+}

@@ -1,0 +1,56 @@
+package io.sluice.cli;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginRegistry;
+import io.sluice.core.config.PluginSpec;
+import io.sluice.core.pipeline.Exposure;
+import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.Pipeline;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code sluice validate FILE}. */
+@Command(name = "validate", mixinStandardHelpOptions = true, description = "Check FILE (types, keys, values, streams) without starting anything.")
+final class ValidateCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "FILE")
+    Path file;
+
+    @Override
+    public Integer call() {
+        List<PluginConfig> configs = ConfigLoader.load(file);
+        // Making each plugin runs its own checks (regexes, formats) without starting it; every plugin is
+        // checked, so that one run reports every error in the file.
+        List<String> errors = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        for (PluginConfig c : configs) {
+            try {
+                Object plugin = c.spec().create(c);
+                if (plugin instanceof Exposure.Listening l && c.get(PluginSpec.ENABLE)) {
+                    for (Exposure.Listener listener : l.listeners()) {
+                        warnings.addAll(Exposure.warnings(c.id(), listener));
+                    }
+                }
+            } catch (ConfigException e) {
+                errors.add(e.getMessage());
+            }
+        }
+        if (errors.size() == 1) {
+            throw new ConfigException(errors.get(0));
+        } else if (!errors.isEmpty()) {
+            throw new ConfigException(errors.size() + " errors:\n  " + String.join("\n  ", errors));
+        }
+        new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(Main.stderr, Log.WARNING));
+        for (String w : warnings) {
+            Main.stderr.println("warning: " + w);
+        }
+        Main.stdout.println(file + ": ok, " + configs.size() + " plugins"
+                + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning" + (warnings.size() == 1 ? "" : "s")));
+        return 0;
+    }
+}
