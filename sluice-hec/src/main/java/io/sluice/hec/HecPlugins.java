@@ -8,6 +8,6 @@ import java.util.List;
 public final class HecPlugins implements PluginProvider {
     @Override
     public List<PluginSpec> plugins() {
-        return List.of(io.sluice.hec.producer.SplunkHEC.SPEC, io.sluice.hec.receiver.HEC.SPEC);
+        return List.of(io.sluice.hec.producer.HecProducer.SPEC, io.sluice.hec.consumer.HecConsumer.SPEC);
     }
 }

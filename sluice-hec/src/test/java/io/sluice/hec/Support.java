@@ -165,7 +165,7 @@ public final class Support {
 
             @Override
             public io.sluice.core.pipeline.PluginStats stats() {
-                return null; // not constructible outside the pipeline; SplunkHEC copes without counters
+                return null; // not constructible outside the pipeline; HecProducer copes without counters
             }
         };
     }

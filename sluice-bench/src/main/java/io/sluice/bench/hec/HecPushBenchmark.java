@@ -10,7 +10,7 @@ import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.hec.producer.HecResponse;
 import io.sluice.hec.producer.HecTransport;
-import io.sluice.hec.producer.SplunkHEC;
+import io.sluice.hec.producer.HecProducer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -57,7 +57,7 @@ public class HecPushBenchmark {
 
     /** A producer, its discarding transport, and the data of one op. */
     static final class Fixture {
-        final SplunkHEC producer;
+        final HecProducer producer;
         final Batch batch;
         long bytes;
         int requests;
@@ -77,7 +77,7 @@ public class HecPushBenchmark {
                 requests++;
                 return answer;
             };
-            producer = new SplunkHEC(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
+            producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
             producer.start(context());
             batch = switch (kind) {
                 case "logs" -> logs(resources, records);

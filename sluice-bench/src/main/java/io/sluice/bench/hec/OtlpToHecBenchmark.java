@@ -12,7 +12,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.hec.producer.HecResponse;
 import io.sluice.hec.producer.HecTransport;
-import io.sluice.hec.producer.SplunkHEC;
+import io.sluice.hec.producer.HecProducer;
 import io.sluice.otlp.codec.LogsDecoder;
 import io.sluice.otlp.codec.RecordSink;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +51,7 @@ public class OtlpToHecBenchmark {
     private final LogsDecoder decoder = new LogsDecoder();
     private Batch batch;
     private RecordSink records;
-    private SplunkHEC producer;
+    private HecProducer producer;
     private long bytes;
     private int requests;
     /** The first request body sent, kept for the check in {@link #setup()}. */
@@ -76,7 +76,7 @@ public class OtlpToHecBenchmark {
             requests++;
             return HecResponse.SUCCESS;
         };
-        producer = new SplunkHEC(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
+        producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
         producer.start(HecPushBenchmark.context());
         // The events must be the exporter's: check one before timing anything (2 requests, as the exporter's).
         push();
@@ -138,7 +138,7 @@ public class OtlpToHecBenchmark {
     public static class Decoded {
         Batch otlp;
         Batch plain;
-        SplunkHEC producer;
+        HecProducer producer;
 
         @Setup
         public void setup() throws Exception {

@@ -2,11 +2,8 @@ package io.sluice.core.admin;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -14,20 +11,15 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.util.ReferenceCountUtil;
+import io.sluice.core.net.http.HttpConnection;
+import io.sluice.core.net.http.HttpResponses;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.Tap;
-import java.io.IOException;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One admin connection: requests one at a time, each answered on the event loop from what the pipeline's counters
@@ -35,51 +27,25 @@ import java.util.concurrent.TimeUnit;
  * The connection is closed when no whole request arrived within {@code requestMillis} of its accept or of the end
  * of the previous answer (a half-sent request, or an idle connection holding one of the few slots). Event loop only.
  */
-final class AdminConn extends ChannelInboundHandlerAdapter {
+final class AdminConn extends HttpConnection {
     static final String TEXT = "text/plain; charset=utf-8";
     static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
     static final String JSON = "application/json";
 
     private final AdminServer server;
-    private final ArrayDeque<Object> queued = new ArrayDeque<>();
-    private ChannelHandlerContext context;
-    private SocketAddress peer;
     /** The head of the request being received, answered once its (empty) body ended. */
     private HttpRequest head;
-    /** A tap is streaming the answer of the current request; later input waits. */
+    /** A tap is streaming the answer of the current request ({@link #busy} meanwhile); later input waits. */
     private TapStream tap;
-    private boolean closing;
-    private boolean draining;
-    private ScheduledFuture<?> deadline;
 
     AdminConn(AdminServer server) {
+        super(server.log(), "admin endpoint", "admin");
         this.server = server;
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext c) {
-        context = c;
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext c) {
-        peer = c.channel().remoteAddress();
-        armDeadline(server.settings().requestMillis);
-        c.fireChannelActive();
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext c, Object msg) {
-        if (closing) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
-        if (tap != null || !queued.isEmpty()) {
-            queued.add(msg);
-            c.channel().config().setAutoRead(false);
-            return;
-        }
-        process(msg);
+    protected void opened() {
+        arm(server.settings().requestMillis);
     }
 
     @Override
@@ -90,52 +56,33 @@ final class AdminConn extends ChannelInboundHandlerAdapter {
         c.fireChannelWritabilityChanged();
     }
 
+    /** A failed handshake is the client's business: logged at DEBUG, as a closed connection is. */
     @Override
-    public void channelInactive(ChannelHandlerContext c) {
-        closing = true;
-        cancelDeadline();
+    protected boolean tlsFailed(Throwable cause) {
+        if (cause.getCause() instanceof javax.net.ssl.SSLException) {
+            log.debug("admin endpoint: connection from " + peer + ": " + cause);
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    protected void abort() {
+        head = null;
         if (tap != null) {
             tap.abort();
             tap = null;
         }
-        Object m;
-        while ((m = queued.poll()) != null) {
-            ReferenceCountUtil.release(m);
-        }
-        c.fireChannelInactive();
     }
 
     @Override
-    public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
-        if (cause instanceof IOException || cause.getCause() instanceof javax.net.ssl.SSLException) {
-            server.log().debug("admin endpoint: connection from " + peer + ": " + cause);
-        } else {
-            server.log().limited(Log.ERROR, "admin: connection error",
-                    "admin endpoint: connection from " + peer + " failed: " + cause);
-        }
-        closeNow();
-    }
-
-    /** Handles one HTTP object; nothing thrown escapes to Netty (which would only log it at DEBUG). */
-    private void process(Object msg) {
-        try {
-            if (msg instanceof HttpRequest r) {
-                head(r);
-            }
-            if (msg instanceof HttpContent c && !closing) {
-                content(c);
-            }
-        } catch (Throwable t) {
-            server.log().limited(Log.ERROR, "admin: request failed",
-                    "admin endpoint: handling a request from " + peer + " failed: " + t);
-            refuse(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error\n");
-        } finally {
-            ReferenceCountUtil.release(msg);
-        }
+    protected FullHttpResponse internalError() {
+        return response(null, HttpResponseStatus.INTERNAL_SERVER_ERROR, TEXT, "internal error\n");
     }
 
     /** A bad or oversized head, or one announcing a body (no endpoint takes one), is refused and the connection closed. */
-    private void head(HttpRequest r) {
+    @Override
+    protected void head(HttpRequest r) {
         head = null;
         if (!r.decoderResult().isSuccess()) {
             Throwable why = r.decoderResult().cause();
@@ -154,7 +101,8 @@ final class AdminConn extends ChannelInboundHandlerAdapter {
         head = r;
     }
 
-    private void content(HttpContent c) {
+    @Override
+    protected void content(HttpContent c) {
         if (!(c instanceof LastHttpContent last) || head == null) {
             return;
         }
@@ -164,7 +112,7 @@ final class AdminConn extends ChannelInboundHandlerAdapter {
         }
         HttpRequest r = head;
         head = null;
-        cancelDeadline(); // the whole request is here: the time is ours now
+        disarm(); // the whole request is here: the time is ours now
         route(r);
     }
 
@@ -235,6 +183,7 @@ final class AdminConn extends ChannelInboundHandlerAdapter {
             return;
         }
         tap = new TapStream(this, context, r, t, limit);
+        busy = true;
         tap.start();
     }
 
@@ -246,8 +195,9 @@ final class AdminConn extends ChannelInboundHandlerAdapter {
     /** The tap ended (limit, idle, or stopping) and its last chunk was written: the next request may come. */
     void tapEnded(ChannelFuture lastWrite, boolean keepAlive) {
         tap = null;
+        busy = false;
         server.releaseTap();
-        afterAnswer(lastWrite, keepAlive);
+        answered(lastWrite, keepAlive);
     }
 
     /** A tap's slot goes back whether it ended or its client left. */
@@ -259,97 +209,49 @@ final class AdminConn extends ChannelInboundHandlerAdapter {
         send(r, response(r, status, type, body));
     }
 
-    private FullHttpResponse response(HttpRequest r, HttpResponseStatus status, String type, String body) {
+    private static FullHttpResponse response(HttpRequest r, HttpResponseStatus status, String type, String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         boolean head = r != null && r.method() == HttpMethod.HEAD;
-        FullHttpResponse a = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
-        a.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
-        a.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-        return a;
+        return HttpResponses.full(status, type, head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes), bytes.length);
     }
 
     private void send(HttpRequest r, FullHttpResponse a) {
         boolean keepAlive = HttpUtil.isKeepAlive(r);
         HttpUtil.setKeepAlive(a, keepAlive);
-        afterAnswer(context.writeAndFlush(a), keepAlive);
+        send(a, keepAlive);
     }
 
     /** Refuses the request being received and closes the connection once the answer is out. */
     private void refuse(HttpResponseStatus status, String body) {
         head = null;
-        closing = true;
-        armDeadline(AdminServer.WRITE_MILLIS);
-        FullHttpResponse a = response(null, status, TEXT, body);
-        HttpUtil.setKeepAlive(a, false);
-        context.writeAndFlush(a).addListener(ChannelFutureListener.CLOSE);
+        answerAndClose(response(null, status, TEXT, body));
     }
 
     /**
-     * After an answer: closes the connection once it is written if it is not kept alive, else gives the client
-     * {@link AdminServer#WRITE_MILLIS} to take the answer (a slow reader of a long /metrics is not cut off, one that
-     * never reads does not hold a slot) and, once it is written, {@code requestMillis} to send the next request; then
-     * runs pipelined input.
+     * After an answer: gives the client {@link AdminServer#WRITE_MILLIS} to take it (a slow reader of a long /metrics
+     * is not cut off, one that never reads does not hold a slot) and, once it is written, {@code requestMillis} to
+     * send the next request; then closes the connection or runs pipelined input.
      */
-    private void afterAnswer(ChannelFuture write, boolean keepAlive) {
-        armDeadline(AdminServer.WRITE_MILLIS);
-        if (!keepAlive) {
-            closing = true;
-            write.addListener(ChannelFutureListener.CLOSE);
-            return;
+    @Override
+    protected void answered(ChannelFuture write, boolean keepAlive) {
+        arm(AdminServer.WRITE_MILLIS);
+        if (keepAlive) {
+            write.addListener(f -> {
+                if (f.isSuccess() && tap == null && !closing) {
+                    arm(server.settings().requestMillis);
+                }
+            });
         }
-        write.addListener(f -> {
-            if (f.isSuccess() && tap == null && !closing) {
-                armDeadline(server.settings().requestMillis);
-            }
-        });
-        drain();
-    }
-
-    /** Runs the input that waited while a tap streamed, then reads again. */
-    private void drain() {
-        if (draining) {
-            return;
-        }
-        draining = true;
-        try {
-            Object m;
-            while (tap == null && !closing && (m = queued.poll()) != null) {
-                process(m);
-            }
-        } finally {
-            draining = false;
-        }
-        if (tap == null && !closing && queued.isEmpty()) {
-            context.channel().config().setAutoRead(true);
-        }
-    }
-
-    private void armDeadline(long millis) {
-        cancelDeadline();
-        deadline = context.executor().schedule(this::timedOut, millis, TimeUnit.MILLISECONDS);
-    }
-
-    private void cancelDeadline() {
-        if (deadline != null) {
-            deadline.cancel(false);
-            deadline = null;
-        }
+        super.answered(write, keepAlive);
     }
 
     /** No whole request within the deadline: a half-sent request or an idle connection gives its slot back. */
-    private void timedOut() {
-        deadline = null;
+    @Override
+    protected void deadlinePassed() {
         if (tap != null) {
             return; // a streaming tap keeps its own time (TAP_IDLE_MILLIS)
         }
-        server.log().debug("admin endpoint: " + peer + " sent no whole request, or took no answer, in time; closed");
+        log.debug("admin endpoint: " + peer + " sent no whole request, or took no answer, in time; closed");
         closeNow();
-    }
-
-    private void closeNow() {
-        closing = true;
-        cancelDeadline();
-        context.close();
     }
 }

@@ -1,11 +1,7 @@
 package io.sluice.core.admin;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -13,10 +9,13 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.core.net.ConnectionSlots;
+import io.sluice.core.net.ServerListener;
+import io.sluice.core.net.http.HttpResponses;
 import io.sluice.core.pipeline.Exposure;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
@@ -66,8 +65,8 @@ public final class AdminServer implements AutoCloseable {
     static final long TAP_IDLE_MILLIS = 30_000;
     /** How often an open tap is polled: often enough to look live, rarely enough to cost nothing. */
     static final long TAP_POLL_MILLIS = 50;
-    private static final byte[] TOO_MANY_CONNECTIONS = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-            + "Content-Length: 26\r\nConnection: close\r\n\r\ntoo many admin connections").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TOO_MANY_CONNECTIONS = HttpResponses.raw(HttpResponseStatus.SERVICE_UNAVAILABLE,
+            "text/plain", null, "too many admin connections".getBytes(StandardCharsets.US_ASCII));
 
     /** How the endpoint listens and whom it serves. Public fields with defaults, as the plugins' settings. */
     public static final class Settings {
@@ -97,7 +96,7 @@ public final class AdminServer implements AutoCloseable {
     private final TokenSet tokens;
     private final Log log;
     private final EventLoopGroup group;
-    private final AtomicInteger connections = new AtomicInteger();
+    private final ConnectionSlots connections;
     private final AtomicInteger taps = new AtomicInteger();
     private Channel server;
 
@@ -107,6 +106,7 @@ public final class AdminServer implements AutoCloseable {
         this.tokens = new TokenSet(settings.hasToken() ? List.of(settings.token) : List.of());
         this.log = log;
         this.group = group;
+        this.connections = new ConnectionSlots(settings.maxConnections);
     }
 
     /** Starts the endpoint on {@code host:port} (port 0 picks a free one), plain HTTP, no token, tap off. */
@@ -144,42 +144,21 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private void bind(SslContext tls) throws IOException {
-        ServerBootstrap b = new ServerBootstrap()
-                .group(group)
-                .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 128)
-                .childOption(ChannelOption.TCP_NODELAY, true)
+        ServerBootstrap b = ServerListener.bootstrap(group, group, 128, ch -> accepted(ch, tls))
                 // A tap stops polling while 64 KiB wait for a slow reader, so one cannot fill the heap.
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        accepted(ch, tls);
-                    }
-                });
-        ChannelFuture f = b.bind(settings.host, settings.port).awaitUninterruptibly();
-        if (!f.isSuccess()) {
-            Throwable c = f.cause();
-            String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
-            throw new IOException("cannot listen on " + settings.host + ":" + settings.port + ": " + why, c);
-        }
-        server = f.channel();
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024));
+        server = ServerListener.bind(b, settings.host, settings.port, "");
     }
 
     /** A new connection: served, or answered 503 and closed beyond {@link Settings#maxConnections}. */
     private void accepted(SocketChannel ch, SslContext tls) {
-        if (connections.incrementAndGet() > settings.maxConnections) {
-            connections.decrementAndGet();
+        if (!connections.take(ch)) {
             log.limited(Log.WARNING, "admin: too many connections", "admin endpoint: more than "
                     + settings.maxConnections + " connections; refused one from " + ch.remoteAddress());
-            if (tls == null) {
-                ch.writeAndFlush(Unpooled.wrappedBuffer(TOO_MANY_CONNECTIONS)).addListener(ChannelFutureListener.CLOSE);
-            } else {
-                ch.close(); // an answer would need a TLS handshake first, which is what the cap saves
-            }
+            // with TLS an answer would need a handshake first, which is what the cap saves
+            ConnectionSlots.refuse(ch, tls == null ? TOO_MANY_CONNECTIONS : null);
             return;
         }
-        ch.closeFuture().addListener(f -> connections.decrementAndGet());
         ChannelPipeline p = ch.pipeline();
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
@@ -239,7 +218,7 @@ public final class AdminServer implements AutoCloseable {
 
     /** Open connections, for tests. */
     int connections() {
-        return connections.get();
+        return connections.open();
     }
 
     /** Stops listening and closes every connection (and with them the taps). */

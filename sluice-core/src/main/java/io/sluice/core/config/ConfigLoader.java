@@ -10,21 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.api.lowlevel.Parse;
-import org.snakeyaml.engine.v2.events.Event;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
-import org.snakeyaml.engine.v2.nodes.MappingNode;
-import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
-import org.snakeyaml.engine.v2.nodes.ScalarNode;
-import org.snakeyaml.engine.v2.nodes.SequenceNode;
 
 /**
  * Reads a Gollum 0.5/0.6 YAML config: plugin id → {@code Type} plus settings, {@code Aggregate} with
@@ -32,7 +17,6 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * substitution. Every error names the file, line, plugin id and key, and is raised before anything starts.
  */
 public final class ConfigLoader {
-    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
     private static final String TYPE = "Type";
     private static final String AGGREGATE = "Aggregate";
     private static final String PLUGINS = "Plugins";
@@ -43,12 +27,6 @@ public final class ConfigLoader {
     private final Map<String, String> env;
     private String file;
     private Long memoryLimit;
-    /** Deepest nesting of values in a config; a Gollum config needs about five levels. */
-    static final int MAX_DEPTH = 100;
-    /** Most values in a config, counting each use of an alias anew. */
-    static final int MAX_VALUES = 100_000;
-    /** Values made so far from the file being loaded. */
-    private int values;
     /** Errors found so far in the file being loaded: all are reported together, not only the first. */
     private final List<ConfigException> errors = new ArrayList<>();
 
@@ -77,7 +55,7 @@ public final class ConfigLoader {
     /** Loads and validates YAML text; {@code name} is used in error messages. */
     public List<PluginConfig> loadString(String text, String name) {
         this.file = name;
-        Val root = parseYaml(text);
+        Val root = new YamlReader(file, env).read(text);
         if (root.raw == null) {
             throw ConfigException.at(file, 0, null, null, "the config is empty: define at least one consumer and one producer");
         }
@@ -426,107 +404,6 @@ public final class ConfigLoader {
 
     private ConfigException wrongType(String id, String key, Val v, Param<?> param) {
         return ConfigException.at(file, v.line, id, key, "expected " + param.type().description() + ", found " + v.describe());
-    }
-
-    private Val parseYaml(String text) {
-        LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false).build();
-        try {
-            checkNesting(settings, text);
-            Optional<Node> node = new Compose(settings).composeString(text);
-            values = 0;
-            return node.map(n -> toVal(n, 0)).orElse(new Val(null, 1));
-        } catch (MarkedYamlEngineException e) {
-            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
-            throw ConfigException.at(file, line, null, null, "invalid YAML: " + e.getProblem());
-        } catch (YamlEngineException e) {
-            throw ConfigException.at(file, 0, null, null, "invalid YAML: " + e.getMessage());
-        }
-    }
-
-    /**
-     * Refuses collections nested deeper than {@link #MAX_DEPTH} before they are composed: snakeyaml-engine's
-     * composer recurses once per level and a few kilobytes of brackets overflow the stack. The parser's events
-     * come one at a time without recursion, so counting them is safe; parse errors surface here as they would
-     * in the composer.
-     */
-    private void checkNesting(LoadSettings settings, String text) {
-        int depth = 0;
-        for (Event e : new Parse(settings).parseString(text)) {
-            Event.ID id = e.getEventId();
-            if (id == Event.ID.SequenceStart || id == Event.ID.MappingStart) {
-                if (++depth > MAX_DEPTH) {
-                    throw ConfigException.at(file, e.getStartMark().map(m -> m.getLine() + 1).orElse(0), null, null,
-                            "values nested deeper than " + MAX_DEPTH);
-                }
-            } else if (id == Event.ID.SequenceEnd || id == Event.ID.MappingEnd) {
-                depth--;
-            }
-        }
-    }
-
-    private Val toVal(Node node, int depth) {
-        int line = node.getStartMark().map(Mark::getLine).orElse(-1) + 1;
-        // Aliases make the node graph a DAG or a cycle (&a [*a]): expanded into values, a cycle never ends and a
-        // few nested aliases multiply (a "billion laughs" of fifty aliases is gigabytes). No config needs either.
-        if (depth > MAX_DEPTH) {
-            throw ConfigException.at(file, line, null, null, "values nested deeper than " + MAX_DEPTH
-                    + " (or an alias that refers to itself)");
-        }
-        if (++values > MAX_VALUES) {
-            throw ConfigException.at(file, line, null, null, "more than " + MAX_VALUES
-                    + " values once aliases are expanded");
-        }
-        if (node instanceof ScalarNode) {
-            ScalarNode s = (ScalarNode) node;
-            String value = s.getValue();
-            boolean plain = s.isPlain();
-            if (plain && (value.isEmpty() || value.equals("~") || value.equals("null"))) {
-                return new Val(null, line);
-            }
-            return new Val(substitute(value, line), line);
-        }
-        if (node instanceof SequenceNode) {
-            List<Val> items = new ArrayList<>();
-            for (Node n : ((SequenceNode) node).getValue()) {
-                items.add(toVal(n, depth + 1));
-            }
-            return new Val(items, line);
-        }
-        MappingNode m = (MappingNode) node;
-        Map<String, Val> map = new LinkedHashMap<>();
-        for (NodeTuple t : m.getValue()) {
-            Node k = t.getKeyNode();
-            if (!(k instanceof ScalarNode)) {
-                throw ConfigException.at(file, line, null, null, "mapping keys must be plain names");
-            }
-            String key = ((ScalarNode) k).getValue();
-            if (map.put(key, toVal(t.getValueNode(), depth + 1)) != null) {
-                throw ConfigException.at(file, k.getStartMark().map(Mark::getLine).orElse(-1) + 1, null, key, "duplicate key");
-            }
-        }
-        return new Val(map, line);
-    }
-
-    private String substitute(String value, int line) {
-        if (value.indexOf("${") < 0) {
-            return value;
-        }
-        Matcher m = VARIABLE.matcher(value);
-        StringBuilder out = new StringBuilder();
-        while (m.find()) {
-            String name = m.group(1);
-            String v = env.get(name);
-            if (v == null || (v.isEmpty() && m.group(2) != null)) {
-                v = m.group(2);
-            }
-            if (v == null) {
-                throw ConfigException.at(file, line, null, null, "environment variable " + name
-                        + " is not set (use ${" + name + ":-default} to give a default)");
-            }
-            m.appendReplacement(out, Matcher.quoteReplacement(v));
-        }
-        m.appendTail(out);
-        return out.toString();
     }
 
     String file() {

@@ -34,13 +34,16 @@ public final class Param<T> {
     private final long bareUnitMillis;
     private final Comparable<?> min;
     private final Comparable<?> max;
+    /** CHOICE: other spellings read as a choice (lower case → the choice), not listed. */
+    private final Map<String, String> aliases;
 
     private Param(String name, ParamType type, T defaultValue, String doc, boolean required) {
-        this(name, type, defaultValue, doc, required, null, List.of(), null, 1, null, null);
+        this(name, type, defaultValue, doc, required, null, List.of(), null, 1, null, null, Map.of());
     }
 
     private Param(String name, ParamType type, T defaultValue, String doc, boolean required, String replacedBy,
-                  List<String> choices, Class<?> valueClass, long bareUnitMillis, Comparable<?> min, Comparable<?> max) {
+                  List<String> choices, Class<?> valueClass, long bareUnitMillis, Comparable<?> min, Comparable<?> max,
+                  Map<String, String> aliases) {
         this.name = Objects.requireNonNull(name);
         this.type = type;
         this.defaultValue = defaultValue;
@@ -52,11 +55,26 @@ public final class Param<T> {
         this.bareUnitMillis = bareUnitMillis;
         this.min = min;
         this.max = max;
+        this.aliases = aliases;
     }
 
     private Param<T> copy(String newDoc, String newReplacedBy, Comparable<?> newMin, Comparable<?> newMax) {
         return new Param<>(name, type, defaultValue, newDoc, required, newReplacedBy, choices, valueClass, bareUnitMillis,
-                newMin, newMax);
+                newMin, newMax, aliases);
+    }
+
+    /**
+     * This choice parameter also reading {@code spelling} (case-insensitively) as {@code choice}: a spelling older
+     * configs or other tools use ({@code optional} for {@code request}, {@code TLSv1.2} for {@code 1.2}). Not listed.
+     */
+    public Param<T> alias(String spelling, String choice) {
+        if (type != ParamType.CHOICE || !choices.contains(choice)) {
+            throw new IllegalArgumentException(name + ": '" + choice + "' is not one of " + choices);
+        }
+        Map<String, String> more = new java.util.HashMap<>(aliases);
+        more.put(spelling.toLowerCase(java.util.Locale.ROOT), choice);
+        return new Param<>(name, type, defaultValue, doc, required, replacedBy, choices, valueClass, bareUnitMillis, min,
+                max, Map.copyOf(more));
     }
 
     /**
@@ -93,7 +111,7 @@ public final class Param<T> {
         if (defaultValue != null && !defaultValue.isEmpty() && !allowed.contains(defaultValue)) {
             throw new IllegalArgumentException(name + ": default '" + defaultValue + "' is not one of " + allowed);
         }
-        return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, allowed, String.class, 1, null, null);
+        return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, allowed, String.class, 1, null, null, Map.of());
     }
 
     /**
@@ -107,13 +125,13 @@ public final class Param<T> {
             allowed.add(e.toString());
         }
         return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, List.copyOf(allowed), type, 1, null,
-                null);
+                null, Map.of());
     }
 
     /** A duration parameter ({@code 500ms}, {@code 30s}, {@code 1m30s}); a bare number is milliseconds. */
     public static Param<Duration> duration(String name, Duration defaultValue, String doc) {
         return new Param<>(name, ParamType.DURATION, defaultValue, doc, false, null, List.of(), Duration.class, 1,
-                null, null);
+                null, null, Map.of());
     }
 
     /**
@@ -122,24 +140,24 @@ public final class Param<T> {
      */
     public static Param<Integer> millis(String name, int defaultMillis, String doc) {
         return new Param<>(name, ParamType.DURATION, defaultMillis, doc, false, null, List.of(), Integer.class, 1,
-                null, null);
+                null, null, Map.of());
     }
 
     /** A duration read as whole seconds, for the {@code …Sec} keys: a bare number is seconds, {@code 500ms} rounds down. */
     public static Param<Integer> seconds(String name, int defaultSeconds, String doc) {
         return new Param<>(name, ParamType.DURATION, defaultSeconds, doc, false, null, List.of(), Integer.class, 1000,
-                null, null);
+                null, null, Map.of());
     }
 
     /** A byte size ({@code 65536}, {@code 64KiB}, {@code 2MiB}, {@code 10MB}). */
     public static Param<Long> size(String name, long defaultBytes, String doc) {
-        return new Param<>(name, ParamType.SIZE, defaultBytes, doc, false, null, List.of(), Long.class, 1, null, null);
+        return new Param<>(name, ParamType.SIZE, defaultBytes, doc, false, null, List.of(), Long.class, 1, null, null, Map.of());
     }
 
     /** A byte size that fits an int (buffers, request bodies). */
     public static Param<Integer> sizeInt(String name, int defaultBytes, String doc) {
         return new Param<>(name, ParamType.SIZE, defaultBytes, doc, false, null, List.of(), Integer.class, 1, null,
-                null);
+                null, Map.of());
     }
 
     /** The words a CHOICE parameter takes, in their declared spelling; empty for other types. */
@@ -175,6 +193,10 @@ public final class Param<T> {
     }
 
     private Object matchChoice(String text) {
+        String aliased = aliases.get(text.toLowerCase(java.util.Locale.ROOT));
+        if (aliased != null) {
+            text = aliased;
+        }
         for (int i = 0; i < choices.size(); i++) {
             if (choices.get(i).equalsIgnoreCase(text)) {
                 return valueClass.isEnum() ? valueClass.getEnumConstants()[i] : choices.get(i);

@@ -21,7 +21,7 @@ public final class Profiler extends Consumer {
     public static final Param<Integer> RUNS = Param.integer("Runs", 10000, "Messages per batch.");
     public static final Param<Integer> BATCHES = Param.integer("Batches", 10, "Number of batches to generate.");
     public static final Param<Integer> TEMPLATE_COUNT = Param.integer("TemplateCount", 10,
-            "Number of different payloads generated in advance; each message copies one at random.");
+            "Number of different payloads generated in advance; each message copies one at random.").atLeast(1);
     public static final Param<String> CHARACTERS = Param.string("Characters",
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567890",
             "Characters random strings are made of.");
@@ -29,7 +29,8 @@ public final class Profiler extends Consumer {
             "printf-style format of the payload: %Ns is N random characters, %Nd a number below 10^N, %Nf a float.");
     public static final Param<Integer> DELAY_MS = Param.millis("DelayMs", 0, "Pause between messages.");
     public static final Param<Integer> RATE = Param.integer("Rate", 0,
-            "Messages per second at most, sent in 20 small batches a second; 0 generates as fast as the pipeline takes them.");
+            "Messages per second at most, sent in 20 small batches a second; 0 generates as fast as the pipeline takes them.")
+            .atLeast(0);
     public static final Param<Boolean> KEEP_RUNNING = Param.bool("KeepRunning", false,
             "When false the process shuts down once every generated message was delivered.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Profiler",
@@ -51,15 +52,9 @@ public final class Profiler extends Consumer {
         this.batches = config.get(BATCHES);
         this.delayMs = config.get(DELAY_MS);
         this.rate = config.get(RATE);
-        if (rate < 0) {
-            throw config.error(RATE, "must be 0 (no limit) or more");
-        }
         this.keepRunning = config.get(KEEP_RUNNING);
         int count = config.get(TEMPLATE_COUNT);
         String chars = config.get(CHARACTERS);
-        if (count < 1) {
-            throw config.error(TEMPLATE_COUNT, "must be at least 1");
-        }
         if (chars.isEmpty()) {
             throw config.error(CHARACTERS, "must not be empty");
         }

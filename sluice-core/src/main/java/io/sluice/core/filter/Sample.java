@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Sample extends SimpleFilter {
     public static final Param<Integer> RATE = Param.integer("SampleRatePerGroup", 1,
             "Messages passed in each group.");
-    public static final Param<Integer> GROUP = Param.integer("SampleGroupSize", 2, "Messages in a group.");
+    public static final Param<Integer> GROUP = Param.integer("SampleGroupSize", 2, "Messages in a group.").atLeast(1);
     public static final Param<List<String>> IGNORE = Param.strings("SampleRateIgnore", List.of(),
             "Streams that are not sampled.");
     public static final Param<List<String>> IGNORE_ALIAS = Param.strings("SampleIgnore", List.of(),
@@ -37,9 +37,6 @@ public final class Sample extends SimpleFilter {
         super(config);
         this.rate = config.get(RATE);
         this.group = config.get(GROUP);
-        if (group < 1) {
-            throw config.error(GROUP, "must be at least 1");
-        }
         List<String> ig = new ArrayList<>(config.get(IGNORE));
         ig.addAll(config.get(IGNORE_ALIAS));
         this.ignore = Stream.ids(ig);

@@ -8,11 +8,12 @@ import java.nio.ByteOrder;
  * A validating JSON scanner over bytes that allocates nothing: it reports members as byte ranges
  * ({@link JsonFields}) and errors as an offset and a constant reason. Nesting is tracked with a byte stack
  * instead of recursion, so deep documents cannot overflow the thread stack; they are limited by
- * {@link #MAX_DEPTH} instead.
+ * {@link #MAX_DEPTH} (or the depth given) instead.
  *
  * <p>The grammar is RFC 8259, strictly: no comments, no trailing commas, no leading zeros, no raw control
  * characters in strings. Bytes at or above 0x80 inside strings are taken as they are, valid UTF-8 or not, so
- * that they round-trip exactly. One instance per thread.
+ * that they round-trip exactly; one made {@linkplain #JsonScanner(int, boolean) checking UTF-8} rejects invalid
+ * UTF-8 there (RFC 3629), as sluice-hec must before it sends a payload as JSON. One instance per thread.
  */
 public final class JsonScanner {
     /** Deepest nesting accepted; deeper documents are rejected rather than exhausting memory. */
@@ -32,6 +33,7 @@ public final class JsonScanner {
     public static final String BAD_LITERAL = "invalid literal";
     public static final String TRAILING_DATA = "unexpected data after the value";
     public static final String TOO_DEEP = "nesting too deep";
+    public static final String BAD_UTF8 = "invalid UTF-8 in string";
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;
@@ -40,6 +42,8 @@ public final class JsonScanner {
     private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
     private static final long SPACES = 0x2020202020202020L;
 
+    private final int maxDepth;
+    private final boolean checkUtf8;
     private byte[] stack = new byte[32];
     private String errorReason;
     private int errorOffset;
@@ -49,9 +53,20 @@ public final class JsonScanner {
     private int valueStart;
     private int valueEnd;
     private boolean escaped;
-    // Set by scanString.
+    // Set by string().
     private int strEnd;
     private boolean strEscaped;
+
+    /** A scanner taking strings' bytes at or above 0x80 as they are, nesting up to {@link #MAX_DEPTH}. */
+    public JsonScanner() {
+        this(MAX_DEPTH, false);
+    }
+
+    /** A scanner rejecting nesting deeper than {@code maxDepth} and, when {@code checkUtf8}, invalid UTF-8. */
+    public JsonScanner(int maxDepth, boolean checkUtf8) {
+        this.maxDepth = maxDepth;
+        this.checkUtf8 = checkUtf8;
+    }
 
     /** Why the last scan failed, or null. */
     public String errorReason() {
@@ -101,10 +116,7 @@ public final class JsonScanner {
         begin(off);
         int p = ws(b, off, end);
         p = value(b, p, end);
-        if (p < 0) {
-            return false;
-        }
-        return finish(b, p, end);
+        return p >= 0 && finish(b, p, end);
     }
 
     /**
@@ -122,10 +134,7 @@ public final class JsonScanner {
 
     /** Finds element {@code index} of the array {@code b[off, end)} and records it as the last value. */
     public boolean findElement(byte[] b, int off, int end, int index, JsonFields scratch) {
-        if (!scanArray(b, off, end, scratch) || index < 0 || index >= scratch.size()) {
-            return false;
-        }
-        return select(scratch, index);
+        return scanArray(b, off, end, scratch) && index >= 0 && index < scratch.size() && select(scratch, index);
     }
 
     /** Records member {@code i} of {@code f} (from the last scan) as the last value; returns true. */
@@ -145,10 +154,7 @@ public final class JsonScanner {
 
     private boolean finish(byte[] b, int p, int end) {
         p = ws(b, p, end);
-        if (p < end) {
-            return fail(p, TRAILING_DATA) >= 0;
-        }
-        return true;
+        return p >= end || fail(p, TRAILING_DATA) >= 0;
     }
 
     private int fail(int at, String reason) {
@@ -235,8 +241,7 @@ public final class JsonScanner {
                 escaped = strEscaped;
                 return q;
             }
-            case '{':
-            case '[': {
+            case '{', '[': {
                 int q = container(b, p, end);
                 kind = c == '{' ? JsonFields.OBJECT : JsonFields.ARRAY;
                 valueStart = p;
@@ -279,11 +284,7 @@ public final class JsonScanner {
         if (p >= end || !digit(b[p])) {
             return fail(p, BAD_NUMBER);
         }
-        if (b[p] == '0') {
-            p++;
-        } else {
-            p = digits(b, p, end);
-        }
+        p = b[p] == '0' ? p + 1 : digits(b, p, end);
         if (p < end && b[p] == '.') {
             if (++p >= end || !digit(b[p])) {
                 return fail(p, BAD_NUMBER);
@@ -325,7 +326,7 @@ public final class JsonScanner {
         boolean esc = false;
         int i = p + 1;
         for (;;) {
-            i = JsonStrings.plainEnd(b, i, end, false);
+            i = JsonStrings.plainEnd(b, i, end, checkUtf8); // with checkUtf8, also stops at bytes from 0x80
             if (i >= end) {
                 return fail(i, UNEXPECTED_END);
             }
@@ -343,6 +344,12 @@ public final class JsonScanner {
                 }
             } else if (c < 0x20) {
                 return fail(i, CONTROL_CHARACTER);
+            } else if (c >= 0x80 && checkUtf8) {
+                int n = Utf8.sequence(b, i, end);
+                if (n < 0) {
+                    return fail(i, BAD_UTF8);
+                }
+                i += n;
             } else {
                 i++;
             }
@@ -377,14 +384,7 @@ public final class JsonScanner {
             return fail(i, UNEXPECTED_END);
         }
         switch (b[i + 1]) {
-            case '"':
-            case '\\':
-            case '/':
-            case 'b':
-            case 'f':
-            case 'n':
-            case 'r':
-            case 't':
+            case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
                 return i + 2;
             case 'u':
                 if (i + 6 > end) {
@@ -459,7 +459,7 @@ public final class JsonScanner {
                 c = b[p];
             }
             if (c == '{' || c == '[') {
-                if (depth >= MAX_DEPTH) {
+                if (depth >= maxDepth) {
                     return fail(p, TOO_DEEP);
                 }
                 push(c, depth++);

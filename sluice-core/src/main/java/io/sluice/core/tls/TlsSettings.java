@@ -52,10 +52,12 @@ public final class TlsSettings {
     public static final Param<String> CA_FILE = Param.string("TLS/CAFile", "",
             "PEM CA certificates (or a PKCS#12/JKS trust store). Servers: client certificates must chain to them. "
                     + "Clients: the server's must (default: the JVM's trust store). Re-read when the file changes.");
-    public static final Param<String> CLIENT_AUTH = Param.string("TLS/ClientAuth", "none",
-            "Servers: client certificates (mutual TLS): none, request (checked when sent) or require.");
-    public static final Param<String> MIN_VERSION = Param.string("TLS/MinVersion", "1.2",
-            "Lowest TLS version accepted: 1.2 or 1.3.");
+    public static final Param<String> CLIENT_AUTH = Param.choice("TLS/ClientAuth", "none",
+            "Servers: client certificates (mutual TLS): none, request (checked when sent) or require.", "none", "request",
+            "require").alias("", "none").alias("optional", "request").alias("required", "require");
+    public static final Param<String> MIN_VERSION = Param.choice("TLS/MinVersion", "1.2",
+            "Lowest TLS version accepted.", "1.2", "1.3").alias("TLSv1.2", "1.2").alias("TLS1.2", "1.2")
+            .alias("TLSv1.3", "1.3").alias("TLS1.3", "1.3");
     public static final Param<List<String>> CIPHER_SUITES = Param.strings("TLS/CipherSuites", List.of(),
             "Cipher suites allowed, by their IANA names (TLS 1.2; TLS 1.3 suites are all strong). "
                     + "Default: the JVM's.");

@@ -239,11 +239,11 @@ class TlsSettingsTest {
         assertThatThrownBy(() -> server(Map.of("TLS/CertFile", serverA.cert()))).hasMessageContaining("TLS/KeyFile");
         assertThatThrownBy(() -> server(Map.of("TLS/CertFile", serverA.cert(), "TLS/KeyFile", serverA.key(),
                 "TLS/ClientAuth", "require"))).hasMessageContaining("needs TLS/CAFile");
-        assertThatThrownBy(() -> server(Map.of("TLS/ClientAuth", "maybe"))).hasMessageContaining("none, request or require");
+        assertThatThrownBy(() -> server(Map.of("TLS/ClientAuth", "maybe"))).hasMessageContaining("expected one of none, request, require");
         assertThatThrownBy(() -> server(Map.of("TLS/CertFile", serverA.cert(), "TLS/KeyFile", serverA.key(),
                 "TLS/ServerName", "x"))).hasMessageContaining("applies to clients");
         assertThatThrownBy(() -> client(Map.of("TLS/ClientAuth", "require"))).hasMessageContaining("applies to servers");
-        assertThatThrownBy(() -> client(Map.of("TLS/Enable", true, "TLS/MinVersion", "1.1"))).hasMessageContaining("1.2 or 1.3");
+        assertThatThrownBy(() -> client(Map.of("TLS/Enable", true, "TLS/MinVersion", "1.1"))).hasMessageContaining("expected one of 1.2, 1.3");
         assertThatThrownBy(() -> client(Map.of("TLS/Enable", true, "TLS/CipherSuites", "TLS_NOPE")))
                 .hasMessageContaining("TLS_NOPE");
         assertThat(server(Map.of()).enabled()).isFalse();

@@ -5,7 +5,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -17,12 +16,13 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.net.ConnectionSlots;
+import io.sluice.core.net.ServerListener;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -76,8 +76,8 @@ final class ForwardServer {
     private final AtomicLong authThrottled;
     /** Failed handshakes per address; null without a handshake or with AuthFailureLimit 0. */
     private final AuthFailures authFailures;
-    /** Connections admitted and not closed yet. */
-    private final AtomicInteger open = new AtomicInteger();
+    /** Connections admitted and not closed yet (MaxConnections). */
+    private final ConnectionSlots slots;
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile Channel listener;
     private volatile Channel heartbeatSocket;
@@ -107,6 +107,7 @@ final class ForwardServer {
                 ? new AuthFailures(settings.authFailureLimit(), TimeUnit.MILLISECONDS.toNanos(settings.authBlockMaxMillis()),
                         AuthFailures.DEFAULT_CAPACITY, System::nanoTime)
                 : null;
+        this.slots = new ConnectionSlots(settings.maxConnections());
         this.recentChunks = settings.dedupChunks() > 0
                 ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()))
                 : null;
@@ -128,42 +129,14 @@ final class ForwardServer {
     InetSocketAddress start() throws IOException, InterruptedException {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads(), NioIoHandler.newFactory());
-        ServerBootstrap b = new ServerBootstrap()
-                .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true) // acks are small and awaited: send them at once
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        if (refusedAfterFailures(ch)) {
-                            return;
-                        }
-                        ChannelPipeline p = ch.pipeline();
-                        if (settings.idleTimeoutMillis() > 0) {
-                            p.addLast("idle", new IdleStateHandler(settings.idleTimeoutMillis(), 0, 0,
-                                    TimeUnit.MILLISECONDS));
-                        }
-                        if (settings.ssl() != null) {
-                            p.addLast("tls", settings.ssl().newHandler(ch.alloc()));
-                        }
-                        ForwardConnection c = new ForwardConnection(ForwardServer.this);
-                        if (settings.sharedKey() != null) {
-                            ch.config().setRecvByteBufAllocator(c.preAuthReads(ch.config().getRecvByteBufAllocator()));
-                        }
-                        p.addLast("frames", c.frames());
-                        p.addLast("forward", c);
-                    }
-                });
+        // TCP_NODELAY (ServerListener's): acks are small and awaited, so they go at once.
+        ServerBootstrap b = ServerListener.bootstrap(boss, workers, 1024, this::accepted)
+                .childOption(ChannelOption.SO_KEEPALIVE, true);
         try {
-            listener = b.bind(settings.host(), settings.port()).sync().channel();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
+            listener = ServerListener.bind(b, settings.host(), settings.port(), "");
+        } catch (IOException e) {
             stop(1000);
-            throw new IOException("cannot listen on " + settings.host() + ":" + settings.port() + ": "
-                    + e.getMessage(), e);
+            throw e;
         }
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
         if (settings.udpHeartbeat()) {
@@ -171,6 +144,25 @@ final class ForwardServer {
         }
         started = true;
         return bound;
+    }
+
+    private void accepted(SocketChannel ch) {
+        if (refusedAfterFailures(ch)) {
+            return;
+        }
+        ChannelPipeline p = ch.pipeline();
+        if (settings.idleTimeoutMillis() > 0) {
+            p.addLast("idle", new IdleStateHandler(settings.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        }
+        if (settings.ssl() != null) {
+            p.addLast("tls", settings.ssl().newHandler(ch.alloc()));
+        }
+        ForwardConnection c = new ForwardConnection(this);
+        if (settings.sharedKey() != null) {
+            ch.config().setRecvByteBufAllocator(c.preAuthReads(ch.config().getRecvByteBufAllocator()));
+        }
+        p.addLast("frames", c.frames());
+        p.addLast("forward", c);
     }
 
     /**
@@ -252,8 +244,7 @@ final class ForwardServer {
 
     /** Admits a connection, or returns false when {@code maxConnections} are open (the caller closes it). */
     boolean connectionOpened(Channel ch) {
-        if (open.incrementAndGet() > settings.maxConnections()) {
-            open.decrementAndGet();
+        if (!slots.take(ch)) {
             return false;
         }
         channels.add(ch);
@@ -318,7 +309,6 @@ final class ForwardServer {
 
     /** An admitted connection closed. */
     void connectionClosed() {
-        open.decrementAndGet();
         context.stats().addConnections(-1);
     }
 

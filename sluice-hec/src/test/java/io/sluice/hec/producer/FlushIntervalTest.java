@@ -64,7 +64,7 @@ class FlushIntervalTest {
     }
 
     private static PluginStats hecStats(Pipeline p) {
-        return p.producers().stream().filter(r -> r.producer() instanceof SplunkHEC).findFirst().orElseThrow().stats();
+        return p.producers().stream().filter(r -> r.producer() instanceof HecProducer).findFirst().orElseThrow().stats();
     }
 
     /** {@code batches} lists of {@code size} unique payloads "b<i>-e<j>". */

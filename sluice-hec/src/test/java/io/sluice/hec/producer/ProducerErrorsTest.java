@@ -36,13 +36,13 @@ class ProducerErrorsTest {
         server.close();
     }
 
-    private SplunkHEC producer(Map<String, Object> extra) throws Exception {
+    private HecProducer producer(Map<String, Object> extra) throws Exception {
         Map<String, Object> s = new HashMap<>(extra);
         s.put("Endpoint", "http://127.0.0.1:" + server.getPort());
         s.put("Token", "tok");
         s.put("HealthCheck", false);
         s.put("RetryInitialMs", 10);
-        SplunkHEC p = new SplunkHEC(PluginConfig.of("p", "producer.SplunkHEC", s));
+        HecProducer p = new HecProducer(PluginConfig.of("p", "producer.SplunkHEC", s));
         p.start(Support.producerContext());
         return p;
     }
@@ -70,7 +70,7 @@ class ProducerErrorsTest {
 
     @Test
     void partialFailureRetriesOnlyTheFailedRequest() throws Exception {
-        SplunkHEC p = producer(Map.of("Gzip", false, "MaxContentLength", 1024));
+        HecProducer p = producer(Map.of("Gzip", false, "MaxContentLength", 1024));
         Batch b = batch(24); // ~100 bytes each: three requests of <= 1024 bytes
         server.enqueue(answer(200, OK));
         server.enqueue(answer(503, "{\"text\":\"Server is busy\",\"code\":9}"));
@@ -92,7 +92,7 @@ class ProducerErrorsTest {
 
     @Test
     void tooManyRequestsWaitsForRetryAfter() throws Exception {
-        SplunkHEC p = producer(Map.of());
+        HecProducer p = producer(Map.of());
         server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "1").body("busy").build());
         server.enqueue(answer(200, OK));
         long t0 = System.nanoTime();
@@ -106,7 +106,7 @@ class ProducerErrorsTest {
 
     @Test
     void payloadTooLargeSplitsTheRequestInHalves() throws Exception {
-        SplunkHEC p = producer(Map.of("Gzip", false));
+        HecProducer p = producer(Map.of("Gzip", false));
         server.enqueue(answer(413, "{\"text\":\"Content-Length of request is too large\",\"code\":27}"));
         server.enqueue(answer(200, OK));
         server.enqueue(answer(200, OK));
@@ -122,7 +122,7 @@ class ProducerErrorsTest {
 
     @Test
     void badRequestIsPermanentAndSendsOnlyThoseEventsToTheFallbackWithHecTextAndCode() throws Exception {
-        SplunkHEC p = producer(Map.of("Gzip", false, "MaxContentLength", 1024));
+        HecProducer p = producer(Map.of("Gzip", false, "MaxContentLength", 1024));
         Batch b = batch(24);
         server.enqueue(answer(200, OK));
         server.enqueue(answer(400, "{\"text\":\"Invalid data format\",\"code\":6,\"invalid-event-number\":2}"));
@@ -147,7 +147,7 @@ class ProducerErrorsTest {
 
     @Test
     void serverErrorsBackOffAndFinallyGiveUp() throws Exception {
-        SplunkHEC p = producer(Map.of("RetryMaxElapsedMs", 300, "RetryMaxMs", 50));
+        HecProducer p = producer(Map.of("RetryMaxElapsedMs", 300, "RetryMaxMs", 50));
         for (int i = 0; i < 50; i++) {
             server.enqueue(answer(500, "oops"));
         }
@@ -160,7 +160,7 @@ class ProducerErrorsTest {
 
     @Test
     void indexerAckPollsAndResendsWhatIsNotAcked() throws Exception {
-        SplunkHEC p = producer(Map.of("UseAck", true, "AckTimeoutMs", 100, "AckPollMs", 20, "RequestTimeoutMs", 3000));
+        HecProducer p = producer(Map.of("UseAck", true, "AckTimeoutMs", 100, "AckPollMs", 20, "RequestTimeoutMs", 3000));
         java.util.concurrent.atomic.AtomicInteger posts = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean channel = new java.util.concurrent.atomic.AtomicBoolean();
         server.setDispatcher(new mockwebserver3.Dispatcher() {

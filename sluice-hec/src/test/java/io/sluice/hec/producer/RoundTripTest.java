@@ -40,16 +40,16 @@ class RoundTripTest {
         m.metadata().set(k.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8), kind);
     }
 
-    private static SplunkHEC producer(String id, Map<String, Object> extra) throws Exception {
+    private static HecProducer producer(String id, Map<String, Object> extra) throws Exception {
         Map<String, Object> s = new HashMap<>(extra);
         s.put("Endpoint", "http://127.0.0.1:" + port);
         s.put("Token", "tok");
-        SplunkHEC p = new SplunkHEC(PluginConfig.of(id, "producer.SplunkHEC", s));
+        HecProducer p = new HecProducer(PluginConfig.of(id, "producer.SplunkHEC", s));
         p.start(Support.producerContext());
         return p;
     }
 
-    private static List<Capture.Event> sendAndCollect(SplunkHEC p, Batch b, int expect) throws Exception {
+    private static List<Capture.Event> sendAndCollect(HecProducer p, Batch b, int expect) throws Exception {
         List<Capture.Event> sent = new ArrayList<>();
         for (int i = 0; i < b.size(); i++) {
             sent.add(Capture.snapshot(b.get(i)));
@@ -76,7 +76,7 @@ class RoundTripTest {
     @Test
     void logsWithEveryKindOfFieldRoundTripGzipAndPlain() throws Exception {
         for (boolean gzip : new boolean[] {true, false}) {
-            SplunkHEC p = producer("logs" + gzip, Map.of("Gzip", gzip));
+            HecProducer p = producer("logs" + gzip, Map.of("Gzip", gzip));
             Batch b = new BatchPool(64).acquire();
             for (int i = 0; i < 50; i++) {
                 Message m = b.add();
@@ -106,7 +106,7 @@ class RoundTripTest {
     @Test
     void metricsRoundTripSingleAndMultiMetric() throws Exception {
         for (boolean multi : new boolean[] {false, true}) {
-            SplunkHEC p = producer("metrics" + multi, Map.of("UseMultiMetricFormat", multi));
+            HecProducer p = producer("metrics" + multi, Map.of("UseMultiMetricFormat", multi));
             Batch b = new BatchPool(64).acquire();
             for (int i = 0; i < 20; i++) {
                 Message m = b.add();
@@ -158,7 +158,7 @@ class RoundTripTest {
 
     @Test
     void multiMetricMergesInterleavedMeasurementsSharingTimeDimensionsAndMetadata() throws Exception {
-        SplunkHEC p = producer("interleaved", Map.of("UseMultiMetricFormat", true));
+        HecProducer p = producer("interleaved", Map.of("UseMultiMetricFormat", true));
         Batch b = new BatchPool(16).acquire();
         long t1 = 1796002770_500000000L;
         long t2 = t1 + 1_000_000L;
@@ -187,7 +187,7 @@ class RoundTripTest {
 
     @Test
     void singleMetricFormatSplitsMeasurementsIntoEventsThatEachKeepTheDimensions() throws Exception {
-        SplunkHEC p = producer("split", Map.of());
+        HecProducer p = producer("split", Map.of());
         Batch b = new BatchPool(4).acquire();
         Message m = b.add();
         m.setPayload("metric");

@@ -166,7 +166,7 @@ final class OtlpServer {
             if (grpc) {
                 ch.close();
             } else {
-                ch.writeAndFlush(Unpooled.wrappedBuffer(HttpConn.TOO_MANY_CONNECTIONS))
+                ch.writeAndFlush(Unpooled.wrappedBuffer(OtlpHttpConnection.TOO_MANY_CONNECTIONS))
                         .addListener(ChannelFutureListener.CLOSE);
             }
             return;
@@ -196,7 +196,7 @@ final class OtlpServer {
             }));
         } else {
             p.addLast(new HttpServerCodec(4096, 16 * 1024, 64 * 1024));
-            p.addLast(new HttpConn(this));
+            p.addLast(new OtlpHttpConnection(this));
         }
     }
 

@@ -147,7 +147,7 @@ class OtlpLimitsTest {
         assertRefused(Map.of("Address", "", "HTTPAddress", ""), "nothing to listen on");
         assertRefused(Map.of("Address", "127.0.0.1"), "expected host:port");
         assertRefused(Map.of("TLS/CertFile", "/x.crt"), "set TLS/KeyFile too");
-        assertRefused(Map.of("TLS/ClientAuth", "maybe"), "none, request or require");
+        assertRefused(Map.of("TLS/ClientAuth", "maybe"), "expected one of none, request, require");
         assertRefused(Map.of("TLS/ClientAuth", "require"), "need TLS");
         assertRefused(Map.of("MaxRequestSize", 0), "at least 1");
         assertRefused(Map.of("TLS/CertFile", "/no/such.crt", "TLS/KeyFile", "/no/such.key"), "cannot load the TLS files");

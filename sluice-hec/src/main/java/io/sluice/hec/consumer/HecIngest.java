@@ -1,0 +1,282 @@
+package io.sluice.hec.consumer;
+
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.sluice.core.message.AnswerOnce;
+import io.sluice.core.message.Batch;
+import io.sluice.core.message.Clock;
+import io.sluice.core.message.GzipBody;
+import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.message.RequestMemory;
+import io.sluice.core.pipeline.ConsumerContext;
+import io.sluice.core.pipeline.Log;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What consumer.HEC does with a whole request body: inflate it, parse it into batches on the event loop (with the
+ * thread's {@link EventLoopState}), hand them to one publisher thread (so a full pipeline never blocks an event loop)
+ * and answer the request once the pipeline is done with every batch of it: the HEC "success only once taken" rule,
+ * or with indexer acks the ack id at once, turning true on delivery. Counts the events waiting for delivery
+ * ({@code MaxPendingEvents}) and the requests owed an answer.
+ */
+final class HecIngest {
+    private final HecServer.Settings settings;
+    private final ConsumerContext ctx;
+    private final Log log;
+    private final MemoryBudget budget;
+    private final ExecutorService publisher;
+    private final AtomicInteger pending = new AtomicInteger();
+    /** Requests whose events were published and whose answer was not written yet. */
+    private final AtomicInteger unanswered = new AtomicInteger();
+
+    HecIngest(HecServer.Settings settings, ConsumerContext ctx) {
+        this.settings = settings;
+        this.ctx = ctx;
+        this.log = ctx.log();
+        this.budget = ctx.memory();
+        this.publisher = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "hec-publish-" + settings.id);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Events accepted and not yet taken by the pipeline. */
+    int pending() {
+        return pending.get();
+    }
+
+    /** Requests whose events are in delivery and whose answer was not written yet. */
+    int unanswered() {
+        return unanswered.get();
+    }
+
+    /** Lets the publisher finish what was accepted (for up to 5 s); later requests fail (503). */
+    void stop() {
+        publisher.shutdown();
+        try {
+            publisher.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Parses a whole request into batches and hands them to the publisher: null when the answer comes on delivery,
+     * else the answer to write now (a refusal, or the ack id). Runs on the event loop; what the request holds
+     * (buffers, batches, memory) is released here unless it was handed on, before any answer is written (the
+     * next pipelined request reuses this thread's parser and buffers).
+     */
+    HecAnswer ingest(HecConnection conn, HecRequest q, EventLoopState st) {
+        RequestMemory mem = q.memory;
+        BatchCollector out = st.collector;
+        out.releaseAll();
+        boolean handedOff = false;
+        try {
+            byte[] data = q.body;
+            int len = q.length;
+            if (len == 0) {
+                return HecAnswer.refuse(HecStatus.NO_DATA, "empty body");
+            }
+            long inputCharge = q.bodyCharged;
+            if (q.gzip) {
+                GzipBody.Result r = st.gzip.inflate(data, 0, len, settings.maxBodySize, mem);
+                // the compressed body is not needed any more
+                mem.give(q.bodyCharged);
+                q.bodyCharged = 0;
+                st.give(q.body);
+                q.body = null;
+                switch (r) {
+                    case TOO_LARGE:
+                        return HecAnswer.refuse(HecStatus.TOO_LARGE, "gzip body inflates beyond MaxBodySize ("
+                                + settings.maxBodySize + ")");
+                    case REFUSED:
+                        return HecAnswer.refuse(HecStatus.of(mem.refusal()), "inflating the gzip body: " + mem.detail());
+                    case CORRUPT:
+                        return HecAnswer.refuse(HecStatus.INVALID_DATA_FORMAT, st.gzip.error());
+                    default:
+                        break;
+                }
+                data = st.gzip.output();
+                len = st.gzip.length();
+                if (len == 0) {
+                    return HecAnswer.refuse(HecStatus.NO_DATA, "empty body after gzip");
+                }
+                inputCharge = st.gzip.charged();
+                // the events copied from the inflated body (a plain body reserved this with itself)
+                if (!mem.take(len)) {
+                    return HecAnswer.refuse(HecStatus.of(mem.refusal()), mem.detail());
+                }
+            }
+            TokenIndexes rules = q.indexRules;
+            EventParser.Defaults dflt = defaults(q.uri, rules);
+            byte[][] indexes = rules == null ? settings.indexes : rules.allowed;
+            long perEvent = MemoryBudget.MESSAGE_OVERHEAD + (dflt == null ? 0 : dflt.bytesPerEvent());
+            out.limit(mem, perEvent, settings.maxEventsPerRequest);
+            long now = Clock.epochNanos();
+            boolean ok = q.kind == HecRequest.RAW ? st.parser.parseRaw(data, 0, len, out, dflt, indexes, now)
+                    : st.parser.parseEvents(data, 0, len, out, dflt, indexes, now);
+            // the input is copied into the events: its buffer and reservation go back
+            mem.give(inputCharge);
+            if (!ok) {
+                HecStatus s = st.parser.error();
+                String detail = st.parser.detail();
+                if (st.parser.invalidEvent() >= 0) {
+                    detail = "event " + st.parser.invalidEvent() + (detail == null ? ": " + s.text() : ": " + detail);
+                }
+                return new HecAnswer(s, s.body(st.parser.invalidEvent()), s.rejection(), detail);
+            }
+            int n = out.count();
+            if (n == 0) {
+                return HecAnswer.refuse(HecStatus.NO_DATA, "no events in the body");
+            }
+            // What the events hold: their copies (at most the input) and their overhead; the rest goes back now.
+            long hold = Math.min(mem.reserved(), (long) len + (long) n * perEvent);
+            mem.give(mem.reserved() - hold);
+            List<Batch> batches = new ArrayList<>(out.batches());
+            AckChannels.Channel ackChannel = q.ackChannel;
+            long ackId = ackChannel != null ? ackChannel.next() : -1;
+            Done done = new Done(this, n, q.keepAlive, ackChannel, ackId, conn);
+            done.holdMemory(budget, mem.handOff());
+            for (int i = 0; i < batches.size(); i++) {
+                if (i > 0) {
+                    done.retain();
+                }
+                batches.get(i).setCompletion(done);
+            }
+            out.reset();
+            handedOff = true;
+            pending.addAndGet(n);
+            unanswered.incrementAndGet();
+            if (ackChannel == null) {
+                conn.pauseReading();
+            }
+            try {
+                publisher.execute(() -> publish(batches, done));
+            } catch (RejectedExecutionException e) {
+                for (Batch b : batches) {
+                    b.fail(); // stopped: the request fails (503), its memory goes back
+                }
+            }
+            if (ackChannel != null) {
+                // With indexer acks Splunk answers at once with the ack id; the id turns true on delivery.
+                return new HecAnswer(HecStatus.SUCCESS, ("{\"text\":\"Success\",\"code\":0,\"ackId\":" + ackId + "}")
+                        .getBytes(StandardCharsets.US_ASCII), null, null);
+            }
+            return null;
+        } finally {
+            if (!handedOff) {
+                out.releaseAll();
+                mem.releaseAll();
+            }
+            if (q.body != null) {
+                st.give(q.body);
+                q.body = null;
+            }
+            q.bodyCharged = 0;
+            st.gzip.done();
+        }
+    }
+
+    /**
+     * A request's defaults: the query string's {@code host}, {@code source}, {@code sourcetype} and {@code index},
+     * else the token's default index (an event's own fields come before both); null when there are none.
+     */
+    private static EventParser.Defaults defaults(QueryStringDecoder uri, TokenIndexes rules) {
+        Map<String, List<String>> q = uri.parameters();
+        if (q.isEmpty()) {
+            return rules == null ? null : rules.defaults;
+        }
+        EventParser.Defaults d = new EventParser.Defaults();
+        d.host = first(q, "host");
+        d.source = first(q, "source");
+        d.sourcetype = first(q, "sourcetype");
+        d.index = first(q, "index");
+        if (d.index == null && rules != null) {
+            d.index = rules.defaults.index;
+        }
+        return d;
+    }
+
+    private static byte[] first(Map<String, List<String>> q, String key) {
+        List<String> v = q.get(key);
+        return v == null || v.isEmpty() ? null : v.get(0).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * On the publisher thread. Nothing escapes: a failure fails the request (503) rather than the thread, and the
+     * batches not yet handed to the pipeline are failed (their memory goes back). The batch whose publish threw
+     * is left to the pipeline, which may hold it (releasing it twice would corrupt the pool).
+     */
+    private void publish(List<Batch> batches, Done done) {
+        int i = 0;
+        try {
+            for (; i < batches.size(); i++) {
+                ctx.publish(batches.get(i));
+            }
+        } catch (Throwable t) {
+            if (t instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            log.limited(Log.ERROR, settings.id + ": publish failed",
+                    settings.id + ": publishing the events of a request failed; answered 503: " + t);
+            for (int j = i + 1; j < batches.size(); j++) {
+                batches.get(j).fail();
+            }
+            done.abandon();
+        }
+    }
+
+    /** The pipeline is done with a request's events: delivered (success) or not (503). Any thread; never throws. */
+    private void finished(Done d, boolean delivered) {
+        pending.addAndGet(-d.events);
+        if (d.ack != null && delivered) {
+            d.ack.done(d.ackId);
+        }
+        HecConnection c = d.conn;
+        if (!delivered) {
+            log.limited(Log.WARNING, settings.id + ": not delivered", settings.id + ": " + d.events
+                    + " events from " + c.peer() + " were not delivered; " + (d.ack == null ? "answered 503"
+                    : "their ack stays false"));
+        }
+        c.delivered(delivered, d.ack == null, d.keepAlive, unanswered);
+    }
+
+    /** Answers a request once every batch of it was delivered. */
+    private static final class Done extends AnswerOnce {
+        private final HecIngest ingest;
+        private final int events;
+        private final boolean keepAlive;
+        private final AckChannels.Channel ack;
+        private final long ackId;
+        private final HecConnection conn;
+
+        Done(HecIngest ingest, int events, boolean keepAlive, AckChannels.Channel ack, long ackId, HecConnection conn) {
+            this.ingest = ingest;
+            this.events = events;
+            this.keepAlive = keepAlive;
+            this.ack = ack;
+            this.ackId = ackId;
+            this.conn = conn;
+        }
+
+        /** Runs on the thread that released the last batch (a producer's): nothing may escape into it. */
+        @Override
+        protected void answer(boolean delivered) {
+            try {
+                ingest.finished(this, delivered);
+            } catch (Throwable t) {
+                ingest.log.limited(Log.ERROR, ingest.settings.id + ": answer failed",
+                        ingest.settings.id + ": answering a request failed: " + t);
+            }
+        }
+    }
+}

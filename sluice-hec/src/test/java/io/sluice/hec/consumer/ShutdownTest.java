@@ -1,0 +1,76 @@
+package io.sluice.hec.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.pipeline.Pipeline;
+import io.sluice.hec.Capture;
+import io.sluice.hec.Support;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A graceful stop answers the requests whose events are still being delivered before it closes their
+ * connections: their events are delivered during the drain anyway, and a client left without an answer would
+ * send them again (duplicates at every restart of a receiver).
+ */
+@Timeout(60)
+class ShutdownTest {
+    @Test
+    void stopAnswersTheRequestsInDeliveryBeforeClosing() throws Exception {
+        int p = Support.freePort();
+        Pipeline pipe = Support.receiver(p, "drain", Map.of("MaxPendingEvents", 1));
+        try {
+            Capture.close("drain");
+            byte[] three = Support.post("/services/collector/event",
+                    "{\"event\":1}{\"event\":2}{\"event\":3}".getBytes(StandardCharsets.UTF_8));
+            // Own threads, not the common pool: with one pool thread (2 CPUs) the stop below would queue behind
+            // this blocked request.
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
+            CompletableFuture<Support.Reply> inDelivery = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Support.exchange(p, three);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            }, threads);
+            Support.await(() -> health(p) == 503, 10_000, "the three events pending");
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(pipe::stop, threads);
+            Support.await(() -> !listening(p), 10_000, "the receiver to stop accepting connections");
+            assertThat(inDelivery).as("no answer before delivery").isNotDone();
+            Capture.open("drain");
+            Support.Reply reply = inDelivery.get();
+            assertThat(reply.status()).isEqualTo(200);
+            assertThat(reply.body()).isEqualTo("{\"text\":\"Success\",\"code\":0}");
+            stopping.get();
+            threads.shutdown();
+            assertThat(Capture.received("drain")).extracting(Capture.Event::payload).containsExactly("1", "2", "3");
+        } finally {
+            Capture.open("drain");
+            pipe.stop();
+        }
+    }
+
+    private static int health(int port) {
+        try {
+            return Support.exchange(port, "GET /services/collector/health HTTP/1.1\r\nHost: x\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII)).status();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}
