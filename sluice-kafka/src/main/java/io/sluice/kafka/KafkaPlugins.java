@@ -8,6 +8,6 @@ import java.util.List;
 public final class KafkaPlugins implements PluginProvider {
     @Override
     public List<PluginSpec> plugins() {
-        return List.of(io.sluice.kafka.consumer.Kafka.SPEC, io.sluice.kafka.producer.Kafka.SPEC);
+        return List.of(io.sluice.kafka.consumer.KafkaConsumer.SPEC, io.sluice.kafka.producer.KafkaProducer.SPEC);
     }
 }

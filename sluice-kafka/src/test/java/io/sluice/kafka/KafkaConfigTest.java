@@ -37,7 +37,7 @@ class KafkaConfigTest {
     private static Properties producerProps(String yamlBody) {
         List<PluginConfig> cs = new ConfigLoader(PluginRegistry.defaultRegistry(), Map.of())
                 .loadString("Out:\n  Type: producer.Kafka\n" + yamlBody, "t.yaml");
-        return ((io.sluice.kafka.producer.Kafka) cs.get(0).spec().create(cs.get(0))).clientProperties();
+        return ((io.sluice.kafka.producer.KafkaProducer) cs.get(0).spec().create(cs.get(0))).clientProperties();
     }
 
     private static Properties consumerProps(String yamlBody) {
@@ -45,7 +45,7 @@ class KafkaConfigTest {
                 .loadString("Sink:\n  Type: producer.Null\n  Streams: kc\nIn:\n  Type: consumer.Kafka\n  Streams: kc\n"
                         + yamlBody, "t.yaml");
         PluginConfig in = cs.stream().filter(c -> c.id().equals("In")).findFirst().orElseThrow();
-        return ((io.sluice.kafka.consumer.Kafka) in.spec().create(in)).clientProperties();
+        return ((io.sluice.kafka.consumer.KafkaConsumer) in.spec().create(in)).clientProperties();
     }
 
     @Test

@@ -8,6 +8,6 @@ import java.util.List;
 public final class OtlpPlugins implements PluginProvider {
     @Override
     public List<PluginSpec> plugins() {
-        return List.of(io.sluice.otlp.consumer.OTLP.SPEC, io.sluice.otlp.producer.OTLP.SPEC);
+        return List.of(io.sluice.otlp.consumer.OtlpConsumer.SPEC, io.sluice.otlp.producer.OtlpProducer.SPEC);
     }
 }

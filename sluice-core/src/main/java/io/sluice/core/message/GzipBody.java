@@ -2,6 +2,7 @@ package io.sluice.core.message;
 
 import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
 /**
@@ -11,6 +12,9 @@ import java.util.zip.Inflater;
  * reserved from the request's memory before it is produced: in steps (one step when the gzip trailer's size is
  * honest), and each larger buffer before it is allocated. A buffer that grew for one large body is dropped by
  * {@link #done()}, so a thread keeps at most {@value #RETAIN} bytes. One per thread (it is not thread-safe).
+ *
+ * <p>It also compresses a body whole ({@link #deflate}) into the same kind of reused buffer, for clients that send
+ * gzip requests: the gzip framing is written by hand around a raw deflate, so nothing is allocated per request.
  */
 public final class GzipBody {
     /** Result of {@link #inflate}: ok, bad data, larger than the cap, or no memory reserved for more output. */
@@ -22,7 +26,11 @@ public final class GzipBody {
     /** Output reserved at a time when the trailer's size is no help. */
     static final int STEP = 256 * 1024;
 
+    /** A gzip member's header as {@link #deflate} writes it: deflate, no flags, no time, unknown OS. */
+    private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
+
     private final Inflater inflater = new Inflater(true);
+    private Deflater deflater;
     private final CRC32 crc = new CRC32();
     private byte[] out = new byte[INITIAL];
     private int length;
@@ -181,8 +189,56 @@ public final class GzipBody {
         return Result.OK;
     }
 
-    /** Frees the native inflater. */
+    /**
+     * Compresses {@code src[off, off+len)} as one gzip member (RFC 1952) at {@code level} (1 fastest to 9 smallest)
+     * into {@link #output()}; returns the compressed length, also {@link #length()}. The first call makes the
+     * {@link Deflater}, later ones reuse it.
+     */
+    public int deflate(byte[] src, int off, int len, int level) {
+        if (deflater == null) {
+            deflater = new Deflater(level, true);
+        } else {
+            deflater.reset();
+            deflater.setLevel(level);
+        }
+        crc.reset();
+        crc.update(src, off, len);
+        deflater.setInput(src, off, len);
+        deflater.finish();
+        ensure(GZIP_HEADER.length + len / 2 + 64);
+        System.arraycopy(GZIP_HEADER, 0, out, 0, GZIP_HEADER.length);
+        int w = GZIP_HEADER.length;
+        while (!deflater.finished()) {
+            if (w == out.length) {
+                out = java.util.Arrays.copyOf(out, out.length * 2);
+            }
+            w += deflater.deflate(out, w, out.length - w);
+        }
+        ensure(w + 8);
+        putIntLE(w, (int) crc.getValue());
+        putIntLE(w + 4, len);
+        length = w + 8;
+        return length;
+    }
+
+    private void putIntLE(int at, int v) {
+        out[at] = (byte) v;
+        out[at + 1] = (byte) (v >>> 8);
+        out[at + 2] = (byte) (v >>> 16);
+        out[at + 3] = (byte) (v >>> 24);
+    }
+
+    private void ensure(int n) {
+        if (out.length < n) {
+            out = java.util.Arrays.copyOf(out, Math.max(n, out.length * 2));
+        }
+    }
+
+    /** Frees the native inflater (and deflater). */
     public void close() {
         inflater.end();
+        if (deflater != null) {
+            deflater.end();
+        }
     }
 }

@@ -16,13 +16,13 @@ final class JsonCount {
         JsonDoc doc = new JsonDoc();
         doc.reset(buf, off);
         JsonFields req = doc.object(0, off, len);
-        JsonFields gs = doc.arrayOrEmpty(req, JsonValues.b(groups), JsonValues.b(JsonEnvelope.snake(groups)), 1);
-        byte[] sc = JsonValues.b(scopes);
-        byte[] scSnake = JsonValues.b(JsonEnvelope.snake(scopes));
-        byte[] it = JsonValues.b(items);
-        byte[] itSnake = JsonValues.b(JsonEnvelope.snake(items));
-        byte[] dp = JsonValues.b("dataPoints");
-        byte[] dpSnake = JsonValues.b("data_points");
+        JsonFields gs = doc.arrayOrEmpty(req, Keys.b(groups), Keys.b(JsonEnvelope.snake(groups)), 1);
+        byte[] sc = Keys.b(scopes);
+        byte[] scSnake = Keys.b(JsonEnvelope.snake(scopes));
+        byte[] it = Keys.b(items);
+        byte[] itSnake = Keys.b(JsonEnvelope.snake(items));
+        byte[] dp = Keys.b("dataPoints");
+        byte[] dpSnake = Keys.b("data_points");
         int n = 0;
         for (int g = 0; g < gs.size(); g++) {
             JsonFields ss = doc.arrayOrEmpty(doc.object(gs, g, 2), sc, scSnake, 3);

@@ -287,20 +287,11 @@ final class JsonDoc {
             throw new OtlpFormatException("field " + key(f, i) + " must be a number (at byte "
                     + (f.valueOffset(i) - base) + ")");
         }
+        if (kind == JsonFields.STRING && Text.isNamedDouble(buf, f.valueOffset(i), f.valueLength(i))) {
+            return Text.named(buf, f.valueOffset(i), f.valueLength(i));
+        }
         // Not the hot path: the JDK's parser, which rounds correctly, on the few bytes of a number.
         String s = new String(buf, f.valueOffset(i), f.valueLength(i), StandardCharsets.ISO_8859_1);
-        if (kind == JsonFields.STRING) {
-            switch (s) {
-                case "NaN":
-                    return Double.NaN;
-                case "Infinity":
-                    return Double.POSITIVE_INFINITY;
-                case "-Infinity":
-                    return Double.NEGATIVE_INFINITY;
-                default:
-                    break;
-            }
-        }
         if (!isJsonNumber(s)) {
             throw new OtlpFormatException("field " + key(f, i) + " is not a number: " + s + " (at byte "
                     + (f.valueOffset(i) - base) + ")");

@@ -13,15 +13,15 @@ import io.sluice.core.message.Metadata;
  * group 4, its members 5, an item 6 and below.
  */
 abstract class JsonEnvelope {
-    static final byte[] RESOURCE = JsonValues.b("resource");
-    static final byte[] SCOPE = JsonValues.b("scope");
-    static final byte[] ATTRIBUTES = JsonValues.b("attributes");
-    static final byte[] DROPPED = JsonValues.b("droppedAttributesCount");
-    static final byte[] DROPPED_SNAKE = JsonValues.b("dropped_attributes_count");
-    static final byte[] SCHEMA_URL = JsonValues.b("schemaUrl");
-    static final byte[] SCHEMA_URL_SNAKE = JsonValues.b("schema_url");
-    static final byte[] NAME = JsonValues.b("name");
-    static final byte[] VERSION = JsonValues.b("version");
+    static final byte[] RESOURCE = Keys.b("resource");
+    static final byte[] SCOPE = Keys.b("scope");
+    static final byte[] ATTRIBUTES = Keys.b("attributes");
+    static final byte[] DROPPED = Keys.b("droppedAttributesCount");
+    static final byte[] DROPPED_SNAKE = Keys.b("dropped_attributes_count");
+    static final byte[] SCHEMA_URL = Keys.b("schemaUrl");
+    static final byte[] SCHEMA_URL_SNAKE = Keys.b("schema_url");
+    static final byte[] NAME = Keys.b("name");
+    static final byte[] VERSION = Keys.b("version");
     /** The level at which items are scanned. */
     static final int ITEM_LEVEL = 6;
 
@@ -44,12 +44,12 @@ abstract class JsonEnvelope {
     JsonEnvelope(int maxDepth, byte[] signal, String groups, String scopes, String items) {
         this.values = new JsonValues(doc, maxDepth);
         this.signal = signal;
-        this.groups = JsonValues.b(groups);
-        this.groupsSnake = JsonValues.b(snake(groups));
-        this.scopes = JsonValues.b(scopes);
-        this.scopesSnake = JsonValues.b(snake(scopes));
-        this.items = JsonValues.b(items);
-        this.itemsSnake = JsonValues.b(snake(items));
+        this.groups = Keys.b(groups);
+        this.groupsSnake = Keys.b(snake(groups));
+        this.scopes = Keys.b(scopes);
+        this.scopesSnake = Keys.b(snake(scopes));
+        this.items = Keys.b(items);
+        this.itemsSnake = Keys.b(snake(items));
     }
 
     /** The .proto name of a lowerCamelCase JSON name. */
@@ -65,8 +65,15 @@ abstract class JsonEnvelope {
         return b.toString();
     }
 
-    /** Decodes the request in {@code buf[off, off+len)}; returns the number of messages made. */
-    final int decodeRequest(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
+    /**
+     * Decodes the JSON request in {@code buf[off, off+len)}, filling one message from {@code sink} per log record or
+     * data point.
+     *
+     * @return the number of records or points decoded
+     * @throws OtlpFormatException if the request is not valid JSON or not a valid request; messages already filled
+     *     hold whole records or points
+     */
+    public final int decode(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
         doc.reset(buf, off);
         JsonFields req = doc.object(0, off, len);
         JsonFields list = doc.arrayOrEmpty(req, groups, groupsSnake, 1);
@@ -80,13 +87,13 @@ abstract class JsonEnvelope {
     /** Decodes element {@code i} of {@code items} (scanned at {@link #ITEM_LEVEL}); returns the messages made. */
     abstract int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException;
 
-    private static final byte[] ENTITY_REFS = JsonValues.b("entityRefs");
-    private static final byte[] ENTITY_REFS_SNAKE = JsonValues.b("entity_refs");
-    private static final byte[] TYPE = JsonValues.b("type");
-    private static final byte[] ID_KEYS = JsonValues.b("idKeys");
-    private static final byte[] ID_KEYS_SNAKE = JsonValues.b("id_keys");
-    private static final byte[] DESCRIPTION_KEYS = JsonValues.b("descriptionKeys");
-    private static final byte[] DESCRIPTION_KEYS_SNAKE = JsonValues.b("description_keys");
+    private static final byte[] ENTITY_REFS = Keys.b("entityRefs");
+    private static final byte[] ENTITY_REFS_SNAKE = Keys.b("entity_refs");
+    private static final byte[] TYPE = Keys.b("type");
+    private static final byte[] ID_KEYS = Keys.b("idKeys");
+    private static final byte[] ID_KEYS_SNAKE = Keys.b("id_keys");
+    private static final byte[] DESCRIPTION_KEYS = Keys.b("descriptionKeys");
+    private static final byte[] DESCRIPTION_KEYS_SNAKE = Keys.b("description_keys");
     /** A resource's entity_refs, rewritten in OTLP JSON's own spelling (camelCase, plain strings). */
     private final JsonWriter entityRefs = new JsonWriter(256);
 
@@ -139,18 +146,9 @@ abstract class JsonEnvelope {
         long dropped = 0;
         int r = doc.find(group, RESOURCE, null);
         if (r >= 0) {
-            JsonFields res = doc.object(group, r, 3);
-            JsonFields attrs = doc.arrayOrEmpty(res, ATTRIBUTES, null, 4);
-            for (int i = 0; i < attrs.size(); i++) {
-                values.attribute(attrs, i, 5, resource, Keys.RESOURCE_PREFIX);
-            }
-            int d = doc.find(res, DROPPED, DROPPED_SNAKE);
-            dropped = d < 0 ? 0 : doc.uint32(res, d);
+            dropped = attributes(doc.object(group, r, 3), 4, resource, Keys.RESOURCE_PREFIX);
         }
-        stringField(group, SCHEMA_URL, SCHEMA_URL_SNAKE, resource, Keys.RESOURCE_SCHEMA_URL);
-        if (dropped != 0) {
-            resource.key(Keys.RESOURCE_DROPPED).unsigned(dropped);
-        }
+        schemaUrlAndDropped(group, resource, Keys.RESOURCE_SCHEMA_URL, dropped, Keys.RESOURCE_DROPPED);
         if (r >= 0) {
             entityRefs(doc.object(group, r, 3));
         }
@@ -170,17 +168,9 @@ abstract class JsonEnvelope {
             JsonFields scope = doc.object(group, s, 5);
             stringField(scope, NAME, null, prefix, Keys.SCOPE_NAME);
             stringField(scope, VERSION, null, prefix, Keys.SCOPE_VERSION);
-            JsonFields attrs = doc.arrayOrEmpty(scope, ATTRIBUTES, null, 6);
-            for (int i = 0; i < attrs.size(); i++) {
-                values.attribute(attrs, i, 7, prefix, Keys.SCOPE_ATTRIBUTE_PREFIX);
-            }
-            int d = doc.find(scope, DROPPED, DROPPED_SNAKE);
-            dropped = d < 0 ? 0 : doc.uint32(scope, d);
+            dropped = attributes(scope, 6, prefix, Keys.SCOPE_ATTRIBUTE_PREFIX);
         }
-        stringField(group, SCHEMA_URL, SCHEMA_URL_SNAKE, prefix, Keys.SCOPE_SCHEMA_URL);
-        if (dropped != 0) {
-            prefix.key(Keys.SCOPE_DROPPED).unsigned(dropped);
-        }
+        schemaUrlAndDropped(group, prefix, Keys.SCOPE_SCHEMA_URL, dropped, Keys.SCOPE_DROPPED);
         prefix.copyToOnly(prefixFields);
         JsonFields list = doc.arrayOrEmpty(group, items, itemsSnake, 5);
         int n = 0;
@@ -188,6 +178,28 @@ abstract class JsonEnvelope {
             n += item(list, i, sink);
         }
         return n;
+    }
+
+    /**
+     * Adds the attributes of a resource or scope (scanned at {@code level}) to {@code block}, their keys after
+     * {@code keyPrefix}; returns its dropped attributes count.
+     */
+    private long attributes(JsonFields entity, int level, FieldBlock block, byte[] keyPrefix)
+            throws OtlpFormatException {
+        JsonFields attrs = doc.arrayOrEmpty(entity, ATTRIBUTES, null, level);
+        for (int i = 0; i < attrs.size(); i++) {
+            values.attribute(attrs, i, level + 1, block, keyPrefix);
+        }
+        return uint32(entity, DROPPED, DROPPED_SNAKE);
+    }
+
+    /** Adds a group's schema URL and its resource's or scope's dropped count (when not 0), as the protobuf decoder. */
+    private void schemaUrlAndDropped(JsonFields group, FieldBlock block, byte[] urlKey, long dropped, byte[] droppedKey)
+            throws OtlpFormatException {
+        stringField(group, SCHEMA_URL, SCHEMA_URL_SNAKE, block, urlKey);
+        if (dropped != 0) {
+            block.key(droppedKey).unsigned(dropped);
+        }
     }
 
     /** Adds the string member {@code camel}/{@code snake} of {@code f} to {@code block} as {@code key}, unless empty. */

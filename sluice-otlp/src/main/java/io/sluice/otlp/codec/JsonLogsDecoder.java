@@ -13,37 +13,32 @@ import io.sluice.core.json.JsonFields;
  * stands for an absent field. Not the hot path (protobuf is what SDKs send by default): it re-scans each nesting
  * level, and parses doubles and base64 through Strings. Not thread-safe: one per thread.
  */
-public final class JsonLogsDecoder {
-    private static final byte[] TIME = JsonValues.b("timeUnixNano");
-    private static final byte[] TIME_SNAKE = JsonValues.b("time_unix_nano");
-    private static final byte[] OBSERVED = JsonValues.b("observedTimeUnixNano");
-    private static final byte[] OBSERVED_SNAKE = JsonValues.b("observed_time_unix_nano");
-    private static final byte[] SEVERITY = JsonValues.b("severityNumber");
-    private static final byte[] SEVERITY_SNAKE = JsonValues.b("severity_number");
-    private static final byte[] SEVERITY_TEXT = JsonValues.b("severityText");
-    private static final byte[] SEVERITY_TEXT_SNAKE = JsonValues.b("severity_text");
-    private static final byte[] BODY = JsonValues.b("body");
-    private static final byte[] FLAGS = JsonValues.b("flags");
-    private static final byte[] TRACE_ID = JsonValues.b("traceId");
-    private static final byte[] TRACE_ID_SNAKE = JsonValues.b("trace_id");
-    private static final byte[] SPAN_ID = JsonValues.b("spanId");
-    private static final byte[] SPAN_ID_SNAKE = JsonValues.b("span_id");
-    private static final byte[] EVENT_NAME = JsonValues.b("eventName");
-    private static final byte[] EVENT_NAME_SNAKE = JsonValues.b("event_name");
+public final class JsonLogsDecoder extends JsonEnvelope {
+    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
+    private static final byte[] OBSERVED = Keys.b("observedTimeUnixNano");
+    private static final byte[] OBSERVED_SNAKE = Keys.b("observed_time_unix_nano");
+    private static final byte[] SEVERITY = Keys.b("severityNumber");
+    private static final byte[] SEVERITY_SNAKE = Keys.b("severity_number");
+    private static final byte[] SEVERITY_TEXT = Keys.b("severityText");
+    private static final byte[] SEVERITY_TEXT_SNAKE = Keys.b("severity_text");
+    private static final byte[] BODY = Keys.b("body");
+    private static final byte[] FLAGS = Keys.b("flags");
+    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
+    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
+    private static final byte[] EVENT_NAME = Keys.b("eventName");
+    private static final byte[] EVENT_NAME_SNAKE = Keys.b("event_name");
 
     /** SeverityNumber's names, by value: SEVERITY_NUMBER_UNSPECIFIED, SEVERITY_NUMBER_TRACE, ..._TRACE2, ... */
     private static final byte[][] SEVERITY_NAMES = new byte[25][];
 
     static {
-        SEVERITY_NAMES[0] = JsonValues.b("SEVERITY_NUMBER_UNSPECIFIED");
+        SEVERITY_NAMES[0] = Keys.b("SEVERITY_NUMBER_UNSPECIFIED");
         String[] levels = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
         for (int v = 1; v < SEVERITY_NAMES.length; v++) {
             int k = (v - 1) % 4;
-            SEVERITY_NAMES[v] = JsonValues.b("SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : k + 1));
+            SEVERITY_NAMES[v] = Keys.b("SEVERITY_NUMBER_" + levels[(v - 1) / 4] + (k == 0 ? "" : k + 1));
         }
     }
-
-    private final Envelope envelope;
 
     /** A decoder accepting values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public JsonLogsDecoder() {
@@ -52,18 +47,7 @@ public final class JsonLogsDecoder {
 
     /** A decoder rejecting values (arrays, key-value lists) nested deeper than {@code maxDepth} (1 to 64) levels. */
     public JsonLogsDecoder(int maxDepth) {
-        envelope = new Envelope(maxDepth);
-    }
-
-    /**
-     * Decodes the JSON request in {@code buf[off, off+len)}, filling one message from {@code sink} per log record.
-     *
-     * @return the number of records decoded
-     * @throws OtlpFormatException if the request is not valid JSON or not a valid request; messages already
-     *     filled hold whole records
-     */
-    public int decode(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
-        return envelope.decodeRequest(buf, off, len, sink);
+        super(maxDepth, Keys.LOG, "resourceLogs", "scopeLogs", "logRecords");
     }
 
     /**
@@ -73,69 +57,63 @@ public final class JsonLogsDecoder {
         return JsonCount.items(buf, off, len, "resourceLogs", "scopeLogs", "logRecords", null);
     }
 
-    private static final class Envelope extends JsonEnvelope {
-        private final LogRecordFields record = new LogRecordFields();
-        private byte[] severityText = new byte[32];
-        private byte[] eventName = new byte[32];
-        private byte[] body = new byte[256];
-        private final byte[] ids = new byte[24];
+    private final LogRecordFields record = new LogRecordFields();
+    private byte[] severityText = new byte[32];
+    private byte[] eventName = new byte[32];
+    private byte[] body = new byte[256];
+    private final byte[] ids = new byte[24];
 
-        Envelope(int maxDepth) {
-            super(maxDepth, Keys.LOG, "resourceLogs", "scopeLogs", "logRecords");
+    @Override
+    int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException {
+        JsonFields rec = doc.object(items, i, ITEM_LEVEL);
+        LogRecordFields r = record;
+        r.reset();
+        JsonFields attrs = doc.arrayOrEmpty(rec, ATTRIBUTES, null, ITEM_LEVEL + 1);
+        for (int k = 0; k < attrs.size(); k++) {
+            values.attribute(attrs, k, ITEM_LEVEL + 2, r.fields, Keys.EMPTY);
         }
-
-        @Override
-        int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException {
-            JsonFields rec = doc.object(items, i, ITEM_LEVEL);
-            LogRecordFields r = record;
-            r.reset();
-            JsonFields attrs = doc.arrayOrEmpty(rec, ATTRIBUTES, null, ITEM_LEVEL + 1);
-            for (int k = 0; k < attrs.size(); k++) {
-                values.attribute(attrs, k, ITEM_LEVEL + 2, r.fields, Keys.EMPTY);
-            }
-            r.time = uint64(rec, TIME, TIME_SNAKE);
-            r.observed = uint64(rec, OBSERVED, OBSERVED_SNAKE);
-            int s = doc.find(rec, SEVERITY, SEVERITY_SNAKE);
-            r.severity = s < 0 ? 0 : doc.enumValue(rec, s, SEVERITY_NAMES);
-            severityText = copy(rec, SEVERITY_TEXT, SEVERITY_TEXT_SNAKE, severityText);
-            r.severityText = severityText;
-            r.severityTextLen = copied;
-            eventName = copy(rec, EVENT_NAME, EVENT_NAME_SNAKE, eventName);
-            r.eventName = eventName;
-            r.eventNameLen = copied;
-            r.flags = uint32(rec, FLAGS, null);
-            r.dropped = uint32(rec, DROPPED, DROPPED_SNAKE);
-            r.ids = ids;
-            int t = doc.find(rec, TRACE_ID, TRACE_ID_SNAKE);
-            r.traceOff = 0;
-            r.traceLen = t < 0 ? 0 : doc.hexId(rec, t, ids, 0, 16, "traceId");
-            int sp = doc.find(rec, SPAN_ID, SPAN_ID_SNAKE);
-            r.spanOff = 16;
-            r.spanLen = sp < 0 ? 0 : doc.hexId(rec, sp, ids, 16, 8, "spanId");
-            int b = doc.find(rec, BODY, null);
-            if (b >= 0) {
-                body = values.body(rec, b, ITEM_LEVEL + 1, r, body);
-            }
-            r.emit(sink.next(), prefixFields);
-            return 1;
+        r.time = uint64(rec, Keys.J_TIME_UNIX_NANO, TIME_SNAKE);
+        r.observed = uint64(rec, OBSERVED, OBSERVED_SNAKE);
+        int s = doc.find(rec, SEVERITY, SEVERITY_SNAKE);
+        r.severity = s < 0 ? 0 : doc.enumValue(rec, s, SEVERITY_NAMES);
+        severityText = copy(rec, SEVERITY_TEXT, SEVERITY_TEXT_SNAKE, severityText);
+        r.severityText = severityText;
+        r.severityTextLen = copied;
+        eventName = copy(rec, EVENT_NAME, EVENT_NAME_SNAKE, eventName);
+        r.eventName = eventName;
+        r.eventNameLen = copied;
+        r.flags = uint32(rec, FLAGS, null);
+        r.dropped = uint32(rec, DROPPED, DROPPED_SNAKE);
+        r.ids = ids;
+        int t = doc.find(rec, Keys.J_TRACE_ID, TRACE_ID_SNAKE);
+        r.traceOff = 0;
+        r.traceLen = t < 0 ? 0 : doc.hexId(rec, t, ids, 0, 16, "traceId");
+        int sp = doc.find(rec, Keys.J_SPAN_ID, SPAN_ID_SNAKE);
+        r.spanOff = 16;
+        r.spanLen = sp < 0 ? 0 : doc.hexId(rec, sp, ids, 16, 8, "spanId");
+        int b = doc.find(rec, BODY, null);
+        if (b >= 0) {
+            body = values.body(rec, b, ITEM_LEVEL + 1, r, body);
         }
+        r.emit(sink.next(), prefixFields);
+        return 1;
+    }
 
-        private int copied;
+    private int copied;
 
-        /** Copies the string member into {@code into} (grown if needed, returned); its length goes to {@link #copied}. */
-        private byte[] copy(JsonFields f, byte[] camel, byte[] snake, byte[] into) throws OtlpFormatException {
-            int i = doc.find(f, camel, snake);
-            copied = 0;
-            if (i < 0) {
-                return into;
-            }
-            int n = doc.text(f, i);
-            if (into.length < n) {
-                into = new byte[n];
-            }
-            System.arraycopy(doc.text(), 0, into, 0, n);
-            copied = n;
+    /** Copies the string member into {@code into} (grown if needed, returned); its length goes to {@link #copied}. */
+    private byte[] copy(JsonFields f, byte[] camel, byte[] snake, byte[] into) throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        copied = 0;
+        if (i < 0) {
             return into;
         }
+        int n = doc.text(f, i);
+        if (into.length < n) {
+            into = new byte[n];
+        }
+        System.arraycopy(doc.text(), 0, into, 0, n);
+        copied = n;
+        return into;
     }
 }

@@ -9,59 +9,38 @@ import io.sluice.core.json.JsonWriter;
  * the protobuf: one per data point, per {@link io.sluice.core.message.OtlpFields}. The JSON rules are
  * {@link JsonLogsDecoder}'s. Not thread-safe: one per thread.
  */
-public final class JsonMetricsDecoder {
+public final class JsonMetricsDecoder extends JsonEnvelope {
     /** The Metric data members, camelCase and snake_case, in MetricPoint's order: gauge, sum, histogram, ... */
-    private static final byte[][] DATA = {JsonValues.b("gauge"), null, JsonValues.b("sum"), null,
-        JsonValues.b("histogram"), null, JsonValues.b("exponentialHistogram"), JsonValues.b("exponential_histogram"),
-        JsonValues.b("summary"), null};
-    private static final byte[] NAME = JsonValues.b("name");
-    private static final byte[] DESCRIPTION = JsonValues.b("description");
-    private static final byte[] UNIT = JsonValues.b("unit");
-    private static final byte[] METADATA = JsonValues.b("metadata");
-    private static final byte[] TEMPORALITY = JsonValues.b("aggregationTemporality");
-    private static final byte[] TEMPORALITY_SNAKE = JsonValues.b("aggregation_temporality");
-    private static final byte[] MONOTONIC = JsonValues.b("isMonotonic");
-    private static final byte[] MONOTONIC_SNAKE = JsonValues.b("is_monotonic");
-    private static final byte[] DATA_POINTS = JsonValues.b("dataPoints");
-    private static final byte[] DATA_POINTS_SNAKE = JsonValues.b("data_points");
-    private static final byte[] START = JsonValues.b("startTimeUnixNano");
-    private static final byte[] START_SNAKE = JsonValues.b("start_time_unix_nano");
-    private static final byte[] TIME = JsonValues.b("timeUnixNano");
-    private static final byte[] TIME_SNAKE = JsonValues.b("time_unix_nano");
-    private static final byte[] AS_DOUBLE = JsonValues.b("asDouble");
-    private static final byte[] AS_DOUBLE_SNAKE = JsonValues.b("as_double");
-    private static final byte[] AS_INT = JsonValues.b("asInt");
-    private static final byte[] AS_INT_SNAKE = JsonValues.b("as_int");
-    private static final byte[] EXEMPLARS = JsonValues.b("exemplars");
-    private static final byte[] FLAGS = JsonValues.b("flags");
-    private static final byte[] COUNT = JsonValues.b("count");
-    private static final byte[] SUM = JsonValues.b("sum");
-    private static final byte[] MIN = JsonValues.b("min");
-    private static final byte[] MAX = JsonValues.b("max");
-    private static final byte[] BUCKET_COUNTS = JsonValues.b("bucketCounts");
-    private static final byte[] BUCKET_COUNTS_SNAKE = JsonValues.b("bucket_counts");
-    private static final byte[] EXPLICIT_BOUNDS = JsonValues.b("explicitBounds");
-    private static final byte[] EXPLICIT_BOUNDS_SNAKE = JsonValues.b("explicit_bounds");
-    private static final byte[] SCALE = JsonValues.b("scale");
-    private static final byte[] ZERO_COUNT = JsonValues.b("zeroCount");
-    private static final byte[] ZERO_COUNT_SNAKE = JsonValues.b("zero_count");
-    private static final byte[] ZERO_THRESHOLD = JsonValues.b("zeroThreshold");
-    private static final byte[] ZERO_THRESHOLD_SNAKE = JsonValues.b("zero_threshold");
-    private static final byte[] POSITIVE = JsonValues.b("positive");
-    private static final byte[] NEGATIVE = JsonValues.b("negative");
-    private static final byte[] OFFSET = JsonValues.b("offset");
-    private static final byte[] QUANTILE_VALUES = JsonValues.b("quantileValues");
-    private static final byte[] QUANTILE_VALUES_SNAKE = JsonValues.b("quantile_values");
-    private static final byte[] QUANTILE = JsonValues.b("quantile");
-    private static final byte[] VALUE = JsonValues.b("value");
-    private static final byte[] FILTERED = JsonValues.b("filteredAttributes");
-    private static final byte[] FILTERED_SNAKE = JsonValues.b("filtered_attributes");
-    private static final byte[] TRACE_ID = JsonValues.b("traceId");
-    private static final byte[] TRACE_ID_SNAKE = JsonValues.b("trace_id");
-    private static final byte[] SPAN_ID = JsonValues.b("spanId");
-    private static final byte[] SPAN_ID_SNAKE = JsonValues.b("span_id");
-    private static final byte[][] TEMPORALITY_NAMES = {JsonValues.b("AGGREGATION_TEMPORALITY_UNSPECIFIED"),
-        JsonValues.b("AGGREGATION_TEMPORALITY_DELTA"), JsonValues.b("AGGREGATION_TEMPORALITY_CUMULATIVE")};
+    private static final byte[][] DATA = {Keys.b("gauge"), null, Keys.b("sum"), null,
+        Keys.b("histogram"), null, Keys.b("exponentialHistogram"), Keys.b("exponential_histogram"),
+        Keys.b("summary"), null};
+    private static final byte[] NAME = Keys.b("name");
+    private static final byte[] DESCRIPTION = Keys.b("description");
+    private static final byte[] UNIT = Keys.b("unit");
+    private static final byte[] METADATA = Keys.b("metadata");
+    private static final byte[] TEMPORALITY = Keys.b("aggregationTemporality");
+    private static final byte[] TEMPORALITY_SNAKE = Keys.b("aggregation_temporality");
+    private static final byte[] MONOTONIC = Keys.b("isMonotonic");
+    private static final byte[] MONOTONIC_SNAKE = Keys.b("is_monotonic");
+    private static final byte[] DATA_POINTS = Keys.b("dataPoints");
+    private static final byte[] DATA_POINTS_SNAKE = Keys.b("data_points");
+    private static final byte[] START = Keys.b("startTimeUnixNano");
+    private static final byte[] START_SNAKE = Keys.b("start_time_unix_nano");
+    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
+    private static final byte[] AS_DOUBLE_SNAKE = Keys.b("as_double");
+    private static final byte[] AS_INT_SNAKE = Keys.b("as_int");
+    private static final byte[] EXEMPLARS = Keys.b("exemplars");
+    private static final byte[] FLAGS = Keys.b("flags");
+    private static final byte[] BUCKET_COUNTS_SNAKE = Keys.b("bucket_counts");
+    private static final byte[] EXPLICIT_BOUNDS_SNAKE = Keys.b("explicit_bounds");
+    private static final byte[] ZERO_COUNT_SNAKE = Keys.b("zero_count");
+    private static final byte[] ZERO_THRESHOLD_SNAKE = Keys.b("zero_threshold");
+    private static final byte[] QUANTILE_VALUES_SNAKE = Keys.b("quantile_values");
+    private static final byte[] FILTERED_SNAKE = Keys.b("filtered_attributes");
+    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
+    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
+    private static final byte[][] TEMPORALITY_NAMES = {Keys.b("AGGREGATION_TEMPORALITY_UNSPECIFIED"),
+        Keys.b("AGGREGATION_TEMPORALITY_DELTA"), Keys.b("AGGREGATION_TEMPORALITY_CUMULATIVE")};
     private static final byte[][] TYPES = {Keys.TYPE_GAUGE, Keys.TYPE_SUM, Keys.TYPE_HISTOGRAM,
         Keys.TYPE_EXPONENTIAL_HISTOGRAM, Keys.TYPE_SUMMARY};
 
@@ -71,8 +50,6 @@ public final class JsonMetricsDecoder {
     private static final int POINT_LEVEL = POINTS_LEVEL + 1;
     private static final int MEMBER_LEVEL = POINT_LEVEL + 1;
 
-    private final Envelope envelope;
-
     /** A decoder accepting attribute values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public JsonMetricsDecoder() {
         this(LogsDecoder.DEFAULT_MAX_DEPTH);
@@ -80,18 +57,7 @@ public final class JsonMetricsDecoder {
 
     /** A decoder rejecting attribute values nested deeper than {@code maxDepth} (1 to 64) levels. */
     public JsonMetricsDecoder(int maxDepth) {
-        envelope = new Envelope(maxDepth);
-    }
-
-    /**
-     * Decodes the JSON request in {@code buf[off, off+len)}, filling one message from {@code sink} per data point.
-     *
-     * @return the number of data points decoded
-     * @throws OtlpFormatException if the request is not valid JSON or not a valid request; messages already
-     *     filled hold whole points
-     */
-    public int decode(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
-        return envelope.decodeRequest(buf, off, len, sink);
+        super(maxDepth, Keys.METRIC, "resourceMetrics", "scopeMetrics", "metrics");
     }
 
     /** Counts the data points of a JSON request without decoding them: validates the JSON, walks to the points. */
@@ -99,208 +65,202 @@ public final class JsonMetricsDecoder {
         return JsonCount.items(buf, off, len, "resourceMetrics", "scopeMetrics", "metrics", DATA);
     }
 
-    private static final class Envelope extends JsonEnvelope {
-        private final FieldBlock metric = new FieldBlock();
-        private final MetricPoint point = new MetricPoint();
-        /** {@link #metric} as metadata, which each point's message starts as a copy of. */
-        private final Metadata metricFields = new Metadata();
-        private byte[] name = new byte[64];
-        private final byte[] ids = new byte[24];
-        private final ValueText.Json text = new ValueText.Json();
+    private final FieldBlock metric = new FieldBlock();
+    private final MetricPoint point = new MetricPoint();
+    /** {@link #metric} as metadata, which each point's message starts as a copy of. */
+    private final Metadata metricFields = new Metadata();
+    private byte[] name = new byte[64];
+    private final byte[] ids = new byte[24];
+    private final ValueText.Json text = new ValueText.Json();
 
-        Envelope(int maxDepth) {
-            super(maxDepth, Keys.METRIC, "resourceMetrics", "scopeMetrics", "metrics");
-        }
-
-        @Override
-        int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException {
-            JsonFields m = doc.object(items, i, ITEM_LEVEL);
-            int data = -1;
-            int kind = -1;
-            for (int k = 0; k < DATA.length; k += 2) {
-                int at = doc.find(m, DATA[k], DATA[k + 1]);
-                if (at > data) { // the oneof: the member written last wins
-                    data = at;
-                    kind = k / 2;
-                }
-            }
-            if (data < 0) {
-                return 0;
-            }
-            int n = doc.find(m, NAME, null);
-            int nameLen = 0;
-            if (n >= 0) {
-                nameLen = doc.text(m, n);
-                if (name.length < nameLen) {
-                    name = new byte[nameLen];
-                }
-                System.arraycopy(doc.text(), 0, name, 0, nameLen);
-            }
-            metric.copyFrom(prefix);
-            metric.key(Keys.METRIC_TYPE).string(TYPES[kind], 0, TYPES[kind].length);
-            stringField(m, DESCRIPTION, null, metric, Keys.METRIC_DESCRIPTION);
-            stringField(m, UNIT, null, metric, Keys.METRIC_UNIT);
-            JsonFields meta = doc.arrayOrEmpty(m, METADATA, null, DATA_LEVEL);
-            if (meta.size() > 0) {
-                JsonWriter json = values.json().reset();
-                json.beginObject();
-                for (int k = 0; k < meta.size(); k++) {
-                    values.member(meta, k, DATA_LEVEL + 1, 1);
-                }
-                json.endObject();
-                metric.key(Keys.METRIC_METADATA).json(json.buffer(), 0, json.length());
-            }
-            JsonFields d = doc.object(m, data, DATA_LEVEL);
-            // MetricPoint's kinds, from the data member: gauge and sum are NUMBER.
-            int pointKind = kind <= 1 ? MetricPoint.NUMBER : kind - 1;
-            if (kind == 1 || kind == 2 || kind == 3) {
-                int t = doc.find(d, TEMPORALITY, TEMPORALITY_SNAKE);
-                metric.key(Keys.METRIC_TEMPORALITY).signed(t < 0 ? 0 : doc.enumValue(d, t, TEMPORALITY_NAMES));
-                if (kind == 1) {
-                    int mono = doc.find(d, MONOTONIC, MONOTONIC_SNAKE);
-                    metric.key(Keys.METRIC_MONOTONIC).bool(mono >= 0 && doc.bool(d, mono));
-                }
-            }
-            metric.copyToOnly(metricFields);
-            JsonFields points = doc.arrayOrEmpty(d, DATA_POINTS, DATA_POINTS_SNAKE, POINTS_LEVEL);
-            for (int k = 0; k < points.size(); k++) {
-                point(doc.object(points, k, POINT_LEVEL), pointKind);
-                point.emit(sink.next(), pointKind, metricFields, name, 0, nameLen);
-            }
-            return points.size();
-        }
-
-        private void point(JsonFields p, int kind) throws OtlpFormatException {
-            MetricPoint out = point;
-            out.reset();
-            JsonFields attrs = doc.arrayOrEmpty(p, ATTRIBUTES, null, MEMBER_LEVEL);
-            for (int k = 0; k < attrs.size(); k++) {
-                values.attribute(attrs, k, MEMBER_LEVEL + 1, out.fields, Keys.EMPTY);
-            }
-            out.startTime = uint64(p, START, START_SNAKE);
-            out.time = uint64(p, TIME, TIME_SNAKE);
-            out.flags = uint32(p, FLAGS, null);
-            JsonFields exemplars = doc.arrayOrEmpty(p, EXEMPLARS, null, MEMBER_LEVEL);
-            for (int k = 0; k < exemplars.size(); k++) {
-                exemplar(doc.object(exemplars, k, MEMBER_LEVEL + 1));
-            }
-            switch (kind) {
-                case MetricPoint.NUMBER -> {
-                    int dv = doc.find(p, AS_DOUBLE, AS_DOUBLE_SNAKE);
-                    int iv = doc.find(p, AS_INT, AS_INT_SNAKE);
-                    if (dv > iv) {
-                        out.valueType = MetricPoint.DOUBLE;
-                        out.asDouble = doc.dbl(p, dv);
-                    } else if (iv >= 0) {
-                        out.valueType = MetricPoint.INT;
-                        out.asInt = doc.int64(p, iv);
-                    }
-                }
-                case MetricPoint.HISTOGRAM -> {
-                    countSumMinMax(p);
-                    unsignedArray(p, BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, out.bucketCounts);
-                    JsonFields bounds = doc.arrayOrEmpty(p, EXPLICIT_BOUNDS, EXPLICIT_BOUNDS_SNAKE, MEMBER_LEVEL);
-                    for (int k = 0; k < bounds.size(); k++) {
-                        out.explicitBounds.add(doc.dbl(bounds, k));
-                    }
-                }
-                case MetricPoint.EXPONENTIAL_HISTOGRAM -> {
-                    countSumMinMax(p);
-                    int s = doc.find(p, SCALE, null);
-                    out.scale = s < 0 ? 0 : doc.int32(p, s);
-                    out.zeroCount = uint64(p, ZERO_COUNT, ZERO_COUNT_SNAKE);
-                    out.zeroThreshold = dbl(p, ZERO_THRESHOLD, ZERO_THRESHOLD_SNAKE);
-                    out.positiveOffset = buckets(p, POSITIVE, out.positive);
-                    out.hasPositive = doc.find(p, POSITIVE, null) >= 0;
-                    out.negativeOffset = buckets(p, NEGATIVE, out.negative);
-                    out.hasNegative = doc.find(p, NEGATIVE, null) >= 0;
-                }
-                default -> {
-                    out.count = uint64(p, COUNT, null);
-                    out.sum = dbl(p, SUM, null);
-                    JsonFields qs = doc.arrayOrEmpty(p, QUANTILE_VALUES, QUANTILE_VALUES_SNAKE, MEMBER_LEVEL);
-                    for (int k = 0; k < qs.size(); k++) {
-                        JsonFields q = doc.object(qs, k, MEMBER_LEVEL + 1);
-                        out.quantiles.add(dbl(q, QUANTILE, null));
-                        out.quantiles.add(dbl(q, VALUE, null));
-                    }
-                }
+    @Override
+    int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException {
+        JsonFields m = doc.object(items, i, ITEM_LEVEL);
+        int data = -1;
+        int kind = -1;
+        for (int k = 0; k < DATA.length; k += 2) {
+            int at = doc.find(m, DATA[k], DATA[k + 1]);
+            if (at > data) { // the oneof: the member written last wins
+                data = at;
+                kind = k / 2;
             }
         }
-
-        private void countSumMinMax(JsonFields p) throws OtlpFormatException {
-            MetricPoint out = point;
-            out.count = uint64(p, COUNT, null);
-            int s = doc.find(p, SUM, null);
-            if (s >= 0) {
-                out.hasSum = true;
-                out.sum = doc.dbl(p, s);
-            }
-            int lo = doc.find(p, MIN, null);
-            if (lo >= 0) {
-                out.hasMin = true;
-                out.min = doc.dbl(p, lo);
-            }
-            int hi = doc.find(p, MAX, null);
-            if (hi >= 0) {
-                out.hasMax = true;
-                out.max = doc.dbl(p, hi);
-            }
+        if (data < 0) {
+            return 0;
         }
-
-        private void unsignedArray(JsonFields f, byte[] camel, byte[] snake, MetricPoint.Longs into)
-                throws OtlpFormatException {
-            JsonFields a = doc.arrayOrEmpty(f, camel, snake, MEMBER_LEVEL);
-            for (int k = 0; k < a.size(); k++) {
-                into.add(doc.uint64(a, k));
+        int n = doc.find(m, NAME, null);
+        int nameLen = 0;
+        if (n >= 0) {
+            nameLen = doc.text(m, n);
+            if (name.length < nameLen) {
+                name = new byte[nameLen];
             }
+            System.arraycopy(doc.text(), 0, name, 0, nameLen);
         }
-
-        /** An exponential histogram's buckets: returns the offset, adds the counts. */
-        private int buckets(JsonFields p, byte[] name, MetricPoint.Longs counts) throws OtlpFormatException {
-            int b = doc.find(p, name, null);
-            if (b < 0) {
-                return 0;
-            }
-            JsonFields buckets = doc.object(p, b, MEMBER_LEVEL);
-            int o = doc.find(buckets, OFFSET, null);
-            int offset = o < 0 ? 0 : doc.int32(buckets, o);
-            JsonFields a = doc.arrayOrEmpty(buckets, BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL + 1);
-            for (int k = 0; k < a.size(); k++) {
-                counts.add(doc.uint64(a, k));
-            }
-            return offset;
-        }
-
-        private void exemplar(JsonFields e) throws OtlpFormatException {
-            JsonFields attrs = doc.arrayOrEmpty(e, FILTERED, FILTERED_SNAKE, MEMBER_LEVEL + 2);
+        metric.copyFrom(prefix);
+        metric.key(Keys.METRIC_TYPE).string(TYPES[kind], 0, TYPES[kind].length);
+        stringField(m, DESCRIPTION, null, metric, Keys.METRIC_DESCRIPTION);
+        stringField(m, UNIT, null, metric, Keys.METRIC_UNIT);
+        JsonFields meta = doc.arrayOrEmpty(m, METADATA, null, DATA_LEVEL);
+        if (meta.size() > 0) {
             JsonWriter json = values.json().reset();
-            for (int k = 0; k < attrs.size(); k++) {
-                values.member(attrs, k, MEMBER_LEVEL + 3, 1);
+            json.beginObject();
+            for (int k = 0; k < meta.size(); k++) {
+                values.member(meta, k, DATA_LEVEL + 1, 1);
             }
-            long time = uint64(e, TIME, TIME_SNAKE);
-            int dv = doc.find(e, AS_DOUBLE, AS_DOUBLE_SNAKE);
-            int iv = doc.find(e, AS_INT, AS_INT_SNAKE);
-            int type = MetricPoint.NONE;
-            double d = 0;
-            long l = 0;
-            if (dv > iv) {
-                type = MetricPoint.DOUBLE;
-                d = doc.dbl(e, dv);
-            } else if (iv >= 0) {
-                type = MetricPoint.INT;
-                l = doc.int64(e, iv);
-            }
-            int t = doc.find(e, TRACE_ID, TRACE_ID_SNAKE);
-            int traceLen = t < 0 ? 0 : doc.hexId(e, t, ids, 0, 16, "traceId");
-            int s = doc.find(e, SPAN_ID, SPAN_ID_SNAKE);
-            int spanLen = s < 0 ? 0 : doc.hexId(e, s, ids, 16, 8, "spanId");
-            point.exemplar(time, type, d, l, ids, 0, traceLen, 16, spanLen, json.buffer(), 0, json.length());
+            json.endObject();
+            metric.key(Keys.METRIC_METADATA).json(json.buffer(), 0, json.length());
         }
+        JsonFields d = doc.object(m, data, DATA_LEVEL);
+        // MetricPoint's kinds, from the data member: gauge and sum are NUMBER.
+        int pointKind = kind <= 1 ? MetricPoint.NUMBER : kind - 1;
+        if (kind == 1 || kind == 2 || kind == 3) {
+            int t = doc.find(d, TEMPORALITY, TEMPORALITY_SNAKE);
+            metric.key(Keys.METRIC_TEMPORALITY).signed(t < 0 ? 0 : doc.enumValue(d, t, TEMPORALITY_NAMES));
+            if (kind == 1) {
+                int mono = doc.find(d, MONOTONIC, MONOTONIC_SNAKE);
+                metric.key(Keys.METRIC_MONOTONIC).bool(mono >= 0 && doc.bool(d, mono));
+            }
+        }
+        metric.copyToOnly(metricFields);
+        JsonFields points = doc.arrayOrEmpty(d, DATA_POINTS, DATA_POINTS_SNAKE, POINTS_LEVEL);
+        for (int k = 0; k < points.size(); k++) {
+            point(doc.object(points, k, POINT_LEVEL), pointKind);
+            point.emit(sink.next(), pointKind, metricFields, name, 0, nameLen);
+        }
+        return points.size();
+    }
 
-        private double dbl(JsonFields f, byte[] camel, byte[] snake) throws OtlpFormatException {
-            int i = doc.find(f, camel, snake);
-            return i < 0 ? 0 : doc.dbl(f, i);
+    private void point(JsonFields p, int kind) throws OtlpFormatException {
+        MetricPoint out = point;
+        out.reset();
+        JsonFields attrs = doc.arrayOrEmpty(p, ATTRIBUTES, null, MEMBER_LEVEL);
+        for (int k = 0; k < attrs.size(); k++) {
+            values.attribute(attrs, k, MEMBER_LEVEL + 1, out.fields, Keys.EMPTY);
         }
+        out.startTime = uint64(p, START, START_SNAKE);
+        out.time = uint64(p, Keys.J_TIME_UNIX_NANO, TIME_SNAKE);
+        out.flags = uint32(p, FLAGS, null);
+        JsonFields exemplars = doc.arrayOrEmpty(p, EXEMPLARS, null, MEMBER_LEVEL);
+        for (int k = 0; k < exemplars.size(); k++) {
+            exemplar(doc.object(exemplars, k, MEMBER_LEVEL + 1));
+        }
+        switch (kind) {
+            case MetricPoint.NUMBER -> {
+                int dv = doc.find(p, Keys.J_AS_DOUBLE, AS_DOUBLE_SNAKE);
+                int iv = doc.find(p, Keys.J_AS_INT, AS_INT_SNAKE);
+                if (dv > iv) {
+                    out.valueType = MetricPoint.DOUBLE;
+                    out.asDouble = doc.dbl(p, dv);
+                } else if (iv >= 0) {
+                    out.valueType = MetricPoint.INT;
+                    out.asInt = doc.int64(p, iv);
+                }
+            }
+            case MetricPoint.HISTOGRAM -> {
+                countSumMinMax(p);
+                unsignedArray(p, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, out.bucketCounts);
+                JsonFields bounds = doc.arrayOrEmpty(p, Keys.J_EXPLICIT_BOUNDS, EXPLICIT_BOUNDS_SNAKE, MEMBER_LEVEL);
+                for (int k = 0; k < bounds.size(); k++) {
+                    out.explicitBounds.add(doc.dbl(bounds, k));
+                }
+            }
+            case MetricPoint.EXPONENTIAL_HISTOGRAM -> {
+                countSumMinMax(p);
+                int s = doc.find(p, Keys.J_SCALE, null);
+                out.scale = s < 0 ? 0 : doc.int32(p, s);
+                out.zeroCount = uint64(p, Keys.J_ZERO_COUNT, ZERO_COUNT_SNAKE);
+                out.zeroThreshold = dbl(p, Keys.J_ZERO_THRESHOLD, ZERO_THRESHOLD_SNAKE);
+                out.positiveOffset = buckets(p, Keys.J_POSITIVE, out.positive);
+                out.hasPositive = doc.find(p, Keys.J_POSITIVE, null) >= 0;
+                out.negativeOffset = buckets(p, Keys.J_NEGATIVE, out.negative);
+                out.hasNegative = doc.find(p, Keys.J_NEGATIVE, null) >= 0;
+            }
+            default -> {
+                out.count = uint64(p, Keys.J_COUNT, null);
+                out.sum = dbl(p, Keys.J_SUM, null);
+                JsonFields qs = doc.arrayOrEmpty(p, Keys.J_QUANTILE_VALUES, QUANTILE_VALUES_SNAKE, MEMBER_LEVEL);
+                for (int k = 0; k < qs.size(); k++) {
+                    JsonFields q = doc.object(qs, k, MEMBER_LEVEL + 1);
+                    out.quantiles.add(dbl(q, Keys.J_QUANTILE, null));
+                    out.quantiles.add(dbl(q, Keys.J_VALUE, null));
+                }
+            }
+        }
+    }
+
+    private void countSumMinMax(JsonFields p) throws OtlpFormatException {
+        MetricPoint out = point;
+        out.count = uint64(p, Keys.J_COUNT, null);
+        int s = doc.find(p, Keys.J_SUM, null);
+        if (s >= 0) {
+            out.hasSum = true;
+            out.sum = doc.dbl(p, s);
+        }
+        int lo = doc.find(p, Keys.J_MIN, null);
+        if (lo >= 0) {
+            out.hasMin = true;
+            out.min = doc.dbl(p, lo);
+        }
+        int hi = doc.find(p, Keys.J_MAX, null);
+        if (hi >= 0) {
+            out.hasMax = true;
+            out.max = doc.dbl(p, hi);
+        }
+    }
+
+    private void unsignedArray(JsonFields f, byte[] camel, byte[] snake, MetricPoint.Longs into)
+            throws OtlpFormatException {
+        JsonFields a = doc.arrayOrEmpty(f, camel, snake, MEMBER_LEVEL);
+        for (int k = 0; k < a.size(); k++) {
+            into.add(doc.uint64(a, k));
+        }
+    }
+
+    /** An exponential histogram's buckets: returns the offset, adds the counts. */
+    private int buckets(JsonFields p, byte[] name, MetricPoint.Longs counts) throws OtlpFormatException {
+        int b = doc.find(p, name, null);
+        if (b < 0) {
+            return 0;
+        }
+        JsonFields buckets = doc.object(p, b, MEMBER_LEVEL);
+        int o = doc.find(buckets, Keys.J_OFFSET, null);
+        int offset = o < 0 ? 0 : doc.int32(buckets, o);
+        JsonFields a = doc.arrayOrEmpty(buckets, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL + 1);
+        for (int k = 0; k < a.size(); k++) {
+            counts.add(doc.uint64(a, k));
+        }
+        return offset;
+    }
+
+    private void exemplar(JsonFields e) throws OtlpFormatException {
+        JsonFields attrs = doc.arrayOrEmpty(e, Keys.J_FILTERED_ATTRIBUTES, FILTERED_SNAKE, MEMBER_LEVEL + 2);
+        JsonWriter json = values.json().reset();
+        for (int k = 0; k < attrs.size(); k++) {
+            values.member(attrs, k, MEMBER_LEVEL + 3, 1);
+        }
+        long time = uint64(e, Keys.J_TIME_UNIX_NANO, TIME_SNAKE);
+        int dv = doc.find(e, Keys.J_AS_DOUBLE, AS_DOUBLE_SNAKE);
+        int iv = doc.find(e, Keys.J_AS_INT, AS_INT_SNAKE);
+        int type = MetricPoint.NONE;
+        double d = 0;
+        long l = 0;
+        if (dv > iv) {
+            type = MetricPoint.DOUBLE;
+            d = doc.dbl(e, dv);
+        } else if (iv >= 0) {
+            type = MetricPoint.INT;
+            l = doc.int64(e, iv);
+        }
+        int t = doc.find(e, Keys.J_TRACE_ID, TRACE_ID_SNAKE);
+        int traceLen = t < 0 ? 0 : doc.hexId(e, t, ids, 0, 16, "traceId");
+        int s = doc.find(e, Keys.J_SPAN_ID, SPAN_ID_SNAKE);
+        int spanLen = s < 0 ? 0 : doc.hexId(e, s, ids, 16, 8, "spanId");
+        point.exemplar(time, type, d, l, ids, 0, traceLen, 16, spanLen, json.buffer(), 0, json.length());
+    }
+
+    private double dbl(JsonFields f, byte[] camel, byte[] snake) throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        return i < 0 ? 0 : doc.dbl(f, i);
     }
 }

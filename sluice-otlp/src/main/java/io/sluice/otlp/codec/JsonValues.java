@@ -2,20 +2,19 @@ package io.sluice.otlp.codec;
 
 import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonWriter;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Reads common/v1 {@code KeyValue} and {@code AnyValue} from OTLP/JSON into metadata fields and JSON, spelling
  * them exactly as {@link ProtoValues} does for protobuf. Nesting is capped at {@code maxDepth} as there.
  */
 final class JsonValues {
-    static final byte[] KEY = b("key");
-    static final byte[] VALUE = b("value");
-    static final byte[] VALUES = b("values");
-    private static final byte[][] CAMEL = {null, b("stringValue"), b("boolValue"), b("intValue"), b("doubleValue"),
-        b("arrayValue"), b("kvlistValue"), b("bytesValue")};
-    private static final byte[][] SNAKE = {null, b("string_value"), b("bool_value"), b("int_value"), b("double_value"),
-        b("array_value"), b("kvlist_value"), b("bytes_value")};
+    static final byte[] KEY = Keys.b("key");
+    static final byte[] VALUE = Keys.b("value");
+    static final byte[] VALUES = Keys.b("values");
+    private static final byte[][] CAMEL = {null, Keys.b("stringValue"), Keys.b("boolValue"), Keys.b("intValue"), Keys.b("doubleValue"),
+        Keys.b("arrayValue"), Keys.b("kvlistValue"), Keys.b("bytesValue")};
+    private static final byte[][] SNAKE = {null, Keys.b("string_value"), Keys.b("bool_value"), Keys.b("int_value"), Keys.b("double_value"),
+        Keys.b("array_value"), Keys.b("kvlist_value"), Keys.b("bytes_value")};
 
     private final JsonDoc doc;
     private final int maxDepth;
@@ -27,10 +26,6 @@ final class JsonValues {
     JsonValues(JsonDoc doc, int maxDepth) {
         this.doc = doc;
         this.maxDepth = ProtoValues.checkDepth(maxDepth);
-    }
-
-    static byte[] b(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     JsonWriter json() {

@@ -96,6 +96,7 @@ final class Keys {
     static final byte[][] BODY_TYPES = {b("empty"), b("string"), b("bool"), b("int"), b("double"), b("array"),
         b("kvlist"), b("bytes")};
 
+    /** A string's UTF-8 bytes: how every byte constant of the codec is made. */
     static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

@@ -14,11 +14,9 @@ package io.sluice.otlp.codec;
  * an {@link OtlpFormatException}; the messages already handed out are complete records (a record is read whole
  * before its message is asked for), and the caller discards them. Not thread-safe: one per thread.
  */
-public final class LogsDecoder {
+public final class LogsDecoder extends ProtoEnvelope {
     /** How deep arrays and key-value lists may nest unless a decoder is told otherwise. */
     public static final int DEFAULT_MAX_DEPTH = 64;
-
-    private final Envelope envelope;
 
     /** A decoder accepting values nested {@link #DEFAULT_MAX_DEPTH} levels deep. */
     public LogsDecoder() {
@@ -27,17 +25,7 @@ public final class LogsDecoder {
 
     /** A decoder rejecting values (arrays, key-value lists) nested deeper than {@code maxDepth} (1 to 64) levels. */
     public LogsDecoder(int maxDepth) {
-        envelope = new Envelope(maxDepth);
-    }
-
-    /**
-     * Decodes the request in {@code buf[off, off+len)}, filling one message from {@code sink} per log record.
-     *
-     * @return the number of records decoded
-     * @throws OtlpFormatException if the request is malformed; messages already filled hold whole records
-     */
-    public int decode(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
-        return envelope.decodeRequest(buf, off, len, sink);
+        super(maxDepth, Keys.LOG);
     }
 
     /**
@@ -48,100 +36,80 @@ public final class LogsDecoder {
         return ProtoEnvelope.countItems(buf, off, len, record -> 1);
     }
 
-    /** The envelope walker with the LogRecord as its item. */
-    private static final class Envelope extends ProtoEnvelope {
-        private final LogRecordFields record = new LogRecordFields();
+    private final LogRecordFields record = new LogRecordFields();
 
-        Envelope(int maxDepth) {
-            super(maxDepth, Keys.LOG);
-        }
-
-        @Override
-        int item(RecordSink sink) throws OtlpFormatException {
-            ProtoReader in = this.in;
-            LogRecordFields r = this.record;
-            r.reset();
-            byte[] b = in.buffer();
-            r.severityText = b;
-            r.eventName = b;
-            r.ids = b;
-            int bodyOff = 0;
-            int bodyLen = -1;
-            while (in.hasMore()) {
-                int t = in.readTag();
-                switch (ProtoReader.field(t)) {
-                    case 1 -> r.time = fixed64(t);
-                    case 2 -> {
-                        in.expect(t, ProtoReader.VARINT);
-                        r.severity = (int) in.readVarint(); // an enum is an int32
-                    }
-                    case 3 -> {
-                        r.severityTextOff = values.readString(t);
-                        r.severityTextLen = values.lastLength;
-                    }
-                    case 5 -> {
-                        in.expect(t, ProtoReader.LEN);
-                        bodyLen = in.readLength();
-                        bodyOff = in.position();
-                        in.skipBytes(bodyLen);
-                    }
-                    case 6 -> values.attribute(t, r.fields, Keys.EMPTY);
-                    case 7 -> r.dropped = uint32(t);
-                    case 8 -> {
-                        in.expect(t, ProtoReader.I32);
-                        r.flags = in.readFixed32() & 0xFFFFFFFFL;
-                    }
-                    case 9 -> {
-                        r.traceOff = values.readBytes(t);
-                        r.traceLen = id(values.lastLength, 16, "trace_id");
-                    }
-                    case 10 -> {
-                        r.spanOff = values.readBytes(t);
-                        r.spanLen = id(values.lastLength, 8, "span_id");
-                    }
-                    case 11 -> r.observed = fixed64(t);
-                    case 12 -> {
-                        r.eventNameOff = values.readString(t);
-                        r.eventNameLen = values.lastLength;
-                    }
-                    default -> in.skip(t);
+    @Override
+    int item(RecordSink sink) throws OtlpFormatException {
+        ProtoReader in = this.in;
+        LogRecordFields r = this.record;
+        r.reset();
+        byte[] b = in.buffer();
+        r.severityText = b;
+        r.eventName = b;
+        r.ids = b;
+        int bodyOff = 0;
+        int bodyLen = -1;
+        while (in.hasMore()) {
+            int t = in.readTag();
+            switch (ProtoReader.field(t)) {
+                case 1 -> r.time = in.fixed64(t);
+                case 2 -> {
+                    in.expect(t, ProtoReader.VARINT);
+                    r.severity = (int) in.readVarint(); // an enum is an int32
                 }
+                case 3 -> {
+                    r.severityTextOff = values.readString(t);
+                    r.severityTextLen = values.lastLength;
+                }
+                case 5 -> {
+                    in.expect(t, ProtoReader.LEN);
+                    bodyLen = in.readLength();
+                    bodyOff = in.position();
+                    in.skipBytes(bodyLen);
+                }
+                case 6 -> values.attribute(t, r.fields, Keys.EMPTY);
+                case 7 -> r.dropped = in.uint32(t);
+                case 8 -> {
+                    in.expect(t, ProtoReader.I32);
+                    r.flags = in.readFixed32() & 0xFFFFFFFFL;
+                }
+                case 9 -> {
+                    r.traceOff = values.readBytes(t);
+                    r.traceLen = in.idLength(values.lastLength, 16, "trace_id");
+                }
+                case 10 -> {
+                    r.spanOff = values.readBytes(t);
+                    r.spanLen = in.idLength(values.lastLength, 8, "span_id");
+                }
+                case 11 -> r.observed = in.fixed64(t);
+                case 12 -> {
+                    r.eventNameOff = values.readString(t);
+                    r.eventNameLen = values.lastLength;
+                }
+                default -> in.skip(t);
             }
-            int type = bodyLen < 0 ? 0 : values.body(bodyOff, bodyLen);
-            r.bodyType = type;
-            switch (type) {
-                case 0 -> { }
-                case ProtoValues.STRING -> {
-                    r.body = b;
-                    r.bodyOff = values.valueOff();
-                    r.bodyLen = values.valueLen();
-                }
-                case ProtoValues.BYTES -> { // the base64 text, without the quotes the JSON writer put around it
-                    r.body = values.json().buffer();
-                    r.bodyOff = 1;
-                    r.bodyLen = values.json().length() - 2;
-                }
-                default -> {
-                    r.body = values.json().buffer();
-                    r.bodyOff = 0;
-                    r.bodyLen = values.json().length();
-                }
+        }
+        int type = bodyLen < 0 ? 0 : values.body(bodyOff, bodyLen);
+        r.bodyType = type;
+        switch (type) {
+            case 0 -> { }
+            case ProtoValues.STRING -> {
+                r.body = b;
+                r.bodyOff = values.valueOff();
+                r.bodyLen = values.valueLen();
             }
-            r.emit(sink.next(), prefixFields);
-            return 1;
-        }
-
-        private long fixed64(int tag) throws OtlpFormatException {
-            in.expect(tag, ProtoReader.I64);
-            return in.readFixed64();
-        }
-
-        /** An id must be empty (not set) or have its size, as the Collector requires. */
-        private int id(int len, int size, String name) throws OtlpFormatException {
-            if (len != 0 && len != size) {
-                throw in.error(name + " of " + len + " bytes (expected " + size + ")");
+            case ProtoValues.BYTES -> { // the base64 text, without the quotes the JSON writer put around it
+                r.body = values.json().buffer();
+                r.bodyOff = 1;
+                r.bodyLen = values.json().length() - 2;
             }
-            return len;
+            default -> {
+                r.body = values.json().buffer();
+                r.bodyOff = 0;
+                r.bodyLen = values.json().length();
+            }
         }
+        r.emit(sink.next(), prefixFields);
+        return 1;
     }
 }

@@ -1,6 +1,5 @@
 package io.sluice.otlp.codec;
 
-import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
@@ -16,13 +15,8 @@ import io.sluice.core.message.OtlpFields;
  *
  * <p>One encoder per thread; it reuses its buffers, so encoding allocates nothing per message once they have grown.
  */
-public final class LogsEncoder {
-    // ExportLogsServiceRequest, ResourceLogs, ScopeLogs, Resource, InstrumentationScope and LogRecord fields.
-    private static final int RESOURCE_LOGS = 1;
-    private static final int RESOURCE = 1;
-    private static final int SCOPE_LOGS = 2;
-    private static final int SCHEMA_URL = 3;
-    private static final int SCOPE = 1;
+public final class LogsEncoder extends ExportEncoder {
+    // ScopeLogs and LogRecord fields.
     private static final int LOG_RECORDS = 2;
     private static final int TIME = 1;
     private static final int SEVERITY_NUMBER = 2;
@@ -46,57 +40,25 @@ public final class LogsEncoder {
     private static final int O_OBSERVED = 6;
     private static final int O_DROPPED = 7;
     private static final int O_BODY_TYPE = 8;
-    private static final byte[][] OWN_KEYS = {MessageKeys.bytes(OtlpFields.SEVERITY_NUMBER),
-        MessageKeys.bytes(OtlpFields.SEVERITY_TEXT), MessageKeys.bytes(OtlpFields.TRACE_ID),
-        MessageKeys.bytes(OtlpFields.SPAN_ID), MessageKeys.bytes(OtlpFields.FLAGS), MessageKeys.bytes(OtlpFields.EVENT_NAME),
-        MessageKeys.bytes(OtlpFields.OBSERVED_TIME), MessageKeys.bytes(OtlpFields.DROPPED_ATTRIBUTES),
-        MessageKeys.bytes(OtlpFields.BODY_TYPE)};
-    private static final byte[] FLUENT_TAG = MessageKeys.bytes("fluent.tag");
-    private static final byte[] T_EMPTY = MessageKeys.bytes("empty");
-    private static final byte[] T_STRING = MessageKeys.bytes("string");
-    private static final byte[] T_INT = MessageKeys.bytes("int");
-    private static final byte[] T_DOUBLE = MessageKeys.bytes("double");
-    private static final byte[] T_BOOL = MessageKeys.bytes("bool");
-    private static final byte[] T_BYTES = MessageKeys.bytes("bytes");
+    private static final byte[][] OWN_KEYS = {Keys.b(OtlpFields.SEVERITY_NUMBER),
+        Keys.b(OtlpFields.SEVERITY_TEXT), Keys.b(OtlpFields.TRACE_ID),
+        Keys.b(OtlpFields.SPAN_ID), Keys.b(OtlpFields.FLAGS), Keys.b(OtlpFields.EVENT_NAME),
+        Keys.b(OtlpFields.OBSERVED_TIME), Keys.b(OtlpFields.DROPPED_ATTRIBUTES),
+        Keys.b(OtlpFields.BODY_TYPE)};
+    private static final byte[] FLUENT_TAG = Keys.b("fluent.tag");
+    private static final byte[] T_EMPTY = Keys.b("empty");
+    private static final byte[] T_STRING = Keys.b("string");
+    private static final byte[] T_INT = Keys.b("int");
+    private static final byte[] T_DOUBLE = Keys.b("double");
+    private static final byte[] T_BOOL = Keys.b("bool");
+    private static final byte[] T_BYTES = Keys.b("bytes");
 
-    private final ProtoWriter out = new ProtoWriter(64 * 1024);
-    private final Values values = new Values();
-    private final Categories cats = new Categories();
-    private final Scopes scopes = new Scopes(values, cats);
-    private final Groups groups;
-    private Batch batch;
-    private int start;
     private byte[] tagBytes = new byte[64];
-    private int[] signals = new int[64];
     private final int[] own = new int[OWN_KEYS.length];
 
     /** An encoder with empty buffers. */
     public LogsEncoder() {
-        groups = new Groups(2, new Groups.Identity() {
-            @Override
-            public int hash(int level, int e) {
-                return scopes.hash(level, message(e), signal(e), base(e));
-            }
-
-            @Override
-            public boolean same(int level, int a, int b) {
-                return scopes.same(level, message(a), signal(a), base(a), message(b), signal(b), base(b));
-            }
-        });
-    }
-
-    private Message message(int e) {
-        return batch.get(groups.message(e));
-    }
-
-    /** The signal of entry {@code e}'s message, found once per message per batch. */
-    private int signal(int e) {
-        return signals[groups.message(e)];
-    }
-
-    /** Where the field categories of entry {@code e}'s message start in {@link #cats}. */
-    private int base(int e) {
-        return cats.base(groups.message(e));
+        super(2);
     }
 
     /** Whether the message is a log record (anything that is not a metric point: see {@link MetricsEncoder#isMetric}). */
@@ -104,67 +66,25 @@ public final class LogsEncoder {
         return !MetricsEncoder.isMetric(m);
     }
 
-    /**
-     * Encodes the log messages among {@code batch[from, to)} as one request, written from offset {@code start} of
-     * {@link #buffer()} (room for a frame header such as gRPC's). Returns the number of records, 0 when there is none.
-     */
-    public int encode(Batch batch, int from, int to, int start) {
-        this.batch = batch;
-        this.start = start;
-        groups.clear();
-        cats.reset(to);
-        if (signals.length < to) {
-            signals = new int[Math.max(to, signals.length * 2)];
+    @Override
+    void add(int i, Message m, int signal) {
+        if (signal == MessageKeys.OTLP_LOG || signal == MessageKeys.OTHER_LOG) {
+            cats.add(i, m);
+            groups.add(i, -1);
         }
-        for (int i = from; i < to; i++) {
-            Message m = batch.get(i);
-            int s = MessageKeys.signal(m);
-            signals[i] = s;
-            if (s == MessageKeys.OTLP_LOG || s == MessageKeys.OTHER_LOG) {
-                cats.add(i, m);
-                groups.add(i, -1);
+    }
+
+    @Override
+    void items(int s) {
+        for (int e = groups.firstChild(s); e >= 0; e = groups.nextEntry(e)) {
+            out.begin(LOG_RECORDS);
+            if (signal(e) == MessageKeys.OTLP_LOG) {
+                otlpRecord(message(e), base(e));
+            } else {
+                otherRecord(message(e));
             }
-        }
-        out.reset(start);
-        for (int r = groups.firstRoot(); r >= 0; r = groups.next(r)) {
-            resourceLogs(r);
-        }
-        this.batch = null;
-        return groups.entries();
-    }
-
-    /** The buffer holding the request at {@code [start, start + length())}. */
-    public byte[] buffer() {
-        return out.buffer();
-    }
-
-    /** The request's length in bytes. */
-    public int length() {
-        return out.size() - start;
-    }
-
-    private void resourceLogs(int r) {
-        int rep = groups.representative(r);
-        out.begin(RESOURCE_LOGS);
-        scopes.resource(out, RESOURCE, message(rep), signal(rep), base(rep));
-        for (int s = groups.firstChild(r); s >= 0; s = groups.next(s)) {
-            int scope = groups.representative(s);
-            out.begin(SCOPE_LOGS);
-            scopes.scope(out, SCOPE, message(scope), signal(scope), base(scope));
-            for (int e = groups.firstChild(s); e >= 0; e = groups.nextEntry(e)) {
-                out.begin(LOG_RECORDS);
-                if (signal(e) == MessageKeys.OTLP_LOG) {
-                    otlpRecord(message(e), base(e));
-                } else {
-                    otherRecord(message(e));
-                }
-                out.end();
-            }
-            scopes.schemaUrl(out, SCHEMA_URL, message(scope), signal(scope), MessageKeys.SCOPE);
             out.end();
         }
-        scopes.schemaUrl(out, SCHEMA_URL, message(rep), signal(rep), MessageKeys.RESOURCE);
-        out.end();
     }
 
     private void otlpRecord(Message m, int base) {

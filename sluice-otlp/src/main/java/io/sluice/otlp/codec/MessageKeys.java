@@ -3,7 +3,6 @@ package io.sluice.otlp.codec;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
-import java.nio.charset.StandardCharsets;
 
 /**
  * What each metadata key of a message is under {@link OtlpFields}: a resource attribute, part of the scope, a
@@ -38,24 +37,13 @@ final class MessageKeys {
     /** A HEC metric ({@code metric_name:<x>} fields, no {@code otlp.signal}): one gauge point per measurement. */
     static final int HEC_METRIC = 3;
 
-    static final byte[] RESOURCE_PREFIX = bytes(OtlpFields.RESOURCE_PREFIX);
-    static final byte[] SCOPE_ATTRIBUTE_PREFIX = bytes(OtlpFields.SCOPE_ATTRIBUTE_PREFIX);
-    static final byte[] MEASUREMENT_PREFIX = bytes(OtlpFields.METRIC_VALUE_PREFIX);
-    private static final byte[] OTLP_PREFIX = bytes("otlp.");
-    private static final byte[] OTLP_RESOURCE_PREFIX = bytes("otlp.resource.");
-    private static final byte[] OTLP_SCOPE_PREFIX = bytes("otlp.scope.");
-    private static final byte[] OTLP_METRIC_PREFIX = bytes("otlp.metric.");
-    private static final byte[] SCOPE_NAME = bytes(OtlpFields.SCOPE_NAME);
-    private static final byte[] SCOPE_VERSION = bytes(OtlpFields.SCOPE_VERSION);
+    private static final byte[] OTLP_PREFIX = Keys.b("otlp.");
+    private static final byte[] OTLP_RESOURCE_PREFIX = Keys.b("otlp.resource.");
+    private static final byte[] OTLP_SCOPE_PREFIX = Keys.b("otlp.scope.");
+    private static final byte[] OTLP_METRIC_PREFIX = Keys.b("otlp.metric.");
     private static final Metadata.Key SIGNAL = new Metadata.Key(OtlpFields.SIGNAL);
-    private static final byte[] LOG = bytes(OtlpFields.SIGNAL_LOG);
-    private static final byte[] METRIC = bytes(OtlpFields.SIGNAL_METRIC);
 
     private MessageKeys() {
-    }
-
-    static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** The signal of a message: {@link #OTLP_LOG}, {@link #OTLP_METRIC}, {@link #HEC_METRIC} or {@link #OTHER_LOG}. */
@@ -68,16 +56,16 @@ final class MessageKeys {
         if (s >= 0) {
             int off = md.valueOffset(s);
             int len = md.valueLength(s);
-            if (Values.equals(md.arena(), off, len, METRIC)) {
+            if (Values.equals(md.arena(), off, len, Keys.METRIC)) {
                 return OTLP_METRIC;
             }
-            if (Values.equals(md.arena(), off, len, LOG)) {
+            if (Values.equals(md.arena(), off, len, Keys.LOG)) {
                 return OTLP_LOG;
             }
             return OTHER_LOG;
         }
         for (int i = 0; i < md.size(); i++) {
-            if (startsWith(md.arena(), md.keyOffset(i), md.keyLength(i), MEASUREMENT_PREFIX)) {
+            if (startsWith(md.arena(), md.keyOffset(i), md.keyLength(i), Keys.METRIC_VALUE_PREFIX)) {
                 return HEC_METRIC;
             }
         }
@@ -95,16 +83,16 @@ final class MessageKeys {
         }
         switch (a[off]) {
             case 'r':
-                return startsWith(a, off, len, RESOURCE_PREFIX) ? RESOURCE_ATTRIBUTE : ATTRIBUTE;
+                return startsWith(a, off, len, Keys.RESOURCE_PREFIX) ? RESOURCE_ATTRIBUTE : ATTRIBUTE;
             case 's':
-                if (startsWith(a, off, len, SCOPE_ATTRIBUTE_PREFIX)) {
+                if (startsWith(a, off, len, Keys.SCOPE_ATTRIBUTE_PREFIX)) {
                     return SCOPE_ATTRIBUTE;
                 }
-                return same(a, off, len, SCOPE_NAME) || same(a, off, len, SCOPE_VERSION) ? SCOPE_OWN : ATTRIBUTE;
+                return same(a, off, len, Keys.SCOPE_NAME) || same(a, off, len, Keys.SCOPE_VERSION) ? SCOPE_OWN : ATTRIBUTE;
             case 'o':
                 return startsWith(a, off, len, OTLP_PREFIX) ? otlpCategory(a, off, len) : ATTRIBUTE;
             case 'm':
-                return startsWith(a, off, len, MEASUREMENT_PREFIX) ? MEASUREMENT : ATTRIBUTE;
+                return startsWith(a, off, len, Keys.METRIC_VALUE_PREFIX) ? MEASUREMENT : ATTRIBUTE;
             default:
                 return ATTRIBUTE;
         }

@@ -2,6 +2,7 @@ package io.sluice.otlp.codec;
 
 import io.sluice.core.json.JsonWriter;
 import io.sluice.core.message.Metadata;
+
 /**
  * The part of an OTLP export request that logs and metrics share: repeated {@code Resource*} (field 1 of the
  * request), each a resource (1), repeated {@code Scope*} (2) and a schema URL (3); each scope group a scope (1),
@@ -13,6 +14,11 @@ import io.sluice.core.message.Metadata;
  * {@link #prefix}, which the subclass copies into every message with one array copy.
  */
 abstract class ProtoEnvelope {
+    // What children() decodes a submessage as.
+    private static final int RESOURCE_GROUP = 0;
+    private static final int SCOPE_GROUP = 1;
+    private static final int ITEM = 2;
+
     final ProtoReader in = new ProtoReader();
     final ProtoValues values;
     /** The signal and the resource's fields. */
@@ -30,21 +36,16 @@ abstract class ProtoEnvelope {
         this.signal = signal;
     }
 
-    /** Decodes the request in {@code buf[off, off+len)}; returns the number of messages made. */
-    final int decodeRequest(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
+    /**
+     * Decodes the request in {@code buf[off, off+len)}, filling one message from {@code sink} per log record or
+     * data point.
+     *
+     * @return the number of records or points decoded
+     * @throws OtlpFormatException if the request is malformed; messages already filled hold whole records or points
+     */
+    public final int decode(byte[] buf, int off, int len, RecordSink sink) throws OtlpFormatException {
         in.reset(buf, off, len);
-        int n = 0;
-        while (in.hasMore()) {
-            int t = in.readTag();
-            if (ProtoReader.field(t) == 1) {
-                int old = in.enterMessage(t);
-                n += resourceGroup(sink);
-                in.leave(old);
-            } else {
-                in.skip(t);
-            }
-        }
-        return n;
+        return children(1, RESOURCE_GROUP, sink);
     }
 
     /** Decodes one item (a LogRecord, a Metric) the reader has entered; returns the number of messages made. */
@@ -54,13 +55,37 @@ abstract class ProtoEnvelope {
         int start = in.position();
         resource.clear();
         resource.key(Keys.SIGNAL).string(signal, 0, signal.length);
+        groupFields(resource, true, Keys.RESOURCE_SCHEMA_URL, Keys.RESOURCE_DROPPED);
+        if (entityRefs.length() > 0) {
+            entityRefs.endArray();
+            resource.key(Keys.RESOURCE_ENTITY_REFS).json(entityRefs.buffer(), 0, entityRefs.length());
+        }
+        in.position(start);
+        return children(2, SCOPE_GROUP, sink);
+    }
+
+    private int scopeGroup(RecordSink sink) throws OtlpFormatException {
+        int start = in.position();
+        prefix.copyFrom(resource);
+        groupFields(prefix, false, Keys.SCOPE_SCHEMA_URL, Keys.SCOPE_DROPPED);
+        prefix.copyToOnly(prefixFields);
+        in.position(start);
+        return children(2, ITEM, sink);
+    }
+
+    /**
+     * Reads a resource or scope group's own fields into {@code block}: the Resource or InstrumentationScope (1), then
+     * the schema URL (3) and the dropped attributes count under their keys; skips the children (2).
+     */
+    private void groupFields(FieldBlock block, boolean isResource, byte[] urlKey, byte[] droppedKey)
+            throws OtlpFormatException {
         long dropped = 0;
         int urlOff = 0;
         int urlLen = 0;
         while (in.hasMore()) {
             int t = in.readTag();
             switch (ProtoReader.field(t)) {
-                case 1 -> dropped = resourceFields(t);
+                case 1 -> dropped = isResource ? resourceFields(t) : scopeFields(t);
                 case 3 -> {
                     urlOff = values.readString(t);
                     urlLen = values.lastLength;
@@ -69,22 +94,28 @@ abstract class ProtoEnvelope {
             }
         }
         if (urlLen > 0) {
-            resource.key(Keys.RESOURCE_SCHEMA_URL).string(in.buffer(), urlOff, urlLen);
+            block.key(urlKey).string(in.buffer(), urlOff, urlLen);
         }
         if (dropped != 0) {
-            resource.key(Keys.RESOURCE_DROPPED).unsigned(dropped);
+            block.key(droppedKey).unsigned(dropped);
         }
-        if (entityRefs.length() > 0) {
-            entityRefs.endArray();
-            resource.key(Keys.RESOURCE_ENTITY_REFS).json(entityRefs.buffer(), 0, entityRefs.length());
-        }
-        in.position(start);
+    }
+
+    /**
+     * Decodes every occurrence of submessage {@code field} of the current message as a resource group, a scope group
+     * or an item ({@code level}); returns the number of messages made.
+     */
+    private int children(int field, int level, RecordSink sink) throws OtlpFormatException {
         int n = 0;
         while (in.hasMore()) {
             int t = in.readTag();
-            if (ProtoReader.field(t) == 2) {
+            if (ProtoReader.field(t) == field) {
                 int old = in.enterMessage(t);
-                n += scopeGroup(sink);
+                n += switch (level) {
+                    case RESOURCE_GROUP -> resourceGroup(sink);
+                    case SCOPE_GROUP -> scopeGroup(sink);
+                    default -> item(sink);
+                };
                 in.leave(old);
             } else {
                 in.skip(t);
@@ -102,7 +133,7 @@ abstract class ProtoEnvelope {
             int t = in.readTag();
             switch (ProtoReader.field(t)) {
                 case 1 -> values.attribute(t, resource, Keys.RESOURCE_PREFIX);
-                case 2 -> dropped = uint32(t);
+                case 2 -> dropped = in.uint32(t);
                 case 3 -> entityRef(t);
                 default -> in.skip(t);
             }
@@ -162,45 +193,6 @@ abstract class ProtoEnvelope {
     private static final byte[][] ENTITY_REF_NAMES = {
         Keys.b("schemaUrl"), Keys.b("type"), Keys.b("idKeys"), Keys.b("descriptionKeys")};
 
-    private int scopeGroup(RecordSink sink) throws OtlpFormatException {
-        int start = in.position();
-        prefix.copyFrom(resource);
-        long dropped = 0;
-        int urlOff = 0;
-        int urlLen = 0;
-        while (in.hasMore()) {
-            int t = in.readTag();
-            switch (ProtoReader.field(t)) {
-                case 1 -> dropped = scopeFields(t);
-                case 3 -> {
-                    urlOff = values.readString(t);
-                    urlLen = values.lastLength;
-                }
-                default -> in.skip(t);
-            }
-        }
-        if (urlLen > 0) {
-            prefix.key(Keys.SCOPE_SCHEMA_URL).string(in.buffer(), urlOff, urlLen);
-        }
-        if (dropped != 0) {
-            prefix.key(Keys.SCOPE_DROPPED).unsigned(dropped);
-        }
-        prefix.copyToOnly(prefixFields);
-        in.position(start);
-        int n = 0;
-        while (in.hasMore()) {
-            int t = in.readTag();
-            if (ProtoReader.field(t) == 2) {
-                int old = in.enterMessage(t);
-                n += item(sink);
-                in.leave(old);
-            } else {
-                in.skip(t);
-            }
-        }
-        return n;
-    }
-
     /** Reads an InstrumentationScope into {@link #prefix}; returns its dropped_attributes_count. */
     private long scopeFields(int tag) throws OtlpFormatException {
         int old = in.enterMessage(tag);
@@ -211,7 +203,7 @@ abstract class ProtoEnvelope {
                 case 1 -> stringField(t, prefix, Keys.SCOPE_NAME);
                 case 2 -> stringField(t, prefix, Keys.SCOPE_VERSION);
                 case 3 -> values.attribute(t, prefix, Keys.SCOPE_ATTRIBUTE_PREFIX);
-                case 4 -> dropped = uint32(t);
+                case 4 -> dropped = in.uint32(t);
                 default -> in.skip(t);
             }
         }
@@ -227,12 +219,6 @@ abstract class ProtoEnvelope {
         }
     }
 
-    /** Reads a uint32 varint, as protobuf does: the low 32 bits, unsigned. */
-    final long uint32(int tag) throws OtlpFormatException {
-        in.expect(tag, ProtoReader.VARINT);
-        return in.readVarint() & 0xFFFFFFFFL;
-    }
-
     /** How many messages one item makes, the reader entered into it (a log record: one; a metric: its points). */
     interface ItemCount {
         int of(ProtoReader item) throws OtlpFormatException;
@@ -243,35 +229,21 @@ abstract class ProtoEnvelope {
      * group of every resource group. Checks the framing down to the items, and inside them what {@code count} reads.
      */
     static int countItems(byte[] buf, int off, int len, ItemCount count) throws OtlpFormatException {
-        ProtoReader r = new ProtoReader().reset(buf, off, len);
+        return count(new ProtoReader().reset(buf, off, len), 1, RESOURCE_GROUP, count);
+    }
+
+    /** Counts the items in every occurrence of submessage {@code field}, a resource group, scope group or item ({@code level}). */
+    private static int count(ProtoReader r, int field, int level, ItemCount count) throws OtlpFormatException {
         int n = 0;
         while (r.hasMore()) {
             int t = r.readTag();
-            if (ProtoReader.field(t) != 1) {
+            if (ProtoReader.field(t) != field) {
                 r.skip(t);
                 continue;
             }
-            int o1 = r.enterMessage(t);
-            while (r.hasMore()) {
-                int t2 = r.readTag();
-                if (ProtoReader.field(t2) != 2) {
-                    r.skip(t2);
-                    continue;
-                }
-                int o2 = r.enterMessage(t2);
-                while (r.hasMore()) {
-                    int t3 = r.readTag();
-                    if (ProtoReader.field(t3) != 2) {
-                        r.skip(t3);
-                        continue;
-                    }
-                    int o3 = r.enterMessage(t3);
-                    n += count.of(r);
-                    r.leave(o3);
-                }
-                r.leave(o2);
-            }
-            r.leave(o1);
+            int old = r.enterMessage(t);
+            n += level == ITEM ? count.of(r) : count(r, 2, level + 1, count);
+            r.leave(old);
         }
         return n;
     }

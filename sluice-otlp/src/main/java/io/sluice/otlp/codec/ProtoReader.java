@@ -157,6 +157,38 @@ public final class ProtoReader {
         return new OtlpFormatException("varint longer than 10 bytes at byte " + (pos - base));
     }
 
+    /** Reads the value of a fixed64 field whose tag was just read, checking its wire type. */
+    public long fixed64(int tag) throws OtlpFormatException {
+        expect(tag, I64);
+        return readFixed64();
+    }
+
+    /** Reads the value of a double field whose tag was just read, checking its wire type. */
+    public double double64(int tag) throws OtlpFormatException {
+        return Double.longBitsToDouble(fixed64(tag));
+    }
+
+    /** Reads the value of a uint32 field whose tag was just read, as protobuf does: the low 32 bits, unsigned. */
+    public long uint32(int tag) throws OtlpFormatException {
+        expect(tag, VARINT);
+        return readVarint() & 0xFFFFFFFFL;
+    }
+
+    /** Reads the value of a sint32 field whose tag was just read: zigzag-encoded, the low 32 bits. */
+    public int sint32(int tag) throws OtlpFormatException {
+        expect(tag, VARINT);
+        int v = (int) readVarint();
+        return (v >>> 1) ^ -(v & 1);
+    }
+
+    /** Checks an id's length: empty (not set) or {@code size} bytes, as the Collector requires; returns it. */
+    public int idLength(int len, int size, String name) throws OtlpFormatException {
+        if (len != 0 && len != size) {
+            throw error(name + " of " + len + " bytes (expected " + size + ")");
+        }
+        return len;
+    }
+
     /** Reads a little-endian 64-bit value (fixed64, sfixed64, double bits). */
     public long readFixed64() throws OtlpFormatException {
         if (limit - pos < 8) {

@@ -18,10 +18,10 @@ final class Scopes {
     private static final Metadata.Key K_RESOURCE_DROPPED = new Metadata.Key(OtlpFields.RESOURCE_DROPPED);
     private static final Metadata.Key K_RESOURCE_SCHEMA = new Metadata.Key(OtlpFields.RESOURCE_SCHEMA_URL);
     private static final Metadata.Key K_ENTITY_REFS = new Metadata.Key(OtlpFields.RESOURCE_ENTITY_REFS);
-    private static final byte[] J_SCHEMA_URL = MessageKeys.bytes("schemaUrl");
-    private static final byte[] J_TYPE = MessageKeys.bytes("type");
-    private static final byte[] J_ID_KEYS = MessageKeys.bytes("idKeys");
-    private static final byte[] J_DESCRIPTION_KEYS = MessageKeys.bytes("descriptionKeys");
+    private static final byte[] J_SCHEMA_URL = Keys.b("schemaUrl");
+    private static final byte[] J_TYPE = Keys.b("type");
+    private static final byte[] J_ID_KEYS = Keys.b("idKeys");
+    private static final byte[] J_DESCRIPTION_KEYS = Keys.b("descriptionKeys");
     private static final Metadata.Key K_SCOPE_NAME = new Metadata.Key(OtlpFields.SCOPE_NAME);
     private static final Metadata.Key K_SCOPE_VERSION = new Metadata.Key(OtlpFields.SCOPE_VERSION);
     private static final Metadata.Key K_SCOPE_DROPPED = new Metadata.Key(OtlpFields.SCOPE_DROPPED);
@@ -83,7 +83,7 @@ final class Scopes {
         out.begin(field);
         if (isOtlp(signal)) {
             Metadata md = m.metadata();
-            int p = MessageKeys.RESOURCE_PREFIX.length;
+            int p = Keys.RESOURCE_PREFIX.length;
             for (int i = 0; i < md.size(); i++) {
                 if (cats.at(base + i) == MessageKeys.RESOURCE_ATTRIBUTE) {
                     values.keyValue(out, 1, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
@@ -149,7 +149,7 @@ final class Scopes {
             Metadata md = m.metadata();
             string(out, 1, md, md.indexOf(K_SCOPE_NAME));
             string(out, 2, md, md.indexOf(K_SCOPE_VERSION));
-            int p = MessageKeys.SCOPE_ATTRIBUTE_PREFIX.length;
+            int p = Keys.SCOPE_ATTRIBUTE_PREFIX.length;
             for (int i = 0; i < md.size(); i++) {
                 if (cats.at(base + i) == MessageKeys.SCOPE_ATTRIBUTE) {
                     values.keyValue(out, 3, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);

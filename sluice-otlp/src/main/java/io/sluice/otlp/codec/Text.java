@@ -191,7 +191,8 @@ final class Text {
         }
     }
 
-    private static double named(byte[] b, int off, int len) {
+    /** The double NaN, Infinity or -Infinity spell (NaN for any other text). */
+    static double named(byte[] b, int off, int len) {
         String s = new String(b, off, len, StandardCharsets.ISO_8859_1); // rare: NaN and the infinities only
         switch (s) {
             case "NaN":

@@ -45,7 +45,7 @@ import java.util.zip.GZIPInputStream;
  * {@code grpc-timeout}), the length-prefixed message, then the answer's {@code grpc-status}, {@code grpc-message}
  * and {@code grpc-status-details-bin} (its {@code RetryInfo}) from the trailers.
  */
-final class GrpcTransport implements Transport {
+final class GrpcTransport extends Transport {
     static final int OK = 0;
     static final int CANCELLED = 1;
     static final int UNKNOWN = 2;
@@ -63,22 +63,24 @@ final class GrpcTransport implements Transport {
         "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
         "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
 
-    private final Connector connector;
     private final boolean tls;
     private final String authority;
     private final Map<String, String> headers;
-    private final long timeoutMillis;
 
     GrpcTransport(EventLoopGroup group, String host, int port, NettyTls tls, Map<String, String> headers,
                   long timeoutMillis) {
-        this.connector = new Connector(group, host, port, tls, timeoutMillis, () -> new ChannelHandler[] {
-            Http2FrameCodecBuilder.forClient().build(),
-            // Servers do not open streams towards a client; the handler is there because the multiplexer needs one.
-            new Http2MultiplexHandler(new ChannelInboundHandlerAdapter())});
+        super(group, host, port, tls, timeoutMillis);
         this.tls = tls != null;
         this.authority = host + ":" + port;
         this.headers = headers;
-        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    ChannelHandler[] handlers() {
+        return new ChannelHandler[] {
+            Http2FrameCodecBuilder.forClient().build(),
+            // Servers do not open streams towards a client; the handler is there because the multiplexer needs one.
+            new Http2MultiplexHandler(new ChannelInboundHandlerAdapter())};
     }
 
     /**
@@ -106,31 +108,7 @@ final class GrpcTransport implements Transport {
     }
 
     @Override
-    public Reply export(Signal signal, byte[] body, int off, int len, boolean gzip)
-            throws IOException, InterruptedException {
-        boolean reused = connector.isOpen();
-        try {
-            return exportOnce(signal, body, off, len, gzip);
-        } catch (NoStream e) {
-            if (!reused) {
-                throw e;
-            }
-            // The server is closing the connection (GOAWAY after its idle or age limit): not a failure of the
-            // request, which goes at once on a new connection rather than through the pipeline's backoff.
-            return exportOnce(signal, body, off, len, gzip);
-        }
-    }
-
-    /** No stream could be opened on the connection: nothing of the request was sent. */
-    private static final class NoStream extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        NoStream(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
-    private Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
+    Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
             throws IOException, InterruptedException {
         Channel connection = connector.channel();
         if (closing(connection)) {
@@ -152,7 +130,7 @@ final class GrpcTransport implements Transport {
         Future<Http2StreamChannel> opened = new Http2StreamChannelBootstrap(connection).handler(call).open();
         if (!opened.await(timeoutMillis, TimeUnit.MILLISECONDS) || !opened.isSuccess()) {
             connector.drop(); // a connection that cannot open streams (GOAWAY) is replaced by the next attempt
-            throw new NoStream("cannot open a gRPC stream to " + connector.address() + ": " + opened.cause(),
+            throw new Stale("cannot open a gRPC stream to " + connector.address() + ": " + opened.cause(),
                     opened.cause());
         }
         Http2StreamChannel stream = opened.getNow();
@@ -169,7 +147,7 @@ final class GrpcTransport implements Transport {
             if (started.isDone() && !started.isSuccess() || refused(e.getCause())) {
                 // The stream never started (a GOAWAY came first) or the server refused it unread: nothing was taken.
                 connector.drop();
-                throw new NoStream("gRPC stream to " + connector.address() + " not started: " + e.getCause(), e.getCause());
+                throw new Stale("gRPC stream to " + connector.address() + " not started: " + e.getCause(), e.getCause());
             }
             throw new IOException("gRPC call to " + connector.address() + " failed: " + e.getCause(), e.getCause());
         } finally {
@@ -215,16 +193,6 @@ final class GrpcTransport implements Transport {
         }
         headers.forEach((k, v) -> h.add(k.toLowerCase(java.util.Locale.ROOT), v));
         return h;
-    }
-
-    @Override
-    public boolean isConnected() {
-        return connector.isOpen();
-    }
-
-    @Override
-    public void close() {
-        connector.drop();
     }
 
     /** One call's answer: response headers, message bytes, trailers; completes {@link #result} once. */

@@ -35,26 +35,28 @@ import java.util.concurrent.TimeoutException;
  * connection on Netty. 2xx is accepted (its body may report a partial success); 429, 502, 503 and 504 are
  * retryable, after {@code Retry-After} when given; any other status is permanent, as the OTLP specification says.
  */
-final class HttpTransport implements Transport {
+final class HttpTransport extends Transport {
     /** Longest response body read (an error's google.rpc.Status, a partial success). */
     private static final int MAX_RESPONSE = 4 * 1024 * 1024;
 
-    private final Connector connector;
     private final String hostHeader;
     private final String basePath;
     private final Map<String, String> headers;
-    private final long timeoutMillis;
     private volatile CompletableFuture<FullHttpResponse> pending;
 
     HttpTransport(EventLoopGroup group, String host, int port, String basePath, NettyTls tls,
                   Map<String, String> headers, long timeoutMillis) {
-        this.connector = new Connector(group, host, port, tls, timeoutMillis, () -> new ChannelHandler[] {
-            new HttpClientCodec(), new HttpContentDecompressor(0), new HttpObjectAggregator(MAX_RESPONSE),
-            new Answer()});
+        super(group, host, port, tls, timeoutMillis);
         this.hostHeader = host + ":" + port;
         this.basePath = basePath.endsWith("/") ? basePath.substring(0, basePath.length() - 1) : basePath;
         this.headers = headers;
-        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    ChannelHandler[] handlers() {
+        return new ChannelHandler[] {
+            new HttpClientCodec(), new HttpContentDecompressor(0), new HttpObjectAggregator(MAX_RESPONSE),
+            new Answer()};
     }
 
     /** Whether an answer with this HTTP status may be retried (OTLP/HTTP: 429, 502, 503, 504). */
@@ -63,31 +65,7 @@ final class HttpTransport implements Transport {
     }
 
     @Override
-    public Reply export(Signal signal, byte[] body, int off, int len, boolean gzip)
-            throws IOException, InterruptedException {
-        boolean reused = connector.isOpen();
-        try {
-            return exportOnce(signal, body, off, len, gzip);
-        } catch (ClosedBeforeAnswer e) {
-            if (!reused) {
-                throw e;
-            }
-            // A keep-alive connection the server closed while idle: that race is no failure of the server, so the
-            // request goes once more on a new connection rather than through the pipeline's backoff.
-            return exportOnce(signal, body, off, len, gzip);
-        }
-    }
-
-    /** The connection closed before any answer came. */
-    private static final class ClosedBeforeAnswer extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        ClosedBeforeAnswer(String message) {
-            super(message);
-        }
-    }
-
-    private Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
+    Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
             throws IOException, InterruptedException {
         Channel c = connector.channel();
         CompletableFuture<FullHttpResponse> answer = new CompletableFuture<>();
@@ -112,8 +90,8 @@ final class HttpTransport implements Transport {
             throw new IOException("no answer from " + connector.address() + " within " + timeoutMillis + " ms");
         } catch (ExecutionException e) {
             connector.drop();
-            if (e.getCause() instanceof ClosedBeforeAnswer) {
-                throw new ClosedBeforeAnswer("connection to " + connector.address() + " closed before the answer");
+            if (e.getCause() instanceof Stale) {
+                throw new Stale("connection to " + connector.address() + " closed before the answer", null);
             }
             throw new IOException("request to " + connector.address() + " failed: " + e.getCause(), e.getCause());
         } finally {
@@ -174,16 +152,6 @@ final class HttpTransport implements Transport {
         }
     }
 
-    @Override
-    public boolean isConnected() {
-        return connector.isOpen();
-    }
-
-    @Override
-    public void close() {
-        connector.drop();
-    }
-
     /** Hands the connection's answers to the waiting request; a closed connection fails it. */
     private final class Answer extends SimpleChannelInboundHandler<FullHttpResponse> {
         @Override
@@ -198,7 +166,7 @@ final class HttpTransport implements Transport {
         public void channelInactive(ChannelHandlerContext ctx) {
             CompletableFuture<FullHttpResponse> p = pending;
             if (p != null) {
-                p.completeExceptionally(new ClosedBeforeAnswer("connection closed before the answer"));
+                p.completeExceptionally(new Stale("connection closed before the answer", null));
             }
         }
 

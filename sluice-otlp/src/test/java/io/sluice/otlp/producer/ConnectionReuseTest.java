@@ -24,7 +24,7 @@ class ConnectionReuseTest {
         try (GrpcReceiver r = new GrpcReceiver(null, 100)) {
             Map<String, Object> s = new HashMap<>();
             s.put("Endpoint", "127.0.0.1:" + r.port());
-            OTLP p = Support.producer(s, Support.quietLog());
+            OtlpProducer p = Support.producer(s, Support.quietLog());
             try {
                 int sent = 0;
                 long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
@@ -49,7 +49,7 @@ class ConnectionReuseTest {
             Map<String, Object> s = new HashMap<>();
             s.put("Protocol", "http/protobuf");
             s.put("Endpoint", "http://127.0.0.1:" + server.getLocalPort());
-            OTLP p = Support.producer(s, Support.quietLog());
+            OtlpProducer p = Support.producer(s, Support.quietLog());
             try {
                 for (int i = 0; i < 20; i++) {
                     p.deliver(GrpcExportTest.oneLog());

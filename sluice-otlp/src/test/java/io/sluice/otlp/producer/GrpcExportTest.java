@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class GrpcExportTest {
     private GrpcReceiver receiver;
-    private OTLP producer;
+    private OtlpProducer producer;
     private final Support.MemoryLog log = new Support.MemoryLog();
 
     @BeforeEach
@@ -47,7 +47,7 @@ class GrpcExportTest {
         receiver.close();
     }
 
-    private OTLP producer(Map<String, Object> extra) throws Exception {
+    private OtlpProducer producer(Map<String, Object> extra) throws Exception {
         Map<String, Object> s = new HashMap<>(extra);
         s.put("Endpoint", "127.0.0.1:" + receiver.port());
         producer = Support.producer(s, log.log);
@@ -85,7 +85,7 @@ class GrpcExportTest {
 
     @Test
     void logsAndMetricsArriveFieldByFieldGzipped() throws Exception {
-        OTLP p = producer(Map.of("Headers", Map.of("X-Tenant", "t1")));
+        OtlpProducer p = producer(Map.of("Headers", Map.of("X-Tenant", "t1")));
         Batch b = mixed().batch();
         p.deliver(b);
         assertThat(receiver.logs).hasSize(1);
@@ -152,7 +152,7 @@ class GrpcExportTest {
 
     @Test
     void uncompressedWhenCompressionIsNoneAndSplitByBatchMaxRecords() throws Exception {
-        OTLP p = producer(Map.of("Compression", "none", "BatchMaxRecords", 3));
+        OtlpProducer p = producer(Map.of("Compression", "none", "BatchMaxRecords", 3));
         TestMessages t = new TestMessages(10);
         for (int i = 0; i < 10; i++) {
             t.add("m" + i, i + 1).log();
@@ -167,7 +167,7 @@ class GrpcExportTest {
 
     @Test
     void aThreeMegabyteRequestCrossesHttp2FlowControl() throws Exception {
-        OTLP p = producer(Map.of("Compression", "none"));
+        OtlpProducer p = producer(Map.of("Compression", "none"));
         TestMessages t = new TestMessages(300);
         for (int i = 0; i < 300; i++) {
             t.add(Integer.toString(i).repeat(10_000 / Integer.toString(i).length()), i + 1).log();
@@ -182,7 +182,7 @@ class GrpcExportTest {
 
     @Test
     void requestsAreCutByBatchMaxBytes() throws Exception {
-        OTLP p = producer(Map.of("BatchMaxBytes", 3000));
+        OtlpProducer p = producer(Map.of("BatchMaxBytes", 3000));
         TestMessages t = new TestMessages(10);
         for (int i = 0; i < 10; i++) {
             t.add(("m" + i).repeat(500), i + 1).log().str("resource.r", "x");
@@ -197,7 +197,7 @@ class GrpcExportTest {
 
     @Test
     void resourceExhaustedWithoutRetryInfoIsPermanentAndWithItRetryableAfterTheDelay() throws Exception {
-        OTLP p = producer(Map.of());
+        OtlpProducer p = producer(Map.of());
         receiver.script.add(GrpcReceiver.Answer.fail(Status.Code.RESOURCE_EXHAUSTED, "too much"));
         assertThatThrownBy(() -> p.deliver(oneLog())).isInstanceOf(PermanentDeliveryException.class)
                 .hasMessageContaining("RESOURCE_EXHAUSTED").hasMessageContaining("too much");
@@ -210,27 +210,27 @@ class GrpcExportTest {
 
     @Test
     void eachRetryableCodeIsRetryableAndOthersPermanent() throws Exception {
-        OTLP p = producer(Map.of());
+        OtlpProducer p = producer(Map.of());
         for (Status.Code c : List.of(Status.Code.CANCELLED, Status.Code.DEADLINE_EXCEEDED, Status.Code.ABORTED,
                 Status.Code.OUT_OF_RANGE, Status.Code.UNAVAILABLE, Status.Code.DATA_LOSS)) {
             receiver.script.add(GrpcReceiver.Answer.fail(c, "x"));
             Batch b = oneLog();
             assertThatThrownBy(() -> p.deliver(b)).as(c.name()).isInstanceOf(IOException.class)
                     .hasMessageContaining(c.name());
-            assertThat(b.get(0).metadata().indexOf(OTLP.ERROR_FIELD)).isNegative(); // retried as it came
+            assertThat(b.get(0).metadata().indexOf(OtlpProducer.ERROR_FIELD)).isNegative(); // retried as it came
         }
         for (Status.Code c : List.of(Status.Code.INVALID_ARGUMENT, Status.Code.UNAUTHENTICATED, Status.Code.INTERNAL,
                 Status.Code.PERMISSION_DENIED, Status.Code.UNIMPLEMENTED)) {
             receiver.script.add(GrpcReceiver.Answer.fail(c, "x"));
             Batch b = oneLog();
             assertThatThrownBy(() -> p.deliver(b)).as(c.name()).isInstanceOf(PermanentDeliveryException.class);
-            assertThat(b.get(0).metadata().getString(OTLP.ERROR_FIELD)).isEqualTo("gRPC " + c.name() + ": x");
+            assertThat(b.get(0).metadata().getString(OtlpProducer.ERROR_FIELD)).isEqualTo("gRPC " + c.name() + ": x");
         }
     }
 
     @Test
     void partialSuccessIsCountedAndLoggedNotRetried() throws Exception {
-        OTLP p = producer(Map.of());
+        OtlpProducer p = producer(Map.of());
         receiver.script.add(GrpcReceiver.Answer.partial(3, "3 records too old"));
         p.deliver(mixedLogs(5));
         assertThat(receiver.calls.get()).isEqualTo(1);
@@ -244,7 +244,7 @@ class GrpcExportTest {
 
     @Test
     void whenMetricsFailAfterLogsWereAcceptedOnlyTheMetricsAreLeftToRetry() throws Exception {
-        OTLP p = producer(Map.of());
+        OtlpProducer p = producer(Map.of());
         Batch b = mixed().batch();
         receiver.script.add(new GrpcReceiver.Answer(0, "", -1, 0)); // logs: OK
         receiver.script.add(GrpcReceiver.Answer.fail(Status.Code.UNAVAILABLE, "restarting")); // metrics
@@ -275,7 +275,7 @@ class GrpcExportTest {
 
     @Test
     void aCallWithoutAnswerTimesOutRetryablyAndTheConnectionServesTheNext() throws Exception {
-        OTLP p = producer(Map.of("TimeoutMs", 300));
+        OtlpProducer p = producer(Map.of("TimeoutMs", 300));
         receiver.script.add(GrpcReceiver.Answer.hang());
         long t0 = System.nanoTime();
         assertThatThrownBy(() -> p.deliver(oneLog())).isInstanceOf(IOException.class)

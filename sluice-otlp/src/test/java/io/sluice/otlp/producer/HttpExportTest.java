@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class HttpExportTest {
     private HttpReceiver receiver;
-    private OTLP producer;
+    private OtlpProducer producer;
     private final Support.MemoryLog log = new Support.MemoryLog();
 
     @BeforeEach
@@ -38,7 +38,7 @@ class HttpExportTest {
         receiver.close();
     }
 
-    private OTLP producer(Map<String, Object> extra) throws Exception {
+    private OtlpProducer producer(Map<String, Object> extra) throws Exception {
         Map<String, Object> s = new HashMap<>(extra);
         s.put("Protocol", "http/protobuf");
         s.putIfAbsent("Endpoint", "http://127.0.0.1:" + receiver.port());
@@ -48,7 +48,7 @@ class HttpExportTest {
 
     @Test
     void logsAndMetricsArriveGzippedOnTheirPathsWithTheHeaders() throws Exception {
-        OTLP p = producer(Map.of("Headers", List.of("Authorization: Bearer abc", "X-Tenant: t1")));
+        OtlpProducer p = producer(Map.of("Headers", List.of("Authorization: Bearer abc", "X-Tenant: t1")));
         Batch b = GrpcExportTest.mixed().batch();
         p.deliver(b);
         assertThat(receiver.paths).containsExactly("/v1/logs", "/v1/metrics");
@@ -69,7 +69,7 @@ class HttpExportTest {
 
     @Test
     void aBasePathAndNoCompression() throws Exception {
-        OTLP p = producer(Map.of("Endpoint", "http://127.0.0.1:" + receiver.port() + "/otlp/", "Compression", "none",
+        OtlpProducer p = producer(Map.of("Endpoint", "http://127.0.0.1:" + receiver.port() + "/otlp/", "Compression", "none",
                 "Headers", Map.of("X-A", "1")));
         p.deliver(GrpcExportTest.oneLog());
         assertThat(receiver.paths).containsExactly("/otlp/v1/logs");
@@ -79,7 +79,7 @@ class HttpExportTest {
 
     @Test
     void retryableAndPermanentStatuses() throws Exception {
-        OTLP p = producer(Map.of());
+        OtlpProducer p = producer(Map.of());
         for (int status : List.of(429, 502, 503, 504)) {
             receiver.script.add(HttpReceiver.Answer.status(status, Map.of()));
             assertThatThrownBy(() -> p.deliver(GrpcExportTest.oneLog())).as("" + status).isInstanceOf(IOException.class)
@@ -99,7 +99,7 @@ class HttpExportTest {
 
     @Test
     void aRequestWithoutAnswerTimesOutRetryablyAndANewConnectionServesTheNext() throws Exception {
-        OTLP p = producer(Map.of("TimeoutMs", 300));
+        OtlpProducer p = producer(Map.of("TimeoutMs", 300));
         receiver.script.add(HttpReceiver.Answer.hang());
         assertThatThrownBy(() -> p.deliver(GrpcExportTest.oneLog())).isInstanceOf(IOException.class)
                 .isNotInstanceOf(PermanentDeliveryException.class).hasMessageContaining("no answer");
@@ -109,7 +109,7 @@ class HttpExportTest {
 
     @Test
     void partialSuccessIsCountedNotRetried() throws Exception {
-        OTLP p = producer(Map.of());
+        OtlpProducer p = producer(Map.of());
         receiver.script.add(HttpReceiver.Answer.partial(2, "two dropped"));
         p.deliver(GrpcExportTest.mixedLogs(4));
         assertThat(receiver.calls.get()).isEqualTo(1);

@@ -65,8 +65,8 @@ final class Support {
     static volatile PluginStats lastStats;
 
     /** producer.OTLP with these settings, started with a real PluginStats and the given log. */
-    static OTLP producer(Map<String, Object> settings, Log log) throws Exception {
-        OTLP p = new OTLP(PluginConfig.of("otlp", "producer.OTLP", new HashMap<>(settings)));
+    static OtlpProducer producer(Map<String, Object> settings, Log log) throws Exception {
+        OtlpProducer p = new OtlpProducer(PluginConfig.of("otlp", "producer.OTLP", new HashMap<>(settings)));
         PluginStats stats = new PluginStats("otlp", "producer.OTLP");
         lastStats = stats;
         p.start(new ProducerContext() {

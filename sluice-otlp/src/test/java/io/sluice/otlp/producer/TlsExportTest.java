@@ -69,21 +69,21 @@ class TlsExportTest {
         assertThat(p.exitValue()).as(new String(out)).isZero();
     }
 
-    private static OTLP producer(Map<String, Object> settings) throws Exception {
+    private static OtlpProducer producer(Map<String, Object> settings) throws Exception {
         return Support.producer(new HashMap<>(settings), Support.quietLog());
     }
 
     @Test
     void grpcOverTlsWithTheCaFileAndTheRightName() throws Exception {
         try (GrpcReceiver r = new GrpcReceiver(GrpcSslContexts.configure(SslContextBuilder.forServer(keys)).build())) {
-            OTLP p = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString()));
+            OtlpProducer p = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString()));
             try {
                 p.deliver(GrpcExportTest.mixedLogs(3));
                 assertThat(r.logRecords()).isEqualTo(3);
             } finally {
                 p.close();
             }
-            OTLP named = producer(Map.of("Endpoint", "https://127.0.0.1:" + r.port(), "TLS/CAFile", ca.toString(),
+            OtlpProducer named = producer(Map.of("Endpoint", "https://127.0.0.1:" + r.port(), "TLS/CAFile", ca.toString(),
                     "TLS/ServerName", "otlp.test"));
             try {
                 named.deliver(GrpcExportTest.oneLog());
@@ -97,10 +97,10 @@ class TlsExportTest {
     @Test
     void aCertificateForAnotherNameOrAnUnknownCaIsRefusedUnlessVerificationIsOff() throws Exception {
         try (GrpcReceiver r = new GrpcReceiver(GrpcSslContexts.configure(SslContextBuilder.forServer(keys)).build())) {
-            OTLP wrongName = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true,
+            OtlpProducer wrongName = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true,
                     "TLS/CAFile", ca.toString(), "TLS/ServerName", "elsewhere.test"));
-            OTLP unknownCa = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true));
-            OTLP insecure = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true,
+            OtlpProducer unknownCa = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true));
+            OtlpProducer insecure = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true,
                     "TLS/InsecureSkipVerify", true));
             try {
                 assertThatThrownBy(() -> wrongName.deliver(GrpcExportTest.oneLog())).isInstanceOf(IOException.class)
@@ -122,8 +122,8 @@ class TlsExportTest {
         var server = GrpcSslContexts.configure(SslContextBuilder.forServer(keys).trustManager(ca.toFile())
                 .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE)).build();
         try (GrpcReceiver r = new GrpcReceiver(server)) {
-            OTLP without = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString()));
-            OTLP with = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString(),
+            OtlpProducer without = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString()));
+            OtlpProducer with = producer(Map.of("Endpoint", "127.0.0.1:" + r.port(), "TLS/Enable", true, "TLS/CAFile", ca.toString(),
                     "TLS/CertFile", ca.toString(), "TLS/KeyFile", key.toString()));
             try {
                 assertThatThrownBy(() -> without.deliver(GrpcExportTest.oneLog())).isInstanceOf(IOException.class);
@@ -150,7 +150,7 @@ class TlsExportTest {
             ex.close();
         });
         server.start();
-        OTLP p = producer(Map.of("Protocol", "http/protobuf", "Endpoint", "https://127.0.0.1:" + server.getAddress().getPort(),
+        OtlpProducer p = producer(Map.of("Protocol", "http/protobuf", "Endpoint", "https://127.0.0.1:" + server.getAddress().getPort(),
                 "TLS/CAFile", ca.toString()));
         try {
             p.deliver(GrpcExportTest.oneLog());

@@ -7,17 +7,14 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import io.sluice.core.message.Streams;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PermanentDeliveryException;
-import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.kafka.KafkaParams;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -25,11 +22,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.clients.producer.RoundRobinPartitioner;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidTopicException;
@@ -59,7 +54,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p><b>Per event</b> the Kafka API needs a ProducerRecord and exact-length value (and key) arrays; the topic
  * String is cached per stream or per rendered name, and nothing else is allocated unless headers are asked for.
  */
-public final class Kafka extends Producer {
+public final class KafkaProducer extends io.sluice.core.pipeline.Producer {
     public static final Param<String> TOPIC = Param.string("Topic", "",
             "Topic template used when Topics maps neither the stream nor \"*\": text with {stream}, {tag} and"
                     + " {metadataField} references. Empty: the stream name.");
@@ -77,34 +72,34 @@ public final class Kafka extends Producer {
             "-1: every in-sync replica (acks=all, required for idempotence); 1: the leader only; 0: none.");
     public static final Param<Boolean> IDEMPOTENCE = Param.bool("Idempotence", true,
             "Client retries never duplicate or reorder records (enable.idempotence). Needs RequiredAcks -1.");
-    public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 30000,
+    public static final Param<Integer> TIMEOUT_MS = Param.millis("TimeoutMs", 30000,
             "How long the client waits for a broker's answer to one request (request.timeout.ms).");
-    public static final Param<Integer> DELIVERY_TIMEOUT_MS = Param.integer("DeliveryTimeoutMs", 120000,
+    public static final Param<Integer> DELIVERY_TIMEOUT_MS = Param.millis("DeliveryTimeoutMs", 120000,
             "How long the client keeps retrying a record before it reports failure (delivery.timeout.ms).");
     public static final Param<Integer> SEND_RETRIES = Param.integer("SendRetries", 1,
             "How often a record is sent again within one delivery after the client gave up on it with a retriable"
                     + " error; after that the pipeline's Retry/* settings retry the batch's failed records.");
-    public static final Param<Integer> SEND_TIMEOUT_MS = Param.integer("SendTimeoutMs", 250,
+    public static final Param<Integer> SEND_TIMEOUT_MS = Param.millis("SendTimeoutMs", 250,
             "Pause before Sluice sends failed records again.");
-    public static final Param<Integer> GRACE_PERIOD_MS = Param.integer("GracePeriodMs", 100,
+    public static final Param<Integer> GRACE_PERIOD_MS = Param.millis("GracePeriodMs", 100,
             "Gollum's wait for sarama's input channel; ignored: deliver blocks instead (backpressure, no loss).");
     public static final Param<Boolean> ALLOW_NIL_VALUE = Param.bool("AllowNilValue", false,
             "Sends messages with an empty payload; when false they are skipped and counted, as in Gollum.");
-    public static final Param<String> PARTITIONER = Param.string("Partitioner", "Sticky",
+    public static final Param<String> PARTITIONER = Param.choice("Partitioner", "Sticky",
             "Records without a key: Sticky (fills one partition's batch, then moves on; best batching), Random"
-                    + " (same as Sticky), Roundrobin (one record per partition in turn). Keyed records always hash"
-                    + " (murmur2).");
+                    + " (same as Sticky), Roundrobin (one record per partition in turn); Hash and Default are Sticky"
+                    + " too. Keyed records always hash (murmur2).", "Sticky", "Random", "Roundrobin", "Hash", "Default");
     public static final Param<String> PARTITION_HASHER = Param.string("PartitionHasher", "murmur2",
             "Gollum's hash choice; only murmur2 (Kafka's, shared with every Java and librdkafka client) exists.");
     public static final Param<Integer> BATCH_MIN_COUNT = Param.integer("Batch/MinCount", 1,
             "Gollum's sarama setting; ignored: the Java client batches by size and linger time.");
     public static final Param<Integer> BATCH_MAX_COUNT = Param.integer("Batch/MaxCount", 0,
             "Gollum's sarama setting; ignored: the Java client batches by size and linger time.");
-    public static final Param<Integer> BATCH_MIN_SIZE_BYTE = Param.integer("Batch/MinSizeByte", 262144,
+    public static final Param<Integer> BATCH_MIN_SIZE_BYTE = Param.sizeInt("Batch/MinSizeByte", 262144,
             "Largest record batch per partition, in bytes (batch.size).");
     public static final Param<Integer> BATCH_SIZE_MAX_KB = Param.integer("Batch/SizeMaxKB", 1024,
             "Largest request, in KB (max.request.size); a larger record fails to the fallback stream.");
-    public static final Param<Integer> BATCH_TIMEOUT_MS = Param.integer("Batch/TimeoutMs", 5,
+    public static final Param<Integer> BATCH_TIMEOUT_MS = Param.millis("Batch/TimeoutMs", 5,
             "How long a partial record batch waits for more records (linger.ms); deliver flushes its own at once.");
     public static final Param<Integer> MESSAGE_BUFFER_COUNT = Param.integer("MessageBufferCount", 8192,
             "Gollum's sarama channel size; ignored: the client buffers in bytes (Settings: buffer.memory).");
@@ -122,7 +117,7 @@ public final class Kafka extends Producer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Kafka",
             "Writes messages to Kafka topics; acknowledges upstream only once Kafka acknowledged them.")
             .params(KafkaParams.with(OWN))
-            .factory(Kafka::new);
+            .factory(KafkaProducer::new);
 
     private final Properties properties;
     private final byte[] keyField;
@@ -134,19 +129,15 @@ public final class Kafka extends Producer {
     private final boolean allowNil;
     private final boolean flushOnDeliver;
     private final byte[] errorField;
-    private final Map<String, TopicTemplate> topicMap;
-    private final TopicTemplate defaultTopic;
+    private final StreamTopics topics;
     private final long closeTimeoutMs;
     private final String acksNote;
     private final AtomicLong skippedEmpty = new AtomicLong();
-    private final ThreadLocal<Work> work = ThreadLocal.withInitial(Work::new);
-    /** Per-stream template and rendered topic; grown copy-on-write, read without a lock. */
-    private volatile TopicTemplate[] templates = new TopicTemplate[0];
-    private volatile String[] streamTopics = new String[0];
-    private KafkaProducer<byte[], byte[]> producer;
+    private final ThreadLocal<DeliveryWork> work = ThreadLocal.withInitial(DeliveryWork::new);
+    private Producer<byte[], byte[]> producer;
     private Log log;
 
-    public Kafka(PluginConfig config) {
+    public KafkaProducer(PluginConfig config) {
         super(config);
         String key = config.get(KEY_FROM).isEmpty() ? config.get(KEY_META_FIELD) : config.get(KEY_FROM);
         this.keyField = key.isEmpty() ? null : key.getBytes(StandardCharsets.UTF_8);
@@ -160,76 +151,9 @@ public final class Kafka extends Producer {
         this.flushOnDeliver = config.get(FLUSH_ON_DELIVER);
         this.errorField = config.get(ERROR_FIELD).getBytes(StandardCharsets.UTF_8);
         this.closeTimeoutMs = config.get(PluginSpec.SHUTDOWN_TIMEOUT_MS);
-        this.topicMap = new java.util.HashMap<>();
-        try {
-            for (Map.Entry<String, String> e : config.get(TOPICS).entrySet()) {
-                topicMap.put(e.getKey(), TopicTemplate.compile(e.getValue()));
-            }
-        } catch (IllegalArgumentException e) {
-            throw config.error(TOPICS, e.getMessage());
-        }
-        try {
-            this.defaultTopic = TopicTemplate.compile(config.get(TOPIC).isEmpty() ? "{stream}" : config.get(TOPIC));
-        } catch (IllegalArgumentException e) {
-            throw config.error(TOPIC, e.getMessage());
-        }
-
-        Properties p = KafkaParams.clientProperties(config);
-        int acks = config.get(REQUIRED_ACKS);
-        boolean all = acks < 0 || acks > 1;
-        boolean idempotent = config.get(IDEMPOTENCE) && all;
-        this.acksNote = config.get(IDEMPOTENCE) && !all
-                ? config.id() + ": RequiredAcks " + acks + " turns idempotence off; records may be lost or duplicated" : null;
-        p.put(ProducerConfig.ACKS_CONFIG, all ? "all" : String.valueOf(acks));
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, String.valueOf(idempotent));
-        int inFlight = config.get(KafkaParams.MAX_OPEN_REQUESTS);
-        if (idempotent && inFlight > 5) {
-            throw config.error(KafkaParams.MAX_OPEN_REQUESTS, "at most 5 with idempotence (Kafka keeps order only"
-                    + " for 5 requests in flight), found " + inFlight);
-        }
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, String.valueOf(Math.max(1, inFlight)));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression(config));
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(config.get(TIMEOUT_MS)));
-        int linger = Math.max(0, config.get(BATCH_TIMEOUT_MS));
-        // The client insists delivery.timeout.ms >= linger.ms + request.timeout.ms.
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                String.valueOf(Math.max(config.get(DELIVERY_TIMEOUT_MS), linger + config.get(TIMEOUT_MS))));
-        p.put(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(linger));
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(config.get(BATCH_MIN_SIZE_BYTE)));
-        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, String.valueOf(config.get(BATCH_SIZE_MAX_KB) * 1024));
-        String partitioner = config.get(PARTITIONER).toLowerCase(Locale.ROOT);
-        switch (partitioner) {
-            case "sticky":
-            case "random":
-            case "hash":
-            case "default":
-                break;
-            case "roundrobin":
-                p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class.getName());
-                break;
-            default:
-                throw config.error(PARTITIONER, "expected Sticky, Random, Roundrobin or Hash, found '" + config.get(PARTITIONER) + "'");
-        }
-        KafkaParams.applySettings(config, p);
-        this.properties = p;
-    }
-
-    private static String compression(PluginConfig c) {
-        String v = c.get(COMPRESSION).trim().toLowerCase(Locale.ROOT);
-        switch (v) {
-            case "":
-            case "none":
-                return "none";
-            case "zip":
-            case "gzip":
-                return "gzip";
-            case "snappy":
-            case "lz4":
-            case "zstd":
-                return v;
-            default:
-                throw c.error(COMPRESSION, "expected none, gzip, snappy, lz4 or zstd, found '" + c.get(COMPRESSION) + "'");
-        }
+        this.topics = new StreamTopics(config);
+        this.acksNote = ProducerProperties.acksNote(config);
+        this.properties = ProducerProperties.of(config);
     }
 
     @Override
@@ -242,14 +166,13 @@ public final class Kafka extends Producer {
             log.warn(config.id() + ": PartitionHasher " + config.get(PARTITION_HASHER) + " is not available; keys hash"
                     + " with murmur2, as every Kafka client does");
         }
-        producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+        producer = new org.apache.kafka.clients.producer.KafkaProducer<>(properties, new ByteArraySerializer(),
+                new ByteArraySerializer());
     }
 
     /** The client properties this producer was built with (tests, {@code sluice validate}). */
     public Properties clientProperties() {
-        Properties copy = new Properties();
-        copy.putAll(properties);
-        return copy;
+        return (Properties) properties.clone();
     }
 
     @Override
@@ -259,7 +182,7 @@ public final class Kafka extends Producer {
 
     @Override
     public void deliver(Batch batch) throws Exception {
-        Work w = work.get();
+        DeliveryWork w = work.get();
         int n = batch.size();
         w.ensure(n);
         int pending = 0;
@@ -291,9 +214,7 @@ public final class Kafka extends Producer {
                 if (e instanceof RetriableException && attempt < sendRetries) {
                     w.idx[retry++] = w.idx[k];
                 } else {
-                    w.failed[failed] = w.idx[k];
-                    w.retriable[failed] = e instanceof RetriableException;
-                    w.reasons[failed++] = e.getClass().getSimpleName() + ": " + e.getMessage();
+                    w.fail(failed++, w.idx[k], e);
                 }
             }
             pending = retry;
@@ -304,9 +225,9 @@ public final class Kafka extends Producer {
             }
         }
         if (failed > 0) {
-            String first = w.reasons[0];
-            boolean permanent = allPermanent(w, failed);
-            keepOnlyFailed(batch, w, failed);
+            String first = w.reason(0);
+            boolean permanent = w.allPermanent(failed);
+            w.keepOnlyFailed(batch, failed, errorField);
             String what = failed + " of " + n + " records failed, first: " + first;
             if (permanent) {
                 // Retrying cannot help (too large, invalid topic, not authorized): straight to the fallback stream.
@@ -319,9 +240,9 @@ public final class Kafka extends Producer {
     }
 
     /** Sends one record; errors the client throws at once come back as a failed future, like the others. */
-    private Future<RecordMetadata> send(Message m, Work w) throws InterruptedException {
+    private Future<RecordMetadata> send(Message m, DeliveryWork w) throws InterruptedException {
         try {
-            String topic = topicOf(m, w.topics);
+            String topic = topics.topicOf(m, w.topics);
             if (topic == null) {
                 return CompletableFuture.failedFuture(new InvalidTopicException("topic template rendered empty"));
             }
@@ -372,89 +293,12 @@ public final class Kafka extends Producer {
         return Arrays.copyOfRange(md.arena(), off, off + md.valueLength(i));
     }
 
-    private String topicOf(Message m, TopicTemplate.Cache cache) {
-        int stream = m.stream();
-        String[] fixed = streamTopics;
-        if (stream < fixed.length && fixed[stream] != null) {
-            return fixed[stream];
-        }
-        TopicTemplate[] t = templates;
-        TopicTemplate tpl = stream < t.length ? t[stream] : null;
-        if (tpl == null) {
-            tpl = resolve(stream);
-            if (tpl.perStream()) {
-                return streamTopics[stream];
-            }
-        }
-        return tpl.render(m, cache);
-    }
-
-    /** The template of a stream: Topics[stream], else Topics["*"], else Topic; cached copy-on-write. */
-    private synchronized TopicTemplate resolve(int stream) {
-        String name = Streams.name(stream);
-        TopicTemplate tpl = topicMap.get(name);
-        if (tpl == null) {
-            tpl = topicMap.get("*");
-        }
-        if (tpl == null) {
-            tpl = defaultTopic;
-        }
-        int size = Math.max(stream + 1, Streams.count());
-        TopicTemplate[] t = Arrays.copyOf(templates, Math.max(size, templates.length));
-        t[stream] = tpl;
-        if (tpl.perStream()) {
-            String[] s = Arrays.copyOf(streamTopics, Math.max(size, streamTopics.length));
-            s[stream] = tpl.forStream(stream);
-            streamTopics = s;
-        }
-        templates = t;
-        return tpl;
-    }
-
     private static Throwable outcome(Future<RecordMetadata> f) throws InterruptedException {
         try {
             f.get();
             return null;
         } catch (ExecutionException e) {
             return e.getCause() == null ? e : e.getCause();
-        }
-    }
-
-    private static boolean allPermanent(Work w, int failed) {
-        for (int j = 0; j < failed; j++) {
-            if (w.retriable[j]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Moves the failed messages to the front of the batch, in their original order, tags each with the reason
-     * and cuts the batch after them: the pipeline then routes only these to the fallback stream.
-     */
-    private void keepOnlyFailed(Batch batch, Work w, int failed) {
-        sortByIndex(w.failed, w.reasons, failed);
-        for (int j = 0; j < failed; j++) {
-            batch.swap(j, w.failed[j]);
-            byte[] reason = w.reasons[j].getBytes(StandardCharsets.UTF_8);
-            batch.get(j).metadata().set(errorField, 0, errorField.length, reason, 0, reason.length, Metadata.STRING);
-        }
-        batch.truncate(failed);
-    }
-
-    private static void sortByIndex(int[] idx, String[] reasons, int n) {
-        for (int i = 1; i < n; i++) {
-            int v = idx[i];
-            String r = reasons[i];
-            int j = i - 1;
-            while (j >= 0 && idx[j] > v) {
-                idx[j + 1] = idx[j];
-                reasons[j + 1] = reasons[j];
-                j--;
-            }
-            idx[j + 1] = v;
-            reasons[j + 1] = r;
         }
     }
 
@@ -470,27 +314,6 @@ public final class Kafka extends Producer {
         }
         if (skippedEmpty.get() > 0) {
             log.warn(config.id() + ": skipped " + skippedEmpty.get() + " messages with an empty payload");
-        }
-    }
-
-    /** Per-thread scratch reused from batch to batch: futures, indices, failures, topic cache. */
-    private static final class Work {
-        @SuppressWarnings("unchecked")
-        Future<RecordMetadata>[] futures = (Future<RecordMetadata>[]) new Future<?>[0];
-        int[] idx = new int[0];
-        int[] failed = new int[0];
-        String[] reasons = new String[0];
-        boolean[] retriable = new boolean[0];
-        final TopicTemplate.Cache topics = new TopicTemplate.Cache();
-
-        void ensure(int n) {
-            if (idx.length < n) {
-                futures = Arrays.copyOf(futures, n);
-                idx = new int[n];
-                failed = new int[n];
-                reasons = new String[n];
-                retriable = new boolean[n];
-            }
         }
     }
 }

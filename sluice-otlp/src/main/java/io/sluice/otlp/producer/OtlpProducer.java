@@ -10,6 +10,7 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
+import io.sluice.core.message.GzipBody;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Log;
@@ -42,7 +43,7 @@ import java.util.zip.Deflater;
  * the messages go to the fallback stream, each with the server's reason as {@code otlp_error}. A partial success
  * is not retried: the rejected count is logged (rate limited) and counted as {@code sluice_otlp_rejected_total}.
  */
-public final class OTLP extends Producer {
+public final class OtlpProducer extends Producer {
     public static final Param<String> PROTOCOL = Param.string("Protocol", "grpc",
             "grpc (OTLP/gRPC) or http/protobuf (OTLP/HTTP, binary protobuf).");
     public static final Param<String> ENDPOINT = Param.string("Endpoint", "",
@@ -53,11 +54,11 @@ public final class OTLP extends Producer {
             "gzip (as the Collector's exporters) or none.");
     public static final Param<Map<String, String>> HEADERS = Param.stringMap("Headers",
             "Headers sent with every request (gRPC metadata): a mapping, or a list of 'Name: value'.");
-    public static final Param<Integer> TIMEOUT_MS = Param.integer("TimeoutMs", 5000,
+    public static final Param<Integer> TIMEOUT_MS = Param.millis("TimeoutMs", 5000,
             "Connect and request timeout (sent to gRPC servers as grpc-timeout); an unanswered request is retried.");
     public static final Param<Integer> BATCH_MAX_RECORDS = Param.integer("BatchMaxRecords", 8192,
             "Most messages (log records, data points) in one request; larger pipeline batches are split.");
-    public static final Param<Integer> BATCH_MAX_BYTES = Param.integer("BatchMaxBytes", 4_000_000,
+    public static final Param<Integer> BATCH_MAX_BYTES = Param.sizeInt("BatchMaxBytes", 4_000_000,
             "About the most bytes of one request before compression (estimated from the messages, generously); "
                     + "below the 4 MiB gRPC servers accept by default. A single larger message is sent alone.");
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.OTLP",
@@ -65,7 +66,7 @@ public final class OTLP extends Producer {
                     + "scopes from the messages.")
             .params(TlsSettings.with(PROTOCOL, ENDPOINT, COMPRESSION, HEADERS, TIMEOUT_MS, BATCH_MAX_RECORDS,
                     BATCH_MAX_BYTES))
-            .factory(OTLP::new);
+            .factory(OtlpProducer::new);
 
     /** The metadata key telling why a message went to the fallback stream. */
     public static final String ERROR_FIELD = "otlp_error";
@@ -84,7 +85,7 @@ public final class OTLP extends Producer {
     private final TlsSettings tls;
     private final LogsEncoder logs = new LogsEncoder();
     private final MetricsEncoder metrics = new MetricsEncoder();
-    private Gzip compressor;
+    private GzipBody compressor;
     private EventLoopGroup group;
     private Transport transport;
     private Log log;
@@ -97,7 +98,7 @@ public final class OTLP extends Producer {
     }
 
     /** Checks the settings; nothing connects before {@link #start}, and then only when the first batch is sent. */
-    public OTLP(PluginConfig config) {
+    public OtlpProducer(PluginConfig config) {
         super(config);
         String protocol = config.get(PROTOCOL).toLowerCase(Locale.ROOT);
         if (!protocol.equals("grpc") && !protocol.equals("http/protobuf")) {
@@ -149,7 +150,7 @@ public final class OTLP extends Producer {
                     "Log records and data points an OTLP server rejected in a partial success (not retried).");
         }
         if (gzip) {
-            compressor = new Gzip(GZIP_LEVEL);
+            compressor = new GzipBody();
         }
         tls.logTo(ctx.log(), config.id());
         NettyTls netty = tls.enabled() ? new NettyTls(tls, grpc ? "h2" : "http/1.1") : null;
@@ -241,8 +242,8 @@ public final class OTLP extends Producer {
         byte[] body = isMetrics ? metrics.buffer() : logs.buffer();
         int len = isMetrics ? metrics.length() : logs.length();
         if (gzip) {
-            len = compressor.compress(body, 0, len);
-            body = compressor.buffer();
+            len = compressor.deflate(body, 0, len, GZIP_LEVEL);
+            body = compressor.output();
         }
         Reply reply;
         try {

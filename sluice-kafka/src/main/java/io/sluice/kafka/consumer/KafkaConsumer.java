@@ -5,45 +5,34 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
-import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Batch;
-import io.sluice.core.message.Clock;
-import io.sluice.core.message.Message;
-import io.sluice.core.message.Metadata;
 import io.sluice.core.message.Streams;
-import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Modulator;
 import io.sluice.kafka.KafkaParams;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
 /**
@@ -66,7 +55,7 @@ import org.apache.kafka.common.serialization.ByteBufferDeserializer;
  * <p>Without a {@code GroupId} (Gollum's default) it reads every partition of its topics from
  * {@code DefaultOffset} and commits nothing.
  */
-public final class Kafka extends Consumer {
+public final class KafkaConsumer extends io.sluice.core.pipeline.Consumer {
     public static final Param<List<String>> TOPIC = Param.strings("Topic", List.of("default"),
             "Topic, or list of topics, to read.");
     public static final Param<String> TOPIC_PATTERN = Param.string("TopicPattern", "",
@@ -78,28 +67,29 @@ public final class Kafka extends Consumer {
             "Where to start without a committed offset: newest, oldest, or (without GroupId) an offset number.");
     public static final Param<Boolean> SET_METADATA = Param.bool("SetMetadata", false,
             "Sets metadata fields topic, key, partition and offset, and one field per record header.");
-    public static final Param<String> PAYLOAD_FORMAT = Param.string("PayloadFormat", "raw",
+    public static final Param<String> PAYLOAD_FORMAT = Param.choice("PayloadFormat", "raw",
             "raw: the value as it is. json: also parses the value's JSON object into metadata (as format.JSON"
-                    + " does, on the poll thread); values that are not a JSON object go to the fallback stream.");
+                    + " does, on the poll thread); values that are not a JSON object go to the fallback stream.",
+            "raw", "json");
     public static final Param<String> OFFSET_FILE = Param.string("OffsetFile", "",
             "Gollum's offset file; not supported: use GroupId, which stores offsets in Kafka.");
     public static final Param<String> FOLDER_PERMISSIONS = Param.string("FolderPermissions", "0755",
             "Gollum's offset file folder mode; ignored (see OffsetFile).");
     public static final Param<Boolean> ORDERED = Param.bool("Ordered", false,
             "Gollum's one-partition-at-a-time reading; ignored: order holds within a partition, never across.");
-    public static final Param<Integer> MAX_FETCH_SIZE_BYTE = Param.integer("MaxFetchSizeByte", 0,
+    public static final Param<Integer> MAX_FETCH_SIZE_BYTE = Param.sizeInt("MaxFetchSizeByte", 0,
             "Most bytes fetched per partition and request (max.partition.fetch.bytes); 0: the client's 1 MiB.");
-    public static final Param<Integer> MIN_FETCH_SIZE_BYTE = Param.integer("MinFetchSizeByte", 1,
+    public static final Param<Integer> MIN_FETCH_SIZE_BYTE = Param.sizeInt("MinFetchSizeByte", 1,
             "Least bytes a broker collects before answering a fetch (fetch.min.bytes).");
-    public static final Param<Integer> DEFAULT_FETCH_SIZE_BYTE = Param.integer("DefaultFetchSizeByte", 32768,
+    public static final Param<Integer> DEFAULT_FETCH_SIZE_BYTE = Param.sizeInt("DefaultFetchSizeByte", 32768,
             "Gollum's sarama fetch size; ignored: the Java client sizes fetches itself.");
-    public static final Param<Integer> FETCH_TIMEOUT_MS = Param.integer("FetchTimeoutMs", 250,
+    public static final Param<Integer> FETCH_TIMEOUT_MS = Param.millis("FetchTimeoutMs", 250,
             "Longest time a broker waits for MinFetchSizeByte (fetch.max.wait.ms).");
     public static final Param<Integer> MESSAGE_BUFFER_COUNT = Param.integer("MessageBufferCount", 8192,
             "Messages polled but not yet taken by the pipeline above which partitions are paused.");
-    public static final Param<Integer> PRESIST_TIMOUT_MS = Param.integer("PresistTimoutMs", 1000,
+    public static final Param<Integer> PRESIST_TIMOUT_MS = Param.millis("PresistTimoutMs", 1000,
             "Interval between offset commits, in ms (Gollum's spelling). Shorter: fewer duplicates after a crash.");
-    public static final Param<Integer> COMMIT_TIMEOUT_MS = Param.integer("CommitTimeoutMs", 5000,
+    public static final Param<Integer> COMMIT_TIMEOUT_MS = Param.millis("CommitTimeoutMs", 5000,
             "At revocation and shutdown, how long to wait for batches in flight before committing what completed.");
 
     private static final List<Param<?>> OWN = List.of(TOPIC, TOPIC_PATTERN, GROUP_ID, DEFAULT_OFFSET, SET_METADATA,
@@ -109,12 +99,8 @@ public final class Kafka extends Consumer {
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "consumer.Kafka",
             "Reads Kafka topics in a consumer group; commits offsets only once every producer took the messages.")
             .params(KafkaParams.with(OWN))
-            .factory(Kafka::new);
+            .factory(KafkaConsumer::new);
 
-    private static final byte[] F_TOPIC = bytes("topic");
-    private static final byte[] F_KEY = bytes("key");
-    private static final byte[] F_PARTITION = bytes("partition");
-    private static final byte[] F_OFFSET = bytes("offset");
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Duration POLL_PAUSED = Duration.ofMillis(10);
 
@@ -123,25 +109,18 @@ public final class Kafka extends Consumer {
     private final Pattern pattern;
     private final boolean group;
     private final String defaultOffset;
-    private final boolean setMetadata;
-    /** format.JSON, found through the registry (PayloadFormat json), or null. */
-    private final Modulator json;
+    private final RecordMessages messages;
     private final int bufferLimit;
-    private final long commitIntervalNanos;
     private final long commitTimeoutMs;
-    private final int fallbackStream;
     private final OffsetTracker tracker = new OffsetTracker();
-    private final byte[] digits = new byte[Decimal.MAX_LONG];
-    private final Map<String, byte[]> headerKeys = new HashMap<>();
-    private volatile KafkaConsumer<ByteBuffer, ByteBuffer> client;
+    private final OffsetCommits commits;
+    private volatile Consumer<ByteBuffer, ByteBuffer> client;
     private volatile boolean stopping;
-    private byte[] keyBuf = new byte[64];
-    private Log log;
     private boolean paused;
     private io.sluice.core.message.MemoryBudget memory;
-    private long lastCommitNanos;
+    private Log log;
 
-    public Kafka(PluginConfig config) {
+    public KafkaConsumer(PluginConfig config) {
         super(config);
         this.topics = config.get(TOPIC);
         String regex = config.get(TOPIC_PATTERN);
@@ -167,16 +146,13 @@ public final class Kafka extends Consumer {
             throw config.error(DEFAULT_OFFSET, "an offset number works only without GroupId; a group starts from"
                     + " its committed offsets, else from newest or oldest");
         }
-        String format = config.get(PAYLOAD_FORMAT).trim().toLowerCase(Locale.ROOT);
-        if (!format.equals("raw") && !format.equals("json")) {
-            throw config.error(PAYLOAD_FORMAT, "expected raw or json, found '" + config.get(PAYLOAD_FORMAT) + "'");
-        }
-        this.json = format.equals("json") ? jsonParser(config) : null;
-        this.setMetadata = config.get(SET_METADATA);
+        String format = config.get(PAYLOAD_FORMAT);
+        this.messages = new RecordMessages(config.get(SET_METADATA), format.equals("json") ? jsonParser(config) : null,
+                Streams.id(config.get(PluginSpec.FALLBACK_STREAM)));
         this.bufferLimit = Math.max(1, config.get(MESSAGE_BUFFER_COUNT));
-        this.commitIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.get(PRESIST_TIMOUT_MS)));
         this.commitTimeoutMs = Math.max(0, config.get(COMMIT_TIMEOUT_MS));
-        this.fallbackStream = Streams.id(config.get(PluginSpec.FALLBACK_STREAM));
+        this.commits = new OffsetCommits(tracker, config.id(),
+                TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.get(PRESIST_TIMOUT_MS))), commitTimeoutMs);
 
         Properties p = KafkaParams.clientProperties(config);
         if (group) {
@@ -200,35 +176,33 @@ public final class Kafka extends Consumer {
 
     /** The client properties this consumer was built with (tests, {@code sluice validate}). */
     public Properties clientProperties() {
-        Properties copy = new Properties();
-        copy.putAll(properties);
-        return copy;
+        return (Properties) properties.clone();
     }
 
     @Override
     public void consume(ConsumerContext ctx) throws Exception {
         this.log = ctx.log();
+        commits.logTo(log);
         if (!config.get(OFFSET_FILE).isEmpty()) {
             log.warn(config.id() + ": OffsetFile is not supported; set GroupId to keep offsets in Kafka");
         }
         this.memory = ctx.memory();
-        Properties p = new Properties();
-        p.putAll(properties);
+        Properties p = (Properties) properties.clone();
         // One fetch response is held whole by the client before a record is seen: keep it a small share of the
         // budget (the client's default is 50 MiB, a quarter of the launcher's heap) unless the user set it.
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(fetchMaxBytes(memory)));
-        KafkaConsumer<ByteBuffer, ByteBuffer> c = new KafkaConsumer<>(p, new ByteBufferDeserializer(),
-                new ByteBufferDeserializer());
+        Consumer<ByteBuffer, ByteBuffer> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
+                new ByteBufferDeserializer(), new ByteBufferDeserializer());
         client = c;
-        Publisher publisher = new Publisher(ctx);
+        Publisher publisher = new Publisher(ctx, config.id());
         try {
             if (stopping) {
                 return;
             }
             subscribe(c);
             publisher.start();
-            lastCommitNanos = System.nanoTime();
-            while (ctx.isActive() && !stopping) {
+            commits.start();
+            while (ctx.isActive() && !stopping && !publisher.failed()) {
                 applyBackpressure(c, publisher);
                 ConsumerRecords<ByteBuffer, ByteBuffer> records;
                 try {
@@ -239,8 +213,8 @@ public final class Kafka extends Consumer {
                 if (!records.isEmpty()) {
                     toBatches(records, ctx, publisher);
                 }
-                if (group && System.nanoTime() - lastCommitNanos >= commitIntervalNanos) {
-                    commitAsync(c);
+                if (group) {
+                    commits.maybeCommit(c);
                 }
             }
         } finally {
@@ -248,9 +222,9 @@ public final class Kafka extends Consumer {
         }
     }
 
-    private void subscribe(KafkaConsumer<ByteBuffer, ByteBuffer> c) {
+    private void subscribe(Consumer<ByteBuffer, ByteBuffer> c) {
         if (group) {
-            ConsumerRebalanceListener listener = new Rebalance(c);
+            ConsumerRebalanceListener listener = rebalance(c);
             if (pattern != null) {
                 c.subscribe(pattern, listener);
             } else {
@@ -286,7 +260,7 @@ public final class Kafka extends Consumer {
      * Pauses every assigned partition while the memory budget has no room for another fetch or the publisher
      * holds too much; resumes once both drained below.
      */
-    private void applyBackpressure(KafkaConsumer<ByteBuffer, ByteBuffer> c, Publisher publisher) {
+    private void applyBackpressure(Consumer<ByteBuffer, ByteBuffer> c, Publisher publisher) {
         if (publisher.buffered() >= bufferLimit || memory.used() >= memory.limit() - fetchMaxBytes(memory)) {
             // Pause again each round: partitions assigned by a rebalance since come unpaused.
             c.pause(c.assignment());
@@ -308,7 +282,7 @@ public final class Kafka extends Consumer {
                     // Without a group nothing is committed, so nothing needs tracking.
                     ack = group ? tracker.newAck() : null;
                 }
-                fill(batch.add(), r, part);
+                messages.fill(batch.add(), r, part);
                 if (ack != null) {
                     ack.note(part, r.offset() + 1);
                 }
@@ -323,51 +297,6 @@ public final class Kafka extends Consumer {
         }
     }
 
-    /** One record into one message: copies the value; metadata only when asked for. */
-    private void fill(Message m, ConsumerRecord<ByteBuffer, ByteBuffer> r, OffsetTracker.Partition part) {
-        ByteBuffer v = r.value();
-        if (v != null) {
-            int len = v.remaining();
-            byte[] dst = m.ensureCapacity(len, false);
-            v.get(v.position(), dst, 0, len);
-            m.setLength(len);
-        }
-        long ts = r.timestamp();
-        m.setTimestamp(ts >= 0 ? ts * 1_000_000L : Clock.epochNanos());
-        if (setMetadata) {
-            Metadata md = m.metadata();
-            for (Header h : r.headers()) {
-                byte[] hv = h.value();
-                byte[] k = headerKeys.computeIfAbsent(h.key(), Kafka::bytes);
-                if (hv != null) {
-                    md.set(k, 0, k.length, hv, 0, hv.length, Metadata.STRING);
-                }
-            }
-            md.set(F_TOPIC, 0, F_TOPIC.length, part.topicBytes, 0, part.topicBytes.length, Metadata.STRING);
-            ByteBuffer key = r.key();
-            if (key != null) {
-                int kl = key.remaining();
-                md.set(F_KEY, 0, F_KEY.length, copyKey(key, kl), 0, kl, Metadata.STRING);
-            }
-            md.set(F_PARTITION, 0, F_PARTITION.length, part.partitionDigits, 0, part.partitionDigits.length, Metadata.NUMBER);
-            int n = Decimal.putLong(digits, 0, r.offset());
-            md.set(F_OFFSET, 0, F_OFFSET.length, digits, 0, n, Metadata.NUMBER);
-        }
-        if (json != null && json.modulate(m) != Modulator.Result.CONTINUE) {
-            // Not a JSON object: format.JSON set json_error; the message goes on, to the fallback stream.
-            m.setStream(fallbackStream);
-        }
-    }
-
-    /** Copies a key into a reused buffer (the metadata arena copies it again, so it need not be exact). */
-    private byte[] copyKey(ByteBuffer key, int len) {
-        if (keyBuf.length < len) {
-            keyBuf = new byte[Math.max(len, keyBuf.length * 2)];
-        }
-        key.get(key.position(), keyBuf, 0, len);
-        return keyBuf;
-    }
-
     /**
      * The registry's format.JSON, so parsing is the same code (and the same error fields) as the modulator;
      * the plugin stays free of a compile-time tie to the JSON scanner.
@@ -380,54 +309,17 @@ public final class Kafka extends Consumer {
         return (Modulator) spec.create(PluginConfig.of(config.id() + "/PayloadFormat", "format.JSON", Map.of()));
     }
 
-    private void commitAsync(KafkaConsumer<ByteBuffer, ByteBuffer> c) {
-        lastCommitNanos = System.nanoTime();
-        Map<TopicPartition, OffsetAndMetadata> offsets = tracker.committable(null);
-        if (offsets == null) {
-            return;
-        }
-        tracker.committed(offsets);
-        c.commitAsync(offsets, (done, error) -> {
-            if (error != null) {
-                log.warn(config.id() + ": offset commit failed, retrying with the next one: " + error);
-                tracker.commitFailed(done == null ? offsets : done);
-            }
-        });
-    }
-
-    /** Commits synchronously what completed for {@code only} (all if null); used at revocation and shutdown. */
-    private void commitSync(KafkaConsumer<ByteBuffer, ByteBuffer> c, Collection<TopicPartition> only) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = tracker.committable(only);
-        if (offsets == null) {
-            return;
-        }
-        try {
-            c.commitSync(offsets, Duration.ofMillis(Math.max(1000, commitTimeoutMs)));
-            tracker.committed(offsets);
-        } catch (WakeupException e) {
-            // stop() woke the client during the commit: try once more, the wake-up is used up.
-            c.commitSync(offsets, Duration.ofMillis(Math.max(1000, commitTimeoutMs)));
-            tracker.committed(offsets);
-        } catch (KafkaException e) {
-            log.warn(config.id() + ": offset commit failed; the records after the last commit will be read again: " + e);
-        }
-    }
-
     /**
      * Ends reading: batches polled but not published are dropped without being acknowledged (they will be read
      * again), those published get up to CommitTimeoutMs to be delivered, then what completed is committed and
      * the client leaves the group.
      */
-    private void shutdown(KafkaConsumer<ByteBuffer, ByteBuffer> c, Publisher publisher) throws InterruptedException {
+    private void shutdown(Consumer<ByteBuffer, ByteBuffer> c, Publisher publisher) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commitTimeoutMs);
         try {
             publisher.stopAndCancel(deadline);
             if (group) {
-                if (!tracker.awaitDone(null, deadline)) {
-                    log.warn(config.id() + ": batches still in flight after " + commitTimeoutMs
-                            + " ms; their records will be read again");
-                }
-                commitSync(c, null);
+                commits.last(c, deadline);
             }
         } finally {
             try {
@@ -444,135 +336,37 @@ public final class Kafka extends Consumer {
     @Override
     public void stop() {
         stopping = true;
-        KafkaConsumer<ByteBuffer, ByteBuffer> c = client;
+        Consumer<ByteBuffer, ByteBuffer> c = client;
         if (c != null) {
             c.wakeup();
         }
     }
 
     /** Commits on revocation; runs on the poll thread, inside poll(). */
-    private final class Rebalance implements ConsumerRebalanceListener {
-        private final KafkaConsumer<ByteBuffer, ByteBuffer> c;
-
-        Rebalance(KafkaConsumer<ByteBuffer, ByteBuffer> c) {
-            this.c = c;
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-            if (revoked.isEmpty()) {
-                return;
-            }
-            try {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commitTimeoutMs);
-                if (!tracker.awaitDone(revoked, deadline)) {
-                    log.warn(config.id() + ": partitions " + revoked + " revoked with batches still in flight after "
-                            + commitTimeoutMs + " ms; their new owner reads them again");
+    private ConsumerRebalanceListener rebalance(Consumer<ByteBuffer, ByteBuffer> c) {
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                if (!revoked.isEmpty()) {
+                    commits.revoked(c, revoked);
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
-            commitSync(c, revoked);
-            tracker.remove(revoked);
-        }
 
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-            for (TopicPartition tp : assigned) {
-                tracker.partition(tp);
-            }
-            if (paused) {
-                c.pause(assigned);
-            }
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> lost) {
-            // Another member may own them already: committing now could move its offsets backwards.
-            tracker.remove(lost);
-        }
-    }
-
-    /**
-     * The thread that calls {@link ConsumerContext#publish}, which blocks while the pipeline is full. Counts the
-     * messages it holds (waiting or being published), which is what the poll thread pauses on.
-     */
-    private final class Publisher implements Runnable {
-        private final ConsumerContext ctx;
-        private final LinkedBlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
-        private final AtomicInteger buffered = new AtomicInteger();
-        private final Thread thread;
-        private volatile boolean stop;
-
-        Publisher(ConsumerContext ctx) {
-            this.ctx = ctx;
-            this.thread = new Thread(this, "consumer-" + config.id() + "-publish");
-            thread.setDaemon(true);
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        int buffered() {
-            return buffered.get();
-        }
-
-        /** Registers the batch's offsets (if tracked) and queues it; never blocks. */
-        void hand(Batch batch, OffsetTracker.Ack ack) {
-            if (ack != null) {
-                ack.register();
-                batch.setCompletion(ack);
-            }
-            buffered.addAndGet(batch.size());
-            queue.add(batch);
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (!stop) {
-                    Batch b = queue.poll(100, TimeUnit.MILLISECONDS);
-                    if (b == null) {
-                        continue;
-                    }
-                    int n = b.size();
-                    try {
-                        ctx.publish(b);
-                    } finally {
-                        buffered.addAndGet(-n);
-                    }
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                for (TopicPartition tp : assigned) {
+                    tracker.partition(tp);
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                log.error(config.id() + ": publishing failed: " + e);
-                stopping = true;
-            }
-        }
-
-        /**
-         * Lets the batch being published finish (the producers are still running during shutdown), then drops
-         * what waits without acknowledging it.
-         */
-        void stopAndCancel(long deadlineNanos) throws InterruptedException {
-            stop = true;
-            if (thread.isAlive()) {
-                thread.join(Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000));
-            }
-            Batch b;
-            while ((b = queue.poll()) != null) {
-                OffsetTracker.Ack ack = (OffsetTracker.Ack) b.completion();
-                if (ack != null) {
-                    ack.cancelled = true;
+                if (paused) {
+                    c.pause(assigned);
                 }
-                buffered.addAndGet(-b.size());
-                b.release();
             }
-        }
-    }
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> lost) {
+                // Another member may own them already: committing now could move its offsets backwards.
+                tracker.remove(lost);
+            }
+        };
     }
 }

@@ -7,6 +7,7 @@ import io.sluice.core.tls.TlsSettings;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * reason: malformed, too_large, auth, busy, timeout) and logged as rate-limited WARNs; requests answered with
  * success are counted as {@code sluice_otlp_requests_total}.
  */
-public final class OTLP extends Consumer implements Exposure.Listening {
+public final class OtlpConsumer extends Consumer implements Exposure.Listening {
     public static final Param<String> ADDRESS = Param.string("Address", "127.0.0.1:4317",
             "host:port of the OTLP/gRPC listener (HTTP/2: h2c, or h2 with TLS); :4317 or 0.0.0.0:4317 listens on every "
                     + "interface; empty turns gRPC off.");
@@ -43,7 +44,7 @@ public final class OTLP extends Consumer implements Exposure.Listening {
             "The header that carries the token: 'Authorization' takes 'Bearer <token>'; any other header (an API-key "
                     + "header such as X-Api-Key, which OTLP exporters set with their 'headers' option) is the token "
                     + "itself.");
-    public static final Param<Integer> MAX_REQUEST_SIZE = Param.integer("MaxRequestSize", 4 * 1024 * 1024,
+    public static final Param<Integer> MAX_REQUEST_SIZE = Param.sizeInt("MaxRequestSize", 4 * 1024 * 1024,
             "Largest request, in bytes, before and after gzip (gRPC: the message). 4 MiB is gRPC's usual receive "
                     + "limit, which exporters already split for; the Collector's OTLP/HTTP allows 20 MiB. Larger gets "
                     + "HTTP 413 / gRPC 8 RESOURCE_EXHAUSTED (not retried).");
@@ -52,7 +53,7 @@ public final class OTLP extends Consumer implements Exposure.Listening {
                     + "(HTTP 503 with Retry-After, gRPC 14 UNAVAILABLE with RetryInfo).");
     /** The listener limit every network input shares (the gRPC and HTTP listeners together). */
     public static final Param<Integer> MAX_CONNECTIONS = PluginSpec.MAX_CONNECTIONS;
-    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.integer("IdleTimeoutMs", 60_000,
+    public static final Param<Integer> IDLE_TIMEOUT_MS = Param.millis("IdleTimeoutMs", 60_000,
             "A request must arrive in full within this long of its start (else it is dropped and counted as a timeout); "
                     + "a connection without a request is closed after as long.");
     public static final Param<Integer> IO_THREADS = Param.integer("IOThreads", 2,
@@ -62,7 +63,7 @@ public final class OTLP extends Consumer implements Exposure.Listening {
                     + "delivery.")
             .params(TlsSettings.with(ADDRESS, HTTP_ADDRESS, BEARER_TOKENS, AUTH_HEADER, MAX_REQUEST_SIZE, MAX_PENDING,
                     MAX_CONNECTIONS, IDLE_TIMEOUT_MS, IO_THREADS))
-            .factory(OTLP::new);
+            .factory(OtlpConsumer::new);
 
     /** Largest MaxRequestSize: a body and its inflated form must fit Java arrays. */
     static final int MAX_REQUEST_LIMIT = 1 << 30;
@@ -76,7 +77,7 @@ public final class OTLP extends Consumer implements Exposure.Listening {
     private TlsSettings tlsSettings;
 
     /** Validates the config; the listeners bind in {@link #open}. */
-    public OTLP(PluginConfig config) {
+    public OtlpConsumer(PluginConfig config) {
         super(config);
         String grpc = config.get(ADDRESS).trim();
         String http = config.get(HTTP_ADDRESS).trim();
@@ -84,14 +85,16 @@ public final class OTLP extends Consumer implements Exposure.Listening {
             throw config.error(ADDRESS, "Address and HTTPAddress are both empty: nothing to listen on");
         }
         if (!grpc.isEmpty()) {
-            settings.grpcHost = host(config, ADDRESS, grpc);
-            settings.grpcPort = port(config, ADDRESS, grpc);
+            HostPort a = address(config, ADDRESS, grpc);
+            settings.grpcHost = a.host();
+            settings.grpcPort = a.port();
         } else {
             settings.grpcPort = -1;
         }
         if (!http.isEmpty()) {
-            settings.httpHost = host(config, HTTP_ADDRESS, http);
-            settings.httpPort = port(config, HTTP_ADDRESS, http);
+            HostPort a = address(config, HTTP_ADDRESS, http);
+            settings.httpHost = a.host();
+            settings.httpPort = a.port();
         } else {
             settings.httpPort = -1;
         }
@@ -138,26 +141,13 @@ public final class OTLP extends Consumer implements Exposure.Listening {
         return out;
     }
 
-    private static String host(PluginConfig config, Param<String> p, String addr) {
-        int colon = addr.lastIndexOf(':');
-        if (colon < 0) {
-            throw config.error(p, "expected host:port, got '" + addr + "'");
-        }
-        String host = addr.substring(0, colon).replace("[", "").replace("]", "");
-        return host.isEmpty() ? "0.0.0.0" : host;
-    }
-
-    private static int port(PluginConfig config, Param<String> p, String addr) {
-        String port = addr.substring(addr.lastIndexOf(':') + 1);
+    /** A listener's TCP address ({@code host:port}, {@code :port}, {@code [v6]:port}), or the config error. */
+    private static HostPort address(PluginConfig config, Param<String> p, String addr) {
         try {
-            int n = Integer.parseInt(port);
-            if (n >= 0 && n <= 65535) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
+            return HostPort.parse(addr);
+        } catch (IllegalArgumentException e) {
+            throw config.error(p, e.getMessage());
         }
-        throw config.error(p, "bad port '" + port + "' in '" + addr + "'");
     }
 
     private static int atLeast(PluginConfig config, Param<Integer> p, int min) {
