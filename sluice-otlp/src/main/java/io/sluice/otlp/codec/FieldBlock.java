@@ -16,7 +16,7 @@ import java.util.Arrays;
  * {@link Metadata#setDecodedRange} takes them.
  *
  * <p>Every key's {@link Metadata#hash} is kept with it (constants' precomputed in {@link Keys}, attribute keys'
- * from {@link KeyCache}), and the block knows whether its keys are distinct (no two share a hash). A distinct
+ * from {@link KeyHashCache}), and the block knows whether its keys are distinct (no two share a hash). A distinct
  * block goes into a message with {@link Metadata#addDecodedFields}: no key hashed again, each looked up only
  * among the fields the message had (the resource's and scope's); otherwise field by field with full lookups. Both
  * keep OtlpFields' rule for a key set twice: first place, last value.

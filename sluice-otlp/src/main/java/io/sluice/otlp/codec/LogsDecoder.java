@@ -9,7 +9,7 @@ package io.sluice.otlp.codec;
  * are encoded once per group and copied into each record's metadata as bytes; a record's own fields are
  * gathered in a reused block and copied in with one more array copy. The common attribute (a short key and one
  * scalar or short string) is read straight from the bytes, its key compared with the key at the same position of
- * the record before ({@link KeyCache}: equal bytes need no UTF-8 check and no hashing). Malformed input (broken framing, a known
+ * the record before ({@link KeyHashCache}: equal bytes need no UTF-8 check and no hashing). Malformed input (broken framing, a known
  * field with the wrong wire type, invalid UTF-8, values nested deeper than {@code maxDepth}) ends decoding with
  * an {@link OtlpFormatException}; the messages already handed out are complete records (a record is read whole
  * before its message is asked for), and the caller discards them. Not thread-safe: one per thread.

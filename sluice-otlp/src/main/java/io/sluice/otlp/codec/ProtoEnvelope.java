@@ -54,6 +54,8 @@ abstract class ProtoEnvelope {
     private int resourceGroup(RecordSink sink) throws OtlpFormatException {
         int start = in.position();
         resource.clear();
+        // Reset here, not only where a Resource is read: a group without one must not keep the previous group's.
+        entityRefs.reset();
         resource.key(Keys.SIGNAL).string(signal, 0, signal.length);
         groupFields(resource, true, Keys.RESOURCE_SCHEMA_URL, Keys.RESOURCE_DROPPED);
         if (entityRefs.length() > 0) {

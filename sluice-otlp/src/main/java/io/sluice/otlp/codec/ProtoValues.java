@@ -23,7 +23,7 @@ final class ProtoValues {
     private final JsonWriter json = new JsonWriter();
     private final ValueText.Json text = new ValueText.Json();
     /** The attribute keys of the records read last, with their hashes. */
-    private final KeyCache keys = new KeyCache();
+    private final KeyHashCache keys = new KeyHashCache();
 
     // The AnyValue just read by readAnyValue: its oneof field (0: empty) and its value.
     private int type;

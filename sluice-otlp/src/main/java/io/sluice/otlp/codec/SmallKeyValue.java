@@ -22,7 +22,7 @@ final class SmallKeyValue {
      * else, which the general path then reads (and rejects, if it is malformed). Throws what the general path
      * would for an invalid UTF-8 key or string value.
      */
-    static boolean read(ProtoReader in, KeyCache keys, FieldBlock block) throws OtlpFormatException {
+    static boolean read(ProtoReader in, KeyHashCache keys, FieldBlock block) throws OtlpFormatException {
         byte[] b = in.buffer();
         int p = in.position();
         if (in.limit() - p < 5) {

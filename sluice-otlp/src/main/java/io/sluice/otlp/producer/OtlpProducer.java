@@ -44,14 +44,14 @@ import java.util.zip.Deflater;
  * is not retried: the rejected count is logged (rate limited) and counted as {@code sluice_otlp_rejected_total}.
  */
 public final class OtlpProducer extends Producer {
-    public static final Param<String> PROTOCOL = Param.string("Protocol", "grpc",
-            "grpc (OTLP/gRPC) or http/protobuf (OTLP/HTTP, binary protobuf).");
+    public static final Param<String> PROTOCOL = Param.choice("Protocol", "grpc",
+            "grpc (OTLP/gRPC) or http/protobuf (OTLP/HTTP, binary protobuf).", "grpc", "http/protobuf");
     public static final Param<String> ENDPOINT = Param.string("Endpoint", "",
             "Where to send: host:port for grpc (http:// or https:// in front allowed; https turns TLS on), a base URL "
                     + "for http/protobuf, to which /v1/logs and /v1/metrics are appended. Empty: 127.0.0.1:4317 for "
                     + "grpc, http://127.0.0.1:4318 for http/protobuf.");
-    public static final Param<String> COMPRESSION = Param.string("Compression", "gzip",
-            "gzip (as the Collector's exporters) or none.");
+    public static final Param<String> COMPRESSION = Param.choice("Compression", "gzip",
+            "gzip (as the Collector's exporters) or none.", "gzip", "none");
     public static final Param<Map<String, String>> HEADERS = Param.stringMap("Headers",
             "Headers sent with every request (gRPC metadata): a mapping, or a list of 'Name: value'.");
     public static final Param<Integer> TIMEOUT_MS = Param.millis("TimeoutMs", 5000,
@@ -100,16 +100,8 @@ public final class OtlpProducer extends Producer {
     /** Checks the settings; nothing connects before {@link #start}, and then only when the first batch is sent. */
     public OtlpProducer(PluginConfig config) {
         super(config);
-        String protocol = config.get(PROTOCOL).toLowerCase(Locale.ROOT);
-        if (!protocol.equals("grpc") && !protocol.equals("http/protobuf")) {
-            throw config.error(PROTOCOL, "expected grpc or http/protobuf, found '" + protocol + "'");
-        }
-        this.grpc = protocol.equals("grpc");
-        String compression = config.get(COMPRESSION).toLowerCase(Locale.ROOT);
-        if (!compression.equals("gzip") && !compression.equals("none")) {
-            throw config.error(COMPRESSION, "expected gzip or none, found '" + compression + "'");
-        }
-        this.gzip = compression.equals("gzip");
+        this.grpc = config.get(PROTOCOL).equals("grpc");
+        this.gzip = config.get(COMPRESSION).equals("gzip");
         this.maxRecords = Math.max(1, config.get(BATCH_MAX_RECORDS));
         this.maxBytes = Math.max(1, config.get(BATCH_MAX_BYTES));
         this.endpoint = endpoint(config, grpc);

@@ -45,6 +45,23 @@ class LogsDecoderTest {
     }
 
     @Test
+    void aResourceGroupWithoutAResourceDoesNotInheritTheEntityRefsOfTheGroupBefore() throws Exception {
+        LogRecord rec = LogRecord.newBuilder().setTimeUnixNano(1)
+                .setBody(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue("x")).build();
+        ExportLogsServiceRequest req = ExportLogsServiceRequest.newBuilder()
+                .addResourceLogs(ResourceLogs.newBuilder()
+                        .setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder().addEntityRefs(
+                                io.opentelemetry.proto.common.v1.EntityRef.newBuilder().setType("service")))
+                        .addScopeLogs(ScopeLogs.newBuilder().addLogRecords(rec)))
+                .addResourceLogs(ResourceLogs.newBuilder().addScopeLogs(ScopeLogs.newBuilder().addLogRecords(rec)))
+                .build();
+        byte[] bytes = req.toByteArray();
+        Decoded out = new Decoded();
+        assertThat(new LogsDecoder().decode(bytes, 0, bytes.length, out)).isEqualTo(2);
+        assertDecodesAsExpected(req, out);
+    }
+
+    @Test
     void countRecordsCountsWhatDecodeMakes() throws Exception {
         byte[] bytes = OtlpCorpus.logs().toByteArray();
         int expected = OtlpCorpus.logs().getResourceLogsList().stream()

@@ -48,9 +48,9 @@ class SettingsTest {
     @Test
     void refusedValues() {
         assertThatThrownBy(() -> new OtlpProducer(config(Map.of("Protocol", "http/json")))).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("grpc or http/protobuf");
+                .hasMessageContaining("expected one of grpc, http/protobuf");
         assertThatThrownBy(() -> new OtlpProducer(config(Map.of("Compression", "zstd")))).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("gzip or none");
+                .hasMessageContaining("expected one of gzip, none");
         assertThatThrownBy(() -> new OtlpProducer(config(Map.of("TLS/CertFile", "c.pem")))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("set TLS/KeyFile too");
         assertThatThrownBy(() -> new OtlpProducer(config(Map.of("TLS/ClientAuth", "require")))).isInstanceOf(ConfigException.class)

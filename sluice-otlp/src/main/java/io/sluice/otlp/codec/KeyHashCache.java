@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * already. Any other key is checked, hashed and remembered at its position. Only keys up to {@link #MAX_KEY} bytes at
  * the first {@link #SLOTS} positions are cached; the rest are checked and hashed each time.
  */
-final class KeyCache {
+final class KeyHashCache {
     static final int SLOTS = 32;
     static final int MAX_KEY = 64;
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -22,7 +22,7 @@ final class KeyCache {
     private final int[] lengths = new int[SLOTS];
     private final int[] hashes = new int[SLOTS];
 
-    KeyCache() {
+    KeyHashCache() {
         java.util.Arrays.fill(lengths, -1);
     }
 
