@@ -18,10 +18,10 @@ import io.sluice.core.net.http.HttpConnection;
 import io.sluice.core.net.http.HttpResponses;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.pipeline.RequestPublisher;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 
 /**
@@ -351,10 +351,10 @@ final class HecConnection extends HttpConnection {
 
     /**
      * The pipeline is done with the request's events (any thread): on the event loop, answers it (success, or 503
-     * when not delivered) if {@code answer}, then counts it off {@code unanswered}. A connection whose event loop
+     * when not delivered) if {@code answer}, then counts it {@code answered}. A connection whose event loop
      * is gone (the server stopped) has no one to answer.
      */
-    void delivered(boolean ok, boolean answer, boolean keepAlive, AtomicInteger unanswered) {
+    void delivered(boolean ok, boolean answer, boolean keepAlive, RequestPublisher publisher) {
         try {
             context.executor().execute(() -> {
                 try {
@@ -365,11 +365,11 @@ final class HecConnection extends HttpConnection {
                 } catch (Throwable t) {
                     failed(t);
                 } finally {
-                    unanswered.decrementAndGet();
+                    publisher.answered();
                 }
             });
         } catch (Throwable e) {
-            unanswered.decrementAndGet();
+            publisher.answered();
         }
     }
 }

@@ -9,16 +9,11 @@ import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.RequestMemory;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.RequestPublisher;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What consumer.HEC does with a whole request body: inflate it, parse it into batches on the event loop (with the
@@ -32,41 +27,29 @@ final class HecIngest {
     private final ConsumerContext ctx;
     private final Log log;
     private final MemoryBudget budget;
-    private final ExecutorService publisher;
-    private final AtomicInteger pending = new AtomicInteger();
-    /** Requests whose events were published and whose answer was not written yet. */
-    private final AtomicInteger unanswered = new AtomicInteger();
+    private final RequestPublisher publisher;
 
     HecIngest(HecServer.Settings settings, ConsumerContext ctx) {
         this.settings = settings;
         this.ctx = ctx;
         this.log = ctx.log();
         this.budget = ctx.memory();
-        this.publisher = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "hec-publish-" + settings.id);
-            t.setDaemon(true);
-            return t;
-        });
+        this.publisher = new RequestPublisher(ctx, settings.id, "hec-publish-", "the events of a request failed; answered 503");
     }
 
     /** Events accepted and not yet taken by the pipeline. */
     int pending() {
-        return pending.get();
+        return publisher.pending();
     }
 
-    /** Requests whose events are in delivery and whose answer was not written yet. */
-    int unanswered() {
-        return unanswered.get();
+    /** The publisher thread and its counts of pending events and unanswered requests. */
+    RequestPublisher publisher() {
+        return publisher;
     }
 
     /** Lets the publisher finish what was accepted (for up to 5 s); later requests fail (503). */
     void stop() {
-        publisher.shutdown();
-        try {
-            publisher.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        publisher.stop(5000);
     }
 
     /**
@@ -154,18 +137,10 @@ final class HecIngest {
             }
             out.reset();
             handedOff = true;
-            pending.addAndGet(n);
-            unanswered.incrementAndGet();
             if (ackChannel == null) {
                 conn.pauseReading();
             }
-            try {
-                publisher.execute(() -> publish(batches, done));
-            } catch (RejectedExecutionException e) {
-                for (Batch b : batches) {
-                    b.fail(); // stopped: the request fails (503), its memory goes back
-                }
-            }
+            publisher.submit(batches, done, n); // once stopped, the request fails (503), its memory goes back
             if (ackChannel != null) {
                 // With indexer acks Splunk answers at once with the ack id; the id turns true on delivery.
                 return new HecAnswer(HecStatus.SUCCESS, ("{\"text\":\"Success\",\"code\":0,\"ackId\":" + ackId + "}")
@@ -211,33 +186,9 @@ final class HecIngest {
         return v == null || v.isEmpty() ? null : v.get(0).getBytes(StandardCharsets.UTF_8);
     }
 
-    /**
-     * On the publisher thread. Nothing escapes: a failure fails the request (503) rather than the thread, and the
-     * batches not yet handed to the pipeline are failed (their memory goes back). The batch whose publish threw
-     * is left to the pipeline, which may hold it (releasing it twice would corrupt the pool).
-     */
-    private void publish(List<Batch> batches, Done done) {
-        int i = 0;
-        try {
-            for (; i < batches.size(); i++) {
-                ctx.publish(batches.get(i));
-            }
-        } catch (Throwable t) {
-            if (t instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            log.limited(Log.ERROR, settings.id + ": publish failed",
-                    settings.id + ": publishing the events of a request failed; answered 503: " + t);
-            for (int j = i + 1; j < batches.size(); j++) {
-                batches.get(j).fail();
-            }
-            done.abandon();
-        }
-    }
-
     /** The pipeline is done with a request's events: delivered (success) or not (503). Any thread; never throws. */
     private void finished(Done d, boolean delivered) {
-        pending.addAndGet(-d.events);
+        publisher.finished(d.events);
         if (d.ack != null && delivered) {
             d.ack.done(d.ackId);
         }
@@ -247,7 +198,7 @@ final class HecIngest {
                     + " events from " + c.peer() + " were not delivered; " + (d.ack == null ? "answered 503"
                     : "their ack stays false"));
         }
-        c.delivered(delivered, d.ack == null, d.keepAlive, unanswered);
+        c.delivered(delivered, d.ack == null, d.keepAlive, publisher);
     }
 
     /** Answers a request once every batch of it was delivered. */

@@ -177,15 +177,7 @@ public final class HecServer {
         if (s != null) {
             s.close().syncUninterruptibly();
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_TIMEOUT_MS);
-        while (ingest.unanswered() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        ingest.publisher().awaitAnswered(ANSWER_TIMEOUT_MS);
         shutdownGroups();
         ingest.stop();
     }

@@ -10,16 +10,11 @@ import io.sluice.core.message.Message;
 import io.sluice.core.message.RequestMemory;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.RequestPublisher;
 import io.sluice.otlp.codec.OtlpFormatException;
 import io.sluice.otlp.codec.RecordSink;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -39,11 +34,9 @@ final class Ingest {
     private final Log log;
     private final String id;
     private final int maxPending;
-    private final AtomicInteger pending = new AtomicInteger();
-    private final AtomicInteger unanswered = new AtomicInteger();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong requestsOk;
-    private final ExecutorService publisher;
+    private final RequestPublisher publisher;
     private final FastThreadLocal<State> state = new FastThreadLocal<>() {
         @Override
         protected State initialValue() {
@@ -70,22 +63,18 @@ final class Ingest {
         this.maxPending = maxPending;
         this.requestsOk = ctx.stats().counter("sluice_otlp_requests_total",
                 "OTLP export requests answered with success (the pipeline took every record).");
-        this.publisher = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "otlp-publish-" + id);
-            t.setDaemon(true);
-            return t;
-        });
+        this.publisher = new RequestPublisher(ctx, id, "otlp-publish-", "an export request failed; answered busy");
     }
 
     /** Null while requests may come in, else why they are refused as busy now (MaxPendingRecords reached). */
     String busy() {
-        int p = pending.get();
+        int p = publisher.pending();
         return p >= maxPending ? "MaxPendingRecords (" + maxPending + ") records accepted and not yet delivered" : null;
     }
 
     /** Records accepted and not yet delivered. */
     int pending() {
-        return pending.get();
+        return publisher.pending();
     }
 
     /** Records accepted so far. */
@@ -93,9 +82,9 @@ final class Ingest {
         return received.get();
     }
 
-    /** Requests handed to the pipeline and not answered yet. */
-    int unanswered() {
-        return unanswered.get();
+    /** The publisher thread and its counts of pending records and unanswered requests. */
+    RequestPublisher publisher() {
+        return publisher;
     }
 
     /** Counts a request answered with success. */
@@ -186,7 +175,7 @@ final class Ingest {
      * past MaxPendingRecords, else their copies and per-record overhead are reserved. Null, or the refusal.
      */
     private Outcome reserve(Export e, int len, int count) {
-        int p = pending.get();
+        int p = publisher.pending();
         if (p > 0 && (long) p + count > maxPending) {
             return Outcome.refuse(Outcome.Code.BUSY, "the request's " + count + " " + e.signal.items
                     + " would exceed MaxPendingRecords (" + maxPending + "), " + p + " pending");
@@ -206,48 +195,13 @@ final class Ingest {
             }
             batches.get(i).setCompletion(done);
         }
-        pending.addAndGet(done.records);
-        unanswered.incrementAndGet();
         received.addAndGet(done.records);
-        try {
-            publisher.execute(() -> publish(batches, done));
-        } catch (RejectedExecutionException x) {
-            for (Batch b : batches) {
-                b.fail(); // stopped: the request fails (busy), its memory goes back
-            }
-        }
-    }
-
-    /**
-     * On the publisher thread. A failure fails the request (busy), never the thread; batches not yet handed to the
-     * pipeline are failed (their memory goes back), the one whose publish threw is the pipeline's.
-     */
-    private void publish(List<Batch> batches, Done done) {
-        int i = 0;
-        try {
-            for (; i < batches.size(); i++) {
-                ctx.publish(batches.get(i));
-            }
-        } catch (Throwable t) {
-            if (t instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            log.limited(Log.ERROR, id + ": publish failed", id + ": publishing an export request failed; answered busy: " + t);
-            for (int j = i + 1; j < batches.size(); j++) {
-                batches.get(j).fail();
-            }
-            done.abandon();
-        }
+        publisher.submit(batches, done, done.records); // once stopped, the request fails (busy), its memory goes back
     }
 
     /** Stops the publisher after the records accepted were handed on (waits up to {@code millis}). */
     void stop(long millis) {
-        publisher.shutdown();
-        try {
-            publisher.awaitTermination(millis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
-        }
+        publisher.stop(millis);
     }
 
     /**
@@ -372,7 +326,7 @@ final class Ingest {
         /** On the thread that released the last batch (a producer's): nothing may escape into it. */
         @Override
         protected void answer(boolean delivered) {
-            pending.addAndGet(-records);
+            publisher.finished(records);
             Outcome o = delivered ? success : Outcome.refuse(Outcome.Code.BUSY,
                     "the pipeline did not deliver the request's " + records + " records; send them again");
             // a failure is logged and counted (busy) where the answer is written
@@ -381,11 +335,11 @@ final class Ingest {
                     try {
                         reply.accept(o);
                     } finally {
-                        unanswered.decrementAndGet();
+                        publisher.answered();
                     }
                 });
             } catch (Throwable t) {
-                unanswered.decrementAndGet(); // the event loop is gone: nobody left to answer
+                publisher.answered(); // the event loop is gone: nobody left to answer
             }
         }
     }

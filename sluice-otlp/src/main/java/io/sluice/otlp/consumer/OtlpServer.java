@@ -278,15 +278,7 @@ final class OtlpServer {
         stopped = true;
         stopping = true;
         closeListeners();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_TIMEOUT_MS);
-        while (ingest.unanswered() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        ingest.publisher().awaitAnswered(ANSWER_TIMEOUT_MS);
         shutdownGroups();
         ingest.stop(5000);
     }
