@@ -43,10 +43,15 @@ public final class PipelineHarness implements AutoCloseable {
     /** How long {@link #run} and {@link #awaitEnd()} wait for a pipeline to end by itself. */
     public static final long DEFAULT_END_MILLIS = 30_000;
 
-    private final Pipeline pipeline;
+    /** How long {@link #await(String, BooleanSupplier)} waits. */
+    public static final long AWAIT_MILLIS = 20_000;
 
-    private PipelineHarness(Pipeline pipeline) {
+    private final Pipeline pipeline;
+    private final MemoryLog memoryLog;
+
+    private PipelineHarness(Pipeline pipeline, MemoryLog memoryLog) {
         this.pipeline = pipeline;
+        this.memoryLog = memoryLog;
     }
 
     /** A builder: the default registry plus {@link HarnessPlugins}, a quiet log, the heap-share memory budget. */
@@ -152,6 +157,36 @@ public final class PipelineHarness implements AutoCloseable {
         return new ArrayList<>(c.events);
     }
 
+    /** A copy of what capturing producer {@code id} holds now. */
+    public List<Captured> captured(String id) {
+        return new ArrayList<>(collect(id).events);
+    }
+
+    /** A copy of the payloads capturing producer {@code id} holds now, in delivery order. */
+    public List<String> payloads(String id) {
+        return new ArrayList<>(collect(id).payloads);
+    }
+
+    /** What the pipeline logged, if it was built with {@link Builder#log(MemoryLog)}; fails otherwise. */
+    public String logText() {
+        if (memoryLog == null) {
+            throw new AssertionError("the harness was not built with a MemoryLog");
+        }
+        return memoryLog.text();
+    }
+
+    /**
+     * As {@link #await(String, long, BooleanSupplier)} for up to {@link #AWAIT_MILLIS}, with what the pipeline logged
+     * in the failure when it logs into a {@link MemoryLog}.
+     */
+    public void await(String what, BooleanSupplier condition) {
+        try {
+            await(what, AWAIT_MILLIS, condition);
+        } catch (AssertionError e) {
+            throw memoryLog == null ? e : new AssertionError(e.getMessage() + "\nlog:\n" + memoryLog.text(), e);
+        }
+    }
+
     /** The runner of producer {@code id} of any pipeline. */
     public static ProducerRunner runner(Pipeline p, String id) {
         for (ProducerRunner r : p.producers()) {
@@ -214,6 +249,7 @@ public final class PipelineHarness implements AutoCloseable {
         private final Map<String, Map<String, Object>> plugins = new LinkedHashMap<>();
         private String yaml;
         private Log log = quietLog();
+        private MemoryLog memoryLog;
         private MemoryBudget memory = MemoryBudget.ofHeapShare();
 
         private Builder() {
@@ -251,6 +287,14 @@ public final class PipelineHarness implements AutoCloseable {
         /** The pipeline's log (default {@link #quietLog()}). */
         public Builder log(Log log) {
             this.log = log;
+            this.memoryLog = null;
+            return this;
+        }
+
+        /** Logs into {@code log}, which {@link PipelineHarness#logText()} reads and failed awaits show. */
+        public Builder log(MemoryLog log) {
+            this.log = log.log;
+            this.memoryLog = log;
             return this;
         }
 
@@ -287,7 +331,7 @@ public final class PipelineHarness implements AutoCloseable {
         /** The pipeline, built and not started. */
         public PipelineHarness build() {
             PluginRegistry registry = registry();
-            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory));
+            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory), memoryLog);
         }
 
         /** The pipeline, built and started. */
