@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -91,6 +92,7 @@ public final class HarnessPlugins {
         public final AtomicLong deliveries = new AtomicLong();
         private AtomicLong deliveriesCounter;
         private final Set<Object> completions = Collections.newSetFromMap(new IdentityHashMap<>());
+        private final AtomicInteger size = new AtomicInteger();
         private volatile CountDownLatch gate;
         private volatile int gateAfter;
 
@@ -123,9 +125,19 @@ public final class HarnessPlugins {
             gate = new CountDownLatch(1);
         }
 
-        /** Messages delivered so far. */
+        /** Messages delivered so far: once it says n, {@link #payloads} and {@link #events} hold n. */
         public int size() {
-            return events.size();
+            return size.get();
+        }
+
+        /** Forgets what was delivered so far (payloads, events, completions): for a sink reused across runs. */
+        public void clear() {
+            synchronized (completions) {
+                completions.clear();
+            }
+            events.clear();
+            payloads.clear();
+            size.set(0);
         }
 
         /**
@@ -156,7 +168,7 @@ public final class HarnessPlugins {
         @Override
         public void deliver(Batch batch) throws InterruptedException, PermanentDeliveryException {
             CountDownLatch g = gate;
-            if (g != null && events.size() >= gateAfter) {
+            if (g != null && size.get() >= gateAfter) {
                 g.await();
             }
             if (fail) {
@@ -174,6 +186,7 @@ public final class HarnessPlugins {
                 Message m = batch.get(i);
                 events.add(Captured.of(m));
                 payloads.add(m.payloadString());
+                size.incrementAndGet();
             }
         }
     }

@@ -43,15 +43,17 @@ public final class PipelineHarness implements AutoCloseable {
     /** How long {@link #run} and {@link #awaitEnd()} wait for a pipeline to end by itself. */
     public static final long DEFAULT_END_MILLIS = 30_000;
 
-    /** How long {@link #await(String, BooleanSupplier)} waits. */
+    /** How long {@link #await(String, BooleanSupplier)} waits unless {@link Builder#awaitMillis} says otherwise. */
     public static final long AWAIT_MILLIS = 20_000;
 
     private final Pipeline pipeline;
     private final MemoryLog memoryLog;
+    private final long awaitMillis;
 
-    private PipelineHarness(Pipeline pipeline, MemoryLog memoryLog) {
+    private PipelineHarness(Pipeline pipeline, MemoryLog memoryLog, long awaitMillis) {
         this.pipeline = pipeline;
         this.memoryLog = memoryLog;
+        this.awaitMillis = awaitMillis;
     }
 
     /** A builder: the default registry plus {@link HarnessPlugins}, a quiet log, the heap-share memory budget. */
@@ -176,12 +178,12 @@ public final class PipelineHarness implements AutoCloseable {
     }
 
     /**
-     * As {@link #await(String, long, BooleanSupplier)} for up to {@link #AWAIT_MILLIS}, with what the pipeline logged
-     * in the failure when it logs into a {@link MemoryLog}.
+     * As {@link #await(String, long, BooleanSupplier)} for up to {@link #AWAIT_MILLIS} (or {@link Builder#awaitMillis}),
+     * with what the pipeline logged in the failure when it logs into a {@link MemoryLog}.
      */
     public void await(String what, BooleanSupplier condition) {
         try {
-            await(what, AWAIT_MILLIS, condition);
+            await(what, awaitMillis, condition);
         } catch (AssertionError e) {
             throw memoryLog == null ? e : new AssertionError(e.getMessage() + "\nlog:\n" + memoryLog.text(), e);
         }
@@ -250,6 +252,7 @@ public final class PipelineHarness implements AutoCloseable {
         private String yaml;
         private Log log = quietLog();
         private MemoryLog memoryLog;
+        private long awaitMillis = AWAIT_MILLIS;
         private MemoryBudget memory = MemoryBudget.ofHeapShare();
 
         private Builder() {
@@ -261,13 +264,30 @@ public final class PipelineHarness implements AutoCloseable {
             return this;
         }
 
-        /** Adds plugin {@code id} of {@code type} with raw YAML-like settings, validated like a file's. */
+        /**
+         * Adds plugin {@code id} of {@code type} with raw YAML-like settings, validated like a file's. Values YAML
+         * has no type for (a {@link java.nio.file.Path}, say) are given as their text, as a file would have them.
+         */
         public Builder plugin(String id, String type, Map<String, Object> settings) {
             Map<String, Object> plugin = new LinkedHashMap<>();
             plugin.put("Type", type);
-            plugin.putAll(settings);
+            settings.forEach((k, v) -> plugin.put(k, yamlValue(v)));
             plugins.put(id, plugin);
             return this;
+        }
+
+        private static Object yamlValue(Object v) {
+            if (v instanceof Map<?, ?> m) {
+                Map<Object, Object> out = new LinkedHashMap<>();
+                m.forEach((k, x) -> out.put(k, yamlValue(x)));
+                return out;
+            }
+            if (v instanceof Collection<?> c) {
+                List<Object> out = new ArrayList<>();
+                c.forEach(x -> out.add(yamlValue(x)));
+                return out;
+            }
+            return v == null || v instanceof String || v instanceof Number || v instanceof Boolean ? v : v.toString();
         }
 
         /**
@@ -295,6 +315,12 @@ public final class PipelineHarness implements AutoCloseable {
         public Builder log(MemoryLog log) {
             this.log = log.log;
             this.memoryLog = log;
+            return this;
+        }
+
+        /** How long {@link PipelineHarness#await(String, BooleanSupplier)} waits (default {@link #AWAIT_MILLIS}). */
+        public Builder awaitMillis(long millis) {
+            this.awaitMillis = millis;
             return this;
         }
 
@@ -331,7 +357,7 @@ public final class PipelineHarness implements AutoCloseable {
         /** The pipeline, built and not started. */
         public PipelineHarness build() {
             PluginRegistry registry = registry();
-            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory), memoryLog);
+            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory), memoryLog, awaitMillis);
         }
 
         /** The pipeline, built and started. */
