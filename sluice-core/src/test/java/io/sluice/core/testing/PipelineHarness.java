@@ -292,7 +292,7 @@ public final class PipelineHarness implements AutoCloseable {
 
         /**
          * Registers test plugins of the module's own besides the default registry and {@link HarnessPlugins}; their
-         * type names must differ from those (test.Numbers, test.Collect, test.Gate, test.DropOdd).
+         * type names must differ from those (test.Numbers, test.Collect, test.Count, test.Gate, test.DropOdd).
          */
         public Builder plugins(Collection<PluginSpec> specs) {
             extra.addAll(specs);

@@ -34,7 +34,8 @@ class ConsumerForwardTest {
 
     private Collect start(String extraConsumer) throws Exception {
         port = freePort();
-        pipeline = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + extraConsumer
+        pipeline = PipelineHarness.builder()
+                .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + extraConsumer
                 + "Out:\n  Type: test.Collect\n").log(log.log).start().pipeline();
         await("pipeline ready", 10_000, pipeline::isReady);
         return producer(pipeline, "Out");

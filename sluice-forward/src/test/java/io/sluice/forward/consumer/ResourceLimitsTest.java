@@ -61,7 +61,8 @@ class ResourceLimitsTest {
 
     private Pipeline start(String settings, String producer, MemoryBudget memory) throws Exception {
         port = freePort();
-        Pipeline p = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + settings
+        Pipeline p = PipelineHarness.builder()
+                .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + settings
                 + "Out:\n  Type: " + producer + "\n").log(log.log).memory(memory).start().pipeline();
         pipelines.add(p);
         await("pipeline ready", 10_000, p::isReady);
@@ -302,7 +303,8 @@ class ResourceLimitsTest {
     void aPortInUseStopsTheStartNamingTheAddress() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int used = taken.getLocalPort();
-            assertThatThrownBy(() -> PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + used
+            assertThatThrownBy(() -> PipelineHarness.builder()
+                    .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + used
                     + "\n  UdpHeartbeat: false\nOut:\n  Type: test.Collect\n").log(log.log).start().pipeline())
                     .isInstanceOf(StartException.class)
                     .hasMessageContaining("In: ")

@@ -56,7 +56,8 @@ class HeartbeatTest {
     }
 
     private Pipeline relay(int port, String servers, String heartbeat) throws Exception {
-        Pipeline p = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n  Payload: none\n"
+        Pipeline p = PipelineHarness.builder()
+                .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n  Payload: none\n"
                 + "Fwd:\n  Type: producer.Forward\n  RetryBackoffMs: 20\n  MaxRetryBackoffMs: 200\n"
                 + "  ConnectTimeoutMs: 1000\n  AckTimeoutMs: " + ACK_TIMEOUT_MS + "\n  Servers: [" + servers + "]\n"
                 + heartbeat).log(relayLog.log).start().pipeline();

@@ -41,7 +41,8 @@ class FileConsumerTest {
     void followsRotationByRenameAndByCopytruncateWhileTailing() throws Exception {
         Path log = dir.resolve("app.log");
         append(log, "old-", 0, 1000);
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), "  DefaultOffset: oldest\n")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "  DefaultOffset: oldest\n")).start()) {
             p.await("the first 1000 lines", () -> p.collect("Out").size() == 1000);
 
             // Rotation by rename: late writes to the renamed file are still read, the new file from its start.
@@ -112,7 +113,8 @@ class FileConsumerTest {
             out.write(new byte[] {(byte) 0xFF, (byte) 0xFE, 'z', '\n'});
             out.write("half-wri".getBytes(StandardCharsets.UTF_8));
         }
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), "  DefaultOffset: oldest\n  MaxLineSize: 16\n  SetMetadata: true\n")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "  DefaultOffset: oldest\n  MaxLineSize: 16\n  SetMetadata: true\n")).start()) {
             p.await("three whole lines", () -> p.collect("Out").size() == 3);
             List<String> got = p.payloads("Out");
             assertThat(got.get(0)).isEqualTo("first");
@@ -130,7 +132,8 @@ class FileConsumerTest {
     void newFilesMatchingTheGlobArePickedUpAndMultilineRecordsJoined() throws Exception {
         Files.createDirectories(dir.resolve("logs"));
         append(dir.resolve("logs/a.log"), "a-", 0, 3);
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(dir.resolve("logs/*.log").toString(),
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(dir.resolve("logs/*.log").toString(),
                 "  DefaultOffset: oldest\n  MultilineStart: \"^[a-z]-|^20\"\n  MultilineTimeoutMs: 50\n")).start()) {
             p.await("a.log", () -> p.collect("Out").size() == 3);
             Files.writeString(dir.resolve("logs/b.log"), "2024 boom\n  at x\n  at y\n2024 next\n");

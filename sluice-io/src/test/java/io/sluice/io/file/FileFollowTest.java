@@ -59,7 +59,8 @@ class FileFollowTest {
     void rotationByRenameAndCreateReadsTheOldFileToItsEndThenReleasesIt() throws Exception {
         Path log = dir.resolve("app.log");
         append(log, lines("a-", 0, 100));
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(dir.resolve("app.log").toString(), "")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(dir.resolve("app.log").toString(), "")).start()) {
             p.await("the first lines", () -> p.collect("Out").size() == 100);
             Path old = dir.resolve("app.log.1");
             Files.move(log, old);
@@ -87,7 +88,8 @@ class FileFollowTest {
     void copytruncateIsReadAgainFromTheStartWithoutRepeatingOldLines() throws Exception {
         Path log = dir.resolve("copy.log");
         append(log, lines("before-with-a-long-line-", 0, 200));
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), "")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "")).start()) {
             p.await("the lines before", () -> p.collect("Out").size() == 200);
             Files.copy(log, dir.resolve("copy.log.1"), StandardCopyOption.REPLACE_EXISTING);
             try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
@@ -105,7 +107,8 @@ class FileFollowTest {
         Path log = dir.resolve("t.log");
         Path offset = dir.resolve("offsets/t.log.offset");
         append(log, lines("old-", 0, 500));
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), offsets())).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
             p.await("the old lines", () -> p.collect("Out").size() == 500);
             long full = Files.size(log);
             PipelineHarness.await("the checkpoint at the end", 10_000, () -> checkpoint(offset) == full);
@@ -119,7 +122,8 @@ class FileFollowTest {
             PipelineHarness.await("the checkpoint of the new content", 10_000, () -> checkpoint(offset) == now);
         }
         append(log, lines("next-", 0, 2));
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), offsets())).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
             p.await("the lines after the restart", () -> p.collect("Out").size() >= 2);
             assertThat(p.payloads("Out")).isEqualTo(lines("next-", 0, 2));
         }
@@ -157,7 +161,8 @@ class FileFollowTest {
         Path offsetFile = dir.resolve("g.offset");
         long fifth = String.join("\n", lines("g-", 0, 5)).length() + 1;
         Files.writeString(offsetFile, fifth + "\n", StandardCharsets.UTF_8);
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), "  OffsetFile: " + offsetFile + "\n")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "  OffsetFile: " + offsetFile + "\n")).start()) {
             p.await("the lines after the offset", () -> p.collect("Out").size() >= 5);
             assertThat(p.payloads("Out")).isEqualTo(lines("g-", 5, 10));
             long size = Files.size(log);
@@ -171,7 +176,8 @@ class FileFollowTest {
         append(log, lines("r-", 0, 3));
         Files.createDirectories(dir.resolve("offsets"));
         Files.writeString(dir.resolve("offsets/r.log.offset"), "999999\n");
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log.toString(), offsets())).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
             p.await("the whole file", () -> p.collect("Out").size() >= 3);
             assertThat(p.payloads("Out")).isEqualTo(lines("r-", 0, 3));
             assertThat(p.logText()).contains("checkpoint of " + log + " is past its end; the file was replaced, reading from the start");

@@ -189,7 +189,8 @@ class FileProducerTest {
         // Through the pipeline: a StartException naming the plugin and the path (the command line exits 2 on it),
         // before any input was taken.
         Path input = Files.writeString(dir.resolve("in.ndjson"), "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
-        assertThatThrownBy(() -> PipelineHarness.builder().log(new MemoryLog()).yaml("In:\n  Type: consumer.File\n  File: " + input
+        assertThatThrownBy(() -> PipelineHarness.builder().log(new MemoryLog())
+                .yaml("In:\n  Type: consumer.File\n  File: " + input
                 + "\n  DefaultOffset: oldest\n  Streams: logs\n"
                 + "Out:\n  Type: producer.File\n  File: " + target + "\n  Streams: logs\n").start())
                 .isInstanceOf(StartException.class).hasMessageStartingWith("Out: ").hasMessageContaining(target.toString());
@@ -244,7 +245,8 @@ class FileProducerTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(devFull), "needs /dev/full");
         Path link = Files.createSymbolicLink(dir.resolve("full.ndjson"), devFull);
         Path input = Files.writeString(dir.resolve("in.ndjson"), "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml("In:\n  Type: consumer.File\n  File: " + input
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml("In:\n  Type: consumer.File\n  File: " + input
                 + "\n  DefaultOffset: oldest\n  Streams: logs\n"
                 + "Out:\n  Type: producer.File\n  File: " + link + "\n  Streams: logs\n"
                 + "  Retry/Max: 2\n  Retry/BackoffMs: 1\n  FallbackStream: dead\n"

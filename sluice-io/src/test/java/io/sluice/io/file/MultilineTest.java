@@ -31,7 +31,8 @@ class MultilineTest {
         Path log = dir.resolve("java.log");
         write(log, "2024-05-01 12:00:00 ERROR boom\njava.lang.IllegalStateException: x\n\tat a.B.c(B.java:1)\n"
                 + "\tat a.B.main(B.java:9)\n2024-05-01 12:00:01 INFO fine\n2024-05-01 12:00:02 WARN last\n  detail\n");
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log, "  MultilineTimeoutMs: 100\n")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log, "  MultilineTimeoutMs: 100\n")).start()) {
             // The last record has no start line after it: only the timeout passes it on.
             p.await("three records", () -> p.collect("Out").size() == 3);
             assertThat(p.payloads("Out")).containsExactly(
@@ -49,7 +50,8 @@ class MultilineTest {
     void aRecordWaitsForTheNextStartLineWithinTheTimeoutAndLeavesAtShutdown() throws Exception {
         Path log = dir.resolve("wait.log");
         write(log, "2024-05-01 00:00:00 first\n  more\n2024-05-01 00:00:01 second\n  held\n");
-        PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log, "  MultilineTimeoutMs: 600000\n")).start();
+        PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log, "  MultilineTimeoutMs: 600000\n")).start();
         Collect out;
         try {
             // The first record leaves when the second starts, so the reader has read the second's lines by then.
@@ -70,7 +72,8 @@ class MultilineTest {
     void aRecordLongerThanMaxLineSizeIsCutAndFlagged() throws Exception {
         Path log = dir.resolve("long.log");
         write(log, "2024-05-01 00:00:00 head\n" + "  continuation line\n".repeat(10) + "2024-05-01 00:00:01 next\n");
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(tail(log, "  MultilineTimeoutMs: 50\n  MaxLineSize: 64\n  SetMetadata: true\n")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log, "  MultilineTimeoutMs: 50\n  MaxLineSize: 64\n  SetMetadata: true\n")).start()) {
             p.await("two records", () -> p.collect("Out").size() == 2);
             String first = p.payloads("Out").get(0);
             assertThat(first).hasSize(64).startsWith("2024-05-01 00:00:00 head\n  continuation line\n");

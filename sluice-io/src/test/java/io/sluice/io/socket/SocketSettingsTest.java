@@ -55,7 +55,8 @@ class SocketSettingsTest {
     }
 
     private static void receives(String address, String host, int port) throws Exception {
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml("In:\n  Type: consumer.Socket\n  Address: \"" + address + "\"\n"
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml("In:\n  Type: consumer.Socket\n  Address: \"" + address + "\"\n"
                 + "  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n").start()) {
             send(host, port, "to " + address);
             p.await("a line on " + address, () -> p.collect("Out").size() == 1);

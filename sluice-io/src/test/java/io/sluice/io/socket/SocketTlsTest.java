@@ -171,7 +171,8 @@ class SocketTlsTest {
     @Test
     void mutualTlsTakesClientsOfTheCaAndCountsTheOthers() throws Exception {
         int port = freePort();
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port, mutualTls())).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, mutualTls())).start()) {
             try (SSLSocket good = connect(port, client)) {
                 send(good, "from a known client\n");
                 p.await("the known client's line", () -> p.payloads("Out").contains("from a known client"));
@@ -205,7 +206,8 @@ class SocketTlsTest {
     @Test
     void aPlainClientIsClosedAndCounted() throws Exception {
         int port = freePort();
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port, serverTls(serverA))).start();
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).start();
                 Socket plain = new Socket("127.0.0.1", port)) {
             send(plain, "not TLS at all\n");
             p.await("the plain client closed", () -> closedByServer(plain));
@@ -303,7 +305,8 @@ class SocketTlsTest {
     @Test
     void syslogdSpeaksRfc5425OctetCountingOverTls() throws Exception {
         int port = freePort();
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n")).start();
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n")).start();
                 SSLSocket s = connect(port, client)) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < 5000; i++) {
@@ -325,7 +328,8 @@ class SocketTlsTest {
         Path openssl = opensslCommand();
         Assumptions.assumeTrue(openssl != null, "no openssl command on this machine");
         int port = freePort();
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n")).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n")).start()) {
             Process s = new ProcessBuilder(openssl.toString(), "s_client", "-connect", "127.0.0.1:" + port, "-quiet",
                     "-no_ign_eof", "-verify_return_error", "-CAfile", ca.caPem.toString(), "-cert", client.cert().toString(),
                     "-key", client.key().toString()).redirectErrorStream(true).start();
@@ -367,7 +371,8 @@ class SocketTlsTest {
         MemoryBudget budget = new MemoryBudget(limit);
         int senders = 3;
         int each = 20_000;
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(budget).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(budget).start()) {
             Collect out = p.collect("Out");
             out.holdAfter(0);
             List<Thread> threads = new ArrayList<>();
@@ -415,7 +420,8 @@ class SocketTlsTest {
     @Test
     void aSenderThatNeverReadsAndClosesRightAfterWritingLosesNothing() throws Exception {
         int port = freePort();
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(new MemoryBudget(512 * 1024)).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(new MemoryBudget(512 * 1024)).start()) {
             Collect out = p.collect("Out");
             out.holdAfter(0); // the listener stops reading once its memory is spent: the rest waits in the sockets
             writeOnly(port, lines("c-", 0, 20_000).getBytes(StandardCharsets.UTF_8));
@@ -498,7 +504,8 @@ class SocketTlsTest {
         int port = freePort();
         MemoryBudget budget = new MemoryBudget(64 << 20);
         List<SSLSocket> open = new ArrayList<>();
-        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(budget).start()) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(budget).start()) {
             for (int i = 0; i < 100; i++) {
                 SSLSocket s = connect(port, null);
                 open.add(s);
