@@ -6,7 +6,7 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.pipeline.Pipeline;
-import io.sluice.forward.testutil.Pipelines;
+import io.sluice.core.testing.PipelineHarness;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,6 +30,6 @@ class ExampleConfigTest {
         assertThat(r.find("producer.Forward")).isNotNull();
         List<PluginConfig> configs = new ConfigLoader(r, Map.of()).loadFile(example);
         assertThat(configs).extracting(PluginConfig::type).contains("consumer.Forward", "producer.Console");
-        new Pipeline(configs, r, Pipelines.quietLog());
+        new Pipeline(configs, r, PipelineHarness.quietLog());
     }
 }

@@ -1,90 +1,55 @@
 package io.sluice.hec;
 
-import io.sluice.core.config.PluginConfig;
-import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.core.testing.PipelineHarness;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
-/** Test helpers: a receiving pipeline on a free loopback port, raw HTTP exchanges, polling with a deadline. */
+/**
+ * HEC's own test helpers: a receiving pipeline (consumer.HEC into core's test.Collect) on a free loopback port,
+ * raw HTTP exchanges. Pipelines, capture and polling are core's {@link PipelineHarness}.
+ */
 public final class Support {
     private Support() {
     }
 
-    public static final Log LOG = new Log(System.err, Log.WARNING);
-
-    public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** consumer.HEC (id "in", extra settings) → producer.Capture (id given), running; waits until it listens. */
-    public static Pipeline receiver(int port, String captureId, Map<String, Object> settings) throws Exception {
+    /** consumer.HEC (id "in", extra settings) → test.Collect (id given), running; waits until it listens. */
+    public static PipelineHarness receiver(int port, String captureId, Map<String, Object> settings) throws Exception {
         return receiver(port, captureId, settings, MemoryBudget.ofHeapShare());
     }
 
     /** {@link #receiver(int, String, Map)} with the given memory budget. */
-    public static Pipeline receiver(int port, String captureId, Map<String, Object> settings, MemoryBudget memory)
+    public static PipelineHarness receiver(int port, String captureId, Map<String, Object> settings, MemoryBudget memory)
             throws Exception {
-        Pipeline p = pipeline(port, captureId, settings, memory);
-        p.start();
-        await(() -> {
+        PipelineHarness p = pipeline(port, captureId, settings, memory).start();
+        PipelineHarness.await("receiver to listen", 10_000, () -> {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 200);
                 return true;
             } catch (IOException e) {
                 return false;
             }
-        }, 10_000, "receiver to listen");
+        });
         return p;
     }
 
-    /** The receiving pipeline of {@link #receiver}, built and not started. */
-    public static Pipeline pipeline(int port, String captureId, Map<String, Object> settings, MemoryBudget memory) {
+    /** The receiving pipeline of {@link #receiver}, built and not started; its consumer's counters are stats("in"). */
+    public static PipelineHarness pipeline(int port, String captureId, Map<String, Object> settings, MemoryBudget memory) {
         Map<String, Object> in = new HashMap<>(settings);
         in.put("Address", "127.0.0.1:" + port);
         in.put("Streams", "hec");
-        Capture.reset(captureId);
-        return new Pipeline(List.of(
-                PluginConfig.of("in", "consumer.HEC", in),
-                PluginConfig.of(captureId, "producer.Capture", Map.of("Streams", "hec"))),
-                PluginRegistry.defaultRegistry(), LOG, memory);
-    }
-
-    /** The counters of the receiver (consumer "in") of a pipeline made by {@link #receiver}. */
-    public static PluginStats receiverStats(Pipeline p) {
-        for (PluginStats s : p.consumerStats()) {
-            if (s.id().equals("in")) {
-                return s;
-            }
-        }
-        throw new AssertionError("no consumer 'in'");
-    }
-
-    /** Polls until the condition holds, failing after {@code millis}. */
-    public static void await(BooleanSupplier cond, long millis, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+        return PipelineHarness.builder().plugin("in", "consumer.HEC", in)
+                .plugin(captureId, "test.Collect", Map.of("Streams", "hec"))
+                .log(PipelineHarness.stderrLog()).memory(memory).build();
     }
 
     /** A status, head (status line and headers) and body read from a raw HTTP exchange. */
@@ -160,7 +125,7 @@ public final class Support {
 
             @Override
             public Log log() {
-                return LOG;
+                return PipelineHarness.stderrLog();
             }
 
             @Override

@@ -76,6 +76,16 @@ public final class DirectContext implements ConsumerContext {
         return n;
     }
 
+    /** Fails the batches held by {@link #hold} (as a producer refusing them would); returns how many there were. */
+    public synchronized int failHeld() {
+        int n = held.size();
+        for (Batch b : held) {
+            b.fail();
+        }
+        held.clear();
+        return n;
+    }
+
     /** The pool the batches come from (its {@link BatchPool#outstanding()} shows leaks). */
     public BatchPool pool() {
         return pool;

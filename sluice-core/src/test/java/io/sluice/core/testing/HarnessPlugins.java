@@ -12,15 +12,20 @@ import io.sluice.core.pipeline.Modulator;
 import io.sluice.core.pipeline.PermanentDeliveryException;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Plugins that only tests use, registered by {@link PipelineHarness} (never through ServiceLoader, so a module's
- * default registry stays its own): a numbered source, a capturing sink, a gated sink, an odd-number filter.
+ * default registry stays its own): a numbered source, a capturing sink, a counting sink, a gated sink, an odd-number
+ * filter.
  */
 public final class HarnessPlugins {
     private HarnessPlugins() {
@@ -28,7 +33,7 @@ public final class HarnessPlugins {
 
     /** Every plugin declared here. */
     public static List<PluginSpec> specs() {
-        return List.of(Numbers.SPEC, Collect.SPEC, Gate.SPEC, DropOdd.SPEC);
+        return List.of(Numbers.SPEC, Collect.SPEC, Count.SPEC, Gate.SPEC, DropOdd.SPEC);
     }
 
     /** Publishes payloads "0" .. "Count-1" in batches, then ends the pipeline. */
@@ -69,7 +74,8 @@ public final class HarnessPlugins {
 
     /**
      * The capturing producer: keeps every delivered payload and a {@link Captured} copy of each message. Tests may
-     * hold it shut ({@link #hold()}), make it fail for good ({@link #fail}) or not ready ({@link #ready}).
+     * hold it shut ({@link #hold()}, or after some messages {@link #holdAfter}), make it fail for good ({@link #fail})
+     * or not ready ({@link #ready}), and count the distinct batch completions it saw ({@link #completions()}).
      */
     public static final class Collect extends Producer {
         public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Collect", "collects")
@@ -85,7 +91,10 @@ public final class HarnessPlugins {
         /** Calls of deliver, counted here and in a counter of the plugin's own (exported on /metrics). */
         public final AtomicLong deliveries = new AtomicLong();
         private AtomicLong deliveriesCounter;
+        private final Set<Object> completions = Collections.newSetFromMap(new IdentityHashMap<>());
+        private final AtomicInteger size = new AtomicInteger();
         private volatile CountDownLatch gate;
+        private volatile int gateAfter;
 
         Collect(PluginConfig c) {
             super(c);
@@ -104,7 +113,41 @@ public final class HarnessPlugins {
 
         /** Holds deliveries until {@link #open()}: the queues in front fill up. */
         public void hold() {
+            holdAfter(0);
+        }
+
+        /**
+         * Holds deliveries once {@code n} messages arrived, until {@link #open()}: a batch that starts below {@code n}
+         * is delivered whole. Set before start to hold from the first delivery on.
+         */
+        public void holdAfter(int n) {
+            gateAfter = n;
             gate = new CountDownLatch(1);
+        }
+
+        /** Messages delivered so far: once it says n, {@link #payloads} and {@link #events} hold n. */
+        public int size() {
+            return size.get();
+        }
+
+        /** Forgets what was delivered so far (payloads, events, completions): for a sink reused across runs. */
+        public void clear() {
+            synchronized (completions) {
+                completions.clear();
+            }
+            events.clear();
+            payloads.clear();
+            size.set(0);
+        }
+
+        /**
+         * Distinct completions of the delivered batches: a consumer that acknowledges per request (consumer.HEC)
+         * attaches one completion to all the batches of a request, so this counts the requests.
+         */
+        public int completions() {
+            synchronized (completions) {
+                return completions.size();
+            }
         }
 
         /** Lets held deliveries through. */
@@ -125,7 +168,7 @@ public final class HarnessPlugins {
         @Override
         public void deliver(Batch batch) throws InterruptedException, PermanentDeliveryException {
             CountDownLatch g = gate;
-            if (g != null) {
+            if (g != null && size.get() >= gateAfter) {
                 g.await();
             }
             if (fail) {
@@ -134,11 +177,34 @@ public final class HarnessPlugins {
             // Counted before the payloads are added: a test that waits for the payloads then sees final counts.
             deliveriesCounter.incrementAndGet();
             deliveries.incrementAndGet();
+            if (batch.completion() != null) {
+                synchronized (completions) {
+                    completions.add(batch.completion());
+                }
+            }
             for (int i = 0; i < batch.size(); i++) {
                 Message m = batch.get(i);
                 events.add(Captured.of(m));
                 payloads.add(m.payloadString());
+                size.incrementAndGet();
             }
+        }
+    }
+
+    /** Counts delivered messages and keeps nothing else: for floods too big to keep. */
+    public static final class Count extends Producer {
+        public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Count", "counts")
+                .factory(Count::new);
+        /** Messages delivered so far. */
+        public final AtomicLong delivered = new AtomicLong();
+
+        Count(PluginConfig c) {
+            super(c);
+        }
+
+        @Override
+        public void deliver(Batch batch) {
+            delivered.addAndGet(batch.size());
         }
     }
 

@@ -43,10 +43,17 @@ public final class PipelineHarness implements AutoCloseable {
     /** How long {@link #run} and {@link #awaitEnd()} wait for a pipeline to end by itself. */
     public static final long DEFAULT_END_MILLIS = 30_000;
 
-    private final Pipeline pipeline;
+    /** How long {@link #await(String, BooleanSupplier)} waits unless {@link Builder#awaitMillis} says otherwise. */
+    public static final long AWAIT_MILLIS = 20_000;
 
-    private PipelineHarness(Pipeline pipeline) {
+    private final Pipeline pipeline;
+    private final MemoryLog memoryLog;
+    private final long awaitMillis;
+
+    private PipelineHarness(Pipeline pipeline, MemoryLog memoryLog, long awaitMillis) {
         this.pipeline = pipeline;
+        this.memoryLog = memoryLog;
+        this.awaitMillis = awaitMillis;
     }
 
     /** A builder: the default registry plus {@link HarnessPlugins}, a quiet log, the heap-share memory budget. */
@@ -152,6 +159,36 @@ public final class PipelineHarness implements AutoCloseable {
         return new ArrayList<>(c.events);
     }
 
+    /** A copy of what capturing producer {@code id} holds now. */
+    public List<Captured> captured(String id) {
+        return new ArrayList<>(collect(id).events);
+    }
+
+    /** A copy of the payloads capturing producer {@code id} holds now, in delivery order. */
+    public List<String> payloads(String id) {
+        return new ArrayList<>(collect(id).payloads);
+    }
+
+    /** What the pipeline logged, if it was built with {@link Builder#log(MemoryLog)}; fails otherwise. */
+    public String logText() {
+        if (memoryLog == null) {
+            throw new AssertionError("the harness was not built with a MemoryLog");
+        }
+        return memoryLog.text();
+    }
+
+    /**
+     * As {@link #await(String, long, BooleanSupplier)} for up to {@link #AWAIT_MILLIS} (or {@link Builder#awaitMillis}),
+     * with what the pipeline logged in the failure when it logs into a {@link MemoryLog}.
+     */
+    public void await(String what, BooleanSupplier condition) {
+        try {
+            await(what, awaitMillis, condition);
+        } catch (AssertionError e) {
+            throw memoryLog == null ? e : new AssertionError(e.getMessage() + "\nlog:\n" + memoryLog.text(), e);
+        }
+    }
+
     /** The runner of producer {@code id} of any pipeline. */
     public static ProducerRunner runner(Pipeline p, String id) {
         for (ProducerRunner r : p.producers()) {
@@ -214,6 +251,8 @@ public final class PipelineHarness implements AutoCloseable {
         private final Map<String, Map<String, Object>> plugins = new LinkedHashMap<>();
         private String yaml;
         private Log log = quietLog();
+        private MemoryLog memoryLog;
+        private long awaitMillis = AWAIT_MILLIS;
         private MemoryBudget memory = MemoryBudget.ofHeapShare();
 
         private Builder() {
@@ -225,18 +264,35 @@ public final class PipelineHarness implements AutoCloseable {
             return this;
         }
 
-        /** Adds plugin {@code id} of {@code type} with raw YAML-like settings, validated like a file's. */
+        /**
+         * Adds plugin {@code id} of {@code type} with raw YAML-like settings, validated like a file's. Values YAML
+         * has no type for (a {@link java.nio.file.Path}, say) are given as their text, as a file would have them.
+         */
         public Builder plugin(String id, String type, Map<String, Object> settings) {
             Map<String, Object> plugin = new LinkedHashMap<>();
             plugin.put("Type", type);
-            plugin.putAll(settings);
+            settings.forEach((k, v) -> plugin.put(k, yamlValue(v)));
             plugins.put(id, plugin);
             return this;
         }
 
+        private static Object yamlValue(Object v) {
+            if (v instanceof Map<?, ?> m) {
+                Map<Object, Object> out = new LinkedHashMap<>();
+                m.forEach((k, x) -> out.put(k, yamlValue(x)));
+                return out;
+            }
+            if (v instanceof Collection<?> c) {
+                List<Object> out = new ArrayList<>();
+                c.forEach(x -> out.add(yamlValue(x)));
+                return out;
+            }
+            return v == null || v instanceof String || v instanceof Number || v instanceof Boolean ? v : v.toString();
+        }
+
         /**
          * Registers test plugins of the module's own besides the default registry and {@link HarnessPlugins}; their
-         * type names must differ from those (test.Numbers, test.Collect, test.Gate, test.DropOdd).
+         * type names must differ from those (test.Numbers, test.Collect, test.Count, test.Gate, test.DropOdd).
          */
         public Builder plugins(Collection<PluginSpec> specs) {
             extra.addAll(specs);
@@ -251,6 +307,20 @@ public final class PipelineHarness implements AutoCloseable {
         /** The pipeline's log (default {@link #quietLog()}). */
         public Builder log(Log log) {
             this.log = log;
+            this.memoryLog = null;
+            return this;
+        }
+
+        /** Logs into {@code log}, which {@link PipelineHarness#logText()} reads and failed awaits show. */
+        public Builder log(MemoryLog log) {
+            this.log = log.log;
+            this.memoryLog = log;
+            return this;
+        }
+
+        /** How long {@link PipelineHarness#await(String, BooleanSupplier)} waits (default {@link #AWAIT_MILLIS}). */
+        public Builder awaitMillis(long millis) {
+            this.awaitMillis = millis;
             return this;
         }
 
@@ -287,7 +357,7 @@ public final class PipelineHarness implements AutoCloseable {
         /** The pipeline, built and not started. */
         public PipelineHarness build() {
             PluginRegistry registry = registry();
-            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory));
+            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory), memoryLog, awaitMillis);
         }
 
         /** The pipeline, built and started. */

@@ -62,6 +62,34 @@ class PipelineHarnessTest {
     }
 
     @Test
+    void holdAfterLetsTheFirstMessagesThroughAndCountKeepsOnlyTheNumber() throws Exception {
+        PipelineHarness.MemoryLog log = new PipelineHarness.MemoryLog();
+        try (PipelineHarness h = PipelineHarness.builder().yaml("Src:\n  Type: test.Numbers\n  Count: 2000\n"
+                + "  KeepRunning: true\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n"
+                + "Tally:\n  Type: test.Count\n  Streams: s\n").log(log).build()) {
+            h.collect("Out").holdAfter(1);
+            h.start();
+            h.await("the first batch", () -> h.collect("Out").size() >= 1);
+            HarnessPlugins.Count tally = h.producer("Tally");
+            h.await("the count", () -> tally.delivered.get() == 2000);
+            assertThat(h.collect("Out").size()).as("held after the first batch").isBetween(1, 1999);
+            h.collect("Out").open();
+            h.await("everything", () -> h.collect("Out").size() == 2000);
+            assertThat(h.payloads("Out")).hasSize(2000).startsWith("0", "1");
+            assertThat(h.captured("Out")).extracting(Captured::payload).isEqualTo(h.payloads("Out"));
+            assertThat(h.logText()).isNotNull();
+        }
+    }
+
+    @Test
+    void directContextFailsHeldBatches() {
+        DirectContext ctx = new DirectContext("in", "test.Numbers", 4, PipelineHarness.quietLog());
+        ctx.hold(true).publish(ctx.newBatch());
+        assertThat(ctx.failHeld()).isEqualTo(1);
+        assertThat(ctx.failHeld()).isZero();
+    }
+
+    @Test
     void directContextKeepsHoldsOrCountsWhatIsPublished() throws Exception {
         DirectContext ctx = new DirectContext("in", "test.Numbers", 4, PipelineHarness.quietLog());
         Batch b = ctx.newBatch();

@@ -1,19 +1,18 @@
 package io.sluice.forward.consumer;
 
-import static io.sluice.forward.testutil.Pipelines.await;
-import static io.sluice.forward.testutil.Pipelines.awaitReady;
-import static io.sluice.forward.testutil.Pipelines.freePort;
-import static io.sluice.forward.testutil.Pipelines.producer;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.freePort;
+import static io.sluice.core.testing.PipelineHarness.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import io.sluice.forward.client.ForwardClient;
 import io.sluice.forward.client.ForwardConfig;
 import io.sluice.forward.codec.MsgPackWriter;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Collect;
-import io.sluice.forward.testutil.Pipelines.MemoryLog;
 import io.sluice.forward.testutil.Vectors;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -38,9 +37,9 @@ class BadInputTest {
     @BeforeEach
     void start() throws Exception {
         port = freePort();
-        pipeline = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n"
-                + "  MaxMessageSize: 65536\nOut:\n  Type: test.Collect\n", log.log);
-        awaitReady(pipeline);
+        pipeline = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n"
+                + "  MaxMessageSize: 65536\nOut:\n  Type: test.Collect\n").log(log.log).start().pipeline();
+        await("pipeline ready", 10_000, pipeline::isReady);
         out = producer(pipeline, "Out");
     }
 

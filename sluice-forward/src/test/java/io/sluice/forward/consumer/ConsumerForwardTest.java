@@ -1,16 +1,15 @@
 package io.sluice.forward.consumer;
 
-import static io.sluice.forward.testutil.Pipelines.await;
-import static io.sluice.forward.testutil.Pipelines.awaitReady;
-import static io.sluice.forward.testutil.Pipelines.freePort;
-import static io.sluice.forward.testutil.Pipelines.producer;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.freePort;
+import static io.sluice.core.testing.PipelineHarness.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Collect;
-import io.sluice.forward.testutil.Pipelines.Event;
-import io.sluice.forward.testutil.Pipelines.Gate;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.HarnessPlugins.Gate;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.forward.testutil.Vectors;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -29,15 +28,16 @@ import org.komamitsu.fluency.fluentd.FluencyBuilderForFluentd;
 /** consumer.Forward in a running pipeline, over real loopback sockets, with real peers. */
 @Timeout(60)
 class ConsumerForwardTest {
-    private final Pipelines.MemoryLog log = new Pipelines.MemoryLog();
+    private final PipelineHarness.MemoryLog log = new PipelineHarness.MemoryLog();
     private Pipeline pipeline;
     private int port;
 
     private Collect start(String extraConsumer) throws Exception {
         port = freePort();
-        pipeline = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + extraConsumer
-                + "Out:\n  Type: test.Collect\n", log.log);
-        awaitReady(pipeline);
+        pipeline = PipelineHarness.builder()
+                .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + extraConsumer
+                + "Out:\n  Type: test.Collect\n").log(log.log).start().pipeline();
+        await("pipeline ready", 10_000, pipeline::isReady);
         return producer(pipeline, "Out");
     }
 
@@ -81,7 +81,7 @@ class ConsumerForwardTest {
         return m;
     }
 
-    private static void assertRecord(Event e) {
+    private static void assertRecord(Captured e) {
         long id = Long.parseLong(e.fields().get("id"));
         assertThat(e.fields()).containsEntry("message", "hello \"peer\" " + id)
                 .containsEntry("ok", String.valueOf(id % 2 == 0))
@@ -109,7 +109,7 @@ class ConsumerForwardTest {
         }
         assertThat(out.events).hasSize(2000).allSatisfy(ConsumerForwardTest::assertRecord);
         assertThat(out.events.stream().map(e -> e.fields().get("id")).distinct().count()).isEqualTo(2000);
-        Event e = out.events.stream().filter(x -> x.fields().get("id").equals("7")).findFirst().orElseThrow();
+        Captured e = out.events.stream().filter(x -> x.fields().get("id").equals("7")).findFirst().orElseThrow();
         assertThat(e.tag()).isEqualTo("fluency.ack.1");
         assertThat(e.stream()).isEqualTo("fluency.ack.1");
         assertThat(e.timestamp()).isEqualTo(1_700_000_007L * 1_000_000_000L + 7);
@@ -137,11 +137,11 @@ class ConsumerForwardTest {
     @Test
     void tagPatternsChooseTheStream() throws Exception {
         port = freePort();
-        pipeline = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n"
+        pipeline = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n"
                 + "  Streams: rest\n  TagStreams:\n    \"app.**\": apps\n    \"{web,api}.*\": front\n"
                 + "Apps:\n  Type: test.Collect\n  Streams: apps\nFront:\n  Type: test.Collect\n  Streams: front\n"
-                + "Rest:\n  Type: test.Collect\n  Streams: rest\n", Pipelines.quietLog());
-        awaitReady(pipeline);
+                + "Rest:\n  Type: test.Collect\n  Streams: rest\n").log(PipelineHarness.quietLog()).start().pipeline();
+        await("pipeline ready", 10_000, pipeline::isReady);
         try (io.sluice.forward.client.ForwardClient c = client()) {
             for (String tag : List.of("app", "app.x.y", "web.access", "api.v1", "other.tag")) {
                 c.sendMessage(tag, Map.of("t", tag));
@@ -151,18 +151,18 @@ class ConsumerForwardTest {
         Collect front = producer(pipeline, "Front");
         Collect rest = producer(pipeline, "Rest");
         await("5 events", 10_000, () -> apps.events.size() + front.events.size() + rest.events.size() == 5);
-        assertThat(apps.events).extracting(Event::tag).containsExactly("app", "app.x.y");
-        assertThat(front.events).extracting(Event::tag).containsExactly("web.access", "api.v1");
+        assertThat(apps.events).extracting(Captured::tag).containsExactly("app", "app.x.y");
+        assertThat(front.events).extracting(Captured::tag).containsExactly("web.access", "api.v1");
         // Unmatched tags go to the consumer's Streams, since they were set.
-        assertThat(rest.events).extracting(Event::tag).containsExactly("other.tag");
+        assertThat(rest.events).extracting(Captured::tag).containsExactly("other.tag");
     }
 
     @Test
     void theChunkIsAckedOnlyAfterTheProducerTookTheBatch() throws Exception {
         port = freePort();
-        pipeline = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n"
-                + "Slow:\n  Type: test.Gate\n", Pipelines.quietLog());
-        awaitReady(pipeline);
+        pipeline = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n"
+                + "Slow:\n  Type: test.Gate\n").log(PipelineHarness.quietLog()).start().pipeline();
+        await("pipeline ready", 10_000, pipeline::isReady);
         Gate gate = producer(pipeline, "Slow");
         byte[] frame = Vectors.read("fluent-bit/forward/compressed-packed-forward-ack.bin");
         byte[] ack = FluentBitVectorsTest.acks(FluentBitVectorsTest.chunksIn(frame));
@@ -210,7 +210,7 @@ class ConsumerForwardTest {
             c.sendRaw(frameWithEventMetadata("meta-chunk"), "meta-chunk");
         }
         await("1 event", 10_000, () -> out.events.size() == 1);
-        Event e = out.events.peek();
+        Captured e = out.events.peek();
         assertThat(e.tag()).isEqualTo("fb.meta");
         assertThat(e.timestamp()).isEqualTo(1_700_000_000L * 1_000_000_000L + 5);
         assertThat(e.payload()).isEqualTo("{\"log\":\"disk almost full\"}");

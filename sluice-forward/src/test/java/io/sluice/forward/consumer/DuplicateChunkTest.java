@@ -3,11 +3,11 @@ package io.sluice.forward.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.forward.codec.EventBatch;
 import io.sluice.forward.codec.ForwardEncoder;
 import io.sluice.forward.codec.MsgPackWriter;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Event;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class DuplicateChunkTest {
         return out.toByteArray();
     }
 
-    private static void feed(Harness h, EmbeddedChannel ch, byte[] frame) {
+    private static void feed(EmbeddedForward h, EmbeddedChannel ch, byte[] frame) {
         h.feed(ch, frame, 0, frame.length);
     }
 
@@ -35,13 +35,13 @@ class DuplicateChunkTest {
         return FluentBitVectorsTest.acks(List.of(chunks));
     }
 
-    private static List<String> ids(Harness h) {
-        return h.events.stream().map(e -> e.fields().get("id")).toList();
+    private static List<String> ids(EmbeddedForward h) {
+        return h.ctx.events().stream().map(e -> e.fields().get("id")).toList();
     }
 
     @Test
     void aChunkResentOnANewConnectionIsAckedButDeliveredOnce() {
-        Harness h = new Harness();
+        EmbeddedForward h = new EmbeddedForward();
         byte[] a = frame("chunk-a", 3, 0);
         feed(h, h.channel, a);
         assertThat(h.outbound(h.channel)).isEqualTo(ack("chunk-a"));
@@ -61,31 +61,31 @@ class DuplicateChunkTest {
         assertThat(ids(h)).containsExactly("0", "1", "2", "10", "11");
         assertThat(h.server.duplicateChunks()).isEqualTo(2);
         assertThat(h.server.duplicateEvents()).isEqualTo(6);
-        assertThat(h.pool.outstanding()).isZero();
+        assertThat(h.ctx.pool().outstanding()).isZero();
     }
 
     @Test
     void aCopyArrivingWhileTheFirstIsStillInTheProducersIsAckedWithTheFirst() {
-        Harness h = new Harness();
-        h.hold = true; // the producers keep the batches: the first copy is in flight
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.hold(true); // the producers keep the batches: the first copy is in flight
         byte[] a = frame("slow-chunk", 4, 0);
         feed(h, h.channel, a);
         EmbeddedChannel second = h.connect();
         feed(h, second, a);
         assertThat(h.outbound(h.channel)).as("nothing taken yet, nothing acked").isEmpty();
         assertThat(h.outbound(second)).isEmpty();
-        assertThat(h.events).hasSize(4);
-        h.hold = false;
+        assertThat(h.ctx.events()).hasSize(4);
+        h.ctx.hold(false);
         h.releaseHeld(); // the producers took the first copy
         assertThat(h.outbound(h.channel)).isEqualTo(ack("slow-chunk"));
         assertThat(h.outbound(second)).as("the copy's connection gets the ack too").isEqualTo(ack("slow-chunk"));
-        assertThat(h.events).hasSize(4);
+        assertThat(h.ctx.events()).hasSize(4);
         assertThat(h.server.duplicateChunks()).isEqualTo(1);
     }
 
     @Test
     void aChunkWhoseFirstCopyFailedHalfWayIsDeliveredWhenResent() {
-        Harness h = new Harness();
+        EmbeddedForward h = new EmbeddedForward();
         // A Forward-mode frame whose second entry's record is not a map: the first event is rolled back, the
         // connection closed, and nothing may be remembered as accepted.
         MsgPackWriter w = new MsgPackWriter();
@@ -106,7 +106,7 @@ class DuplicateChunkTest {
         byte[] bad = w.toByteArray();
         feed(h, h.channel, bad);
         assertThat(h.channel.isActive()).isFalse();
-        assertThat(h.events).isEmpty();
+        assertThat(h.ctx.events()).isEmpty();
         EmbeddedChannel second = h.connect();
         feed(h, second, frame("broken-chunk", 2, 0));
         assertThat(h.outbound(second)).isEqualTo(ack("broken-chunk"));
@@ -116,13 +116,13 @@ class DuplicateChunkTest {
 
     @Test
     void withDedupChunksZeroACopyIsDeliveredAgain() {
-        Harness h = new Harness(1 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), Pipelines.quietLog(),
+        EmbeddedForward h = new EmbeddedForward(1 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), PipelineHarness.quietLog(),
                 "_meta.", 0);
         byte[] a = frame("chunk-a", 2, 0);
         feed(h, h.channel, a);
         feed(h, h.channel, a);
         assertThat(h.outbound()).isEqualTo(ack("chunk-a", "chunk-a"));
-        assertThat(h.events).extracting(Event::tag).hasSize(4);
+        assertThat(h.ctx.events()).extracting(Captured::tag).hasSize(4);
         assertThat(h.server.duplicateChunks()).isZero();
     }
 }

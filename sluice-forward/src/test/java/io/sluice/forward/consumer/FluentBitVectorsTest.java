@@ -2,17 +2,16 @@ package io.sluice.forward.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.Captured;
 import io.sluice.forward.codec.EventSink;
 import io.sluice.forward.codec.ForwardDecoder;
 import io.sluice.forward.codec.FrameScanner;
 import io.sluice.forward.codec.RecordView;
-import io.sluice.forward.testutil.Pipelines.Event;
 import io.sluice.forward.testutil.Vectors;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,7 +30,7 @@ class FluentBitVectorsTest {
         byte[] bytes = Vectors.read("fluent-bit/forward/" + file);
         List<String> chunks = chunksIn(bytes);
         for (int split = 0; split <= bytes.length; split++) {
-            Harness h = new Harness();
+            EmbeddedForward h = new EmbeddedForward();
             if (split > 0) {
                 h.feed(bytes, 0, split);
             }
@@ -40,16 +39,16 @@ class FluentBitVectorsTest {
             }
             check(h, chunks, "split at " + split);
         }
-        Harness oneByOne = new Harness();
+        EmbeddedForward oneByOne = new EmbeddedForward();
         for (int i = 0; i < bytes.length; i++) {
             oneByOne.feed(bytes, i, 1);
         }
         check(oneByOne, chunks, "one byte per read");
     }
 
-    private static void check(Harness h, List<String> chunks, String how) {
-        assertThat(h.events).as(how).hasSize(2);
-        for (Event e : h.events) {
+    private static void check(EmbeddedForward h, List<String> chunks, String how) {
+        assertThat(h.ctx.events()).as(how).hasSize(2);
+        for (Captured e : h.ctx.events()) {
             assertThat(e.tag()).as(how).isEqualTo("dummy.fwd");
             assertThat(e.stream()).as(how).isEqualTo("dummy.fwd");
             assertThat(e.payload()).as(how).isEqualTo(RECORD_JSON);
@@ -61,7 +60,7 @@ class FluentBitVectorsTest {
             assertThat(e.timestamp()).as(how).isGreaterThan(1_600_000_000L * 1_000_000_000L);
         }
         assertThat(h.outbound()).as(how).isEqualTo(acks(chunks));
-        assertThat(h.pool.outstanding()).as(how + ": every batch back in the pool").isZero();
+        assertThat(h.ctx.pool().outstanding()).as(how + ": every batch back in the pool").isZero();
         h.channel.finishAndReleaseAll();
     }
 

@@ -1,9 +1,8 @@
 package io.sluice.forward.consumer;
 
-import io.sluice.core.json.Utf8Reference;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.json.Utf8Reference;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
@@ -128,7 +127,7 @@ class InvalidUtf8Test {
 
     @Test
     void theConnectionCountsReplacementsOnTheMetricsCounter() throws Exception {
-        Harness h = new Harness();
+        EmbeddedForward h = new EmbeddedForward();
         MsgPackWriter w = new MsgPackWriter();
         w.writeArrayHeader(4);
         w.writeString("bad.utf8");
@@ -137,10 +136,10 @@ class InvalidUtf8Test {
         w.writeMapHeader(0);
         byte[] frame = w.toByteArray();
         h.feed(frame, 0, frame.length);
-        assertThat(h.events).hasSize(1);
-        assertThat(h.events.get(0).payload()).isEqualTo("{\"msg\":\"ok\uFFFD\"}");
-        assertThat(h.events.get(0).fields().get("msg")).isEqualTo("ok\uFFFD");
-        PluginStats.Counter c = h.stats.counters().stream().filter(x -> x.name().equals("sluice_invalid_utf8_total"))
+        assertThat(h.ctx.events()).hasSize(1);
+        assertThat(h.ctx.events().get(0).payload()).isEqualTo("{\"msg\":\"ok\uFFFD\"}");
+        assertThat(h.ctx.events().get(0).fields().get("msg")).isEqualTo("ok\uFFFD");
+        PluginStats.Counter c = h.ctx.stats().counters().stream().filter(x -> x.name().equals("sluice_invalid_utf8_total"))
                 .findFirst().orElseThrow();
         assertThat(c.value().get()).isEqualTo(1);
         assertThat(h.server.invalidUtf8()).isEqualTo(1);

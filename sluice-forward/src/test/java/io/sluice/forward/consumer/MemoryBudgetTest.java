@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.forward.codec.EventBatch;
 import io.sluice.forward.codec.ForwardEncoder;
 import io.sluice.forward.codec.Gzip;
 import io.sluice.forward.codec.MsgPackWriter;
-import io.sluice.forward.testutil.Pipelines;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -35,14 +35,14 @@ class MemoryBudgetTest {
     }
 
     /** Feeds {@code bytes} in reads of at most 16 KiB, as a socket would. */
-    private static void feedInReads(Harness h, EmbeddedChannel ch, byte[] bytes) {
+    private static void feedInReads(EmbeddedForward h, EmbeddedChannel ch, byte[] bytes) {
         for (int at = 0; at < bytes.length && ch.isOpen(); at += 16 << 10) {
             h.feed(ch, bytes, at, Math.min(16 << 10, bytes.length - at));
         }
     }
 
-    private static List<Integer> ids(Harness h) {
-        return h.events.stream().map(e -> Integer.parseInt(e.fields().get("id"))).toList();
+    private static List<Integer> ids(EmbeddedForward h) {
+        return h.ctx.events().stream().map(e -> Integer.parseInt(e.fields().get("id"))).toList();
     }
 
     /** Lets the connection's retry timer run (it fires every RETRY_MILLIS). */
@@ -53,61 +53,61 @@ class MemoryBudgetTest {
 
     @Test
     void aFrameTheBudgetCanNeverHoldIsRefusedAsTooLargeAndTheNextClientIsServed() {
-        Harness h = new Harness();
-        h.memory = new MemoryBudget(100_000);
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.memory(new MemoryBudget(100_000));
         byte[] big = packed("big", 0, 2000, 100); // about 250 KB: more than the whole budget
         feedInReads(h, h.channel, big);
         assertThat(h.channel.isActive()).as("closed").isFalse();
-        assertThat(h.stats.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(h.events).isEmpty();
-        assertThat(h.memory.used()).as("everything reserved went back").isZero();
+        assertThat(h.ctx.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(h.ctx.events()).isEmpty();
+        assertThat(h.ctx.memory().used()).as("everything reserved went back").isZero();
 
         EmbeddedChannel second = h.connect();
         byte[] small = packed("small", 0, 3, 10);
         h.feed(second, small, 0, small.length);
         assertThat(h.outbound(second)).isEqualTo(FluentBitVectorsTest.acks(List.of("small")));
         assertThat(ids(h)).containsExactly(0, 1, 2);
-        assertThat(h.memory.used()).as("only the open connection's small frame buffer").isLessThanOrEqualTo(64 << 10);
+        assertThat(h.ctx.memory().used()).as("only the open connection's small frame buffer").isLessThanOrEqualTo(64 << 10);
         second.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void aRecordWhoseDecodedFormTheBudgetCanNeverHoldIsRefused() {
         // The frame (120 KB) fits, but with its JSON and its copy in the message it would not: the 30 MiB record
         // of a 77 MB budget, scaled down.
-        Harness h = new Harness();
-        h.memory = new MemoryBudget(300_000);
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.memory(new MemoryBudget(300_000));
         MsgPackWriter out = new MsgPackWriter();
         new ForwardEncoder().message(out, "big.record", 1_700_000_000L, 0, Map.of("log", "L".repeat(120_000)), "c1");
         byte[] frame = out.toByteArray();
         feedInReads(h, h.channel, frame);
         assertThat(h.channel.isActive()).isFalse();
-        assertThat(h.stats.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(h.stats.rejected(Rejection.BUSY)).isZero();
-        assertThat(h.events).isEmpty();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(h.ctx.stats().rejected(Rejection.BUSY)).isZero();
+        assertThat(h.ctx.events()).isEmpty();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void aGzipPayloadInflatingPastTheCapIsRefused() {
-        Harness h = new Harness(); // MaxDecompressedSize 1 MiB
+        EmbeddedForward h = new EmbeddedForward(); // MaxDecompressedSize 1 MiB
         byte[] frame = compressedZeros(3 << 20);
         h.feed(frame, 0, frame.length);
         assertThat(h.channel.isActive()).isFalse();
-        assertThat(h.stats.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void aGzipPayloadUnderTheCapButOverTheBudgetIsRefused() {
-        Harness h = new Harness(); // MaxDecompressedSize 1 MiB
-        h.memory = new MemoryBudget(400_000);
+        EmbeddedForward h = new EmbeddedForward(); // MaxDecompressedSize 1 MiB
+        h.ctx.memory(new MemoryBudget(400_000));
         byte[] frame = compressedZeros(900_000);
         h.feed(frame, 0, frame.length);
         assertThat(h.channel.isActive()).isFalse();
-        assertThat(h.stats.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     /** A CompressedPackedForward frame whose payload inflates to {@code n} zero bytes. */
@@ -128,22 +128,22 @@ class MemoryBudgetTest {
 
     @Test
     void aFrameBiggerThanTheBudgetWhenDecodedGoesThroughInPartsAndIsAckedOnceAllWereDelivered() {
-        Harness h = new Harness();
-        h.memory = new MemoryBudget(200_000); // 1,000 events need about 800 KB decoded
-        h.hold = true; // the producers keep what they are given until the test releases it
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.memory(new MemoryBudget(200_000)); // 1,000 events need about 800 KB decoded
+        h.ctx.hold(true); // the producers keep what they are given until the test releases it
         byte[] frame = packed("whole", 0, 1000, 20);
         feedInReads(h, h.channel, frame);
-        assertThat(h.stats.rejected(Rejection.BUSY)).as("one pause counted").isEqualTo(1);
+        assertThat(h.ctx.stats().rejected(Rejection.BUSY)).as("one pause counted").isEqualTo(1);
         assertThat(h.channel.config().isAutoRead()).as("reading stopped").isFalse();
-        int first = h.events.size();
+        int first = h.ctx.events().size();
         assertThat(first).as("part of the frame handed off").isBetween(1, 999);
         tick(h.channel);
         tick(h.channel);
-        assertThat(h.events).as("nothing more while nothing was delivered").hasSize(first);
-        assertThat(h.stats.rejected(Rejection.BUSY)).as("retries are not counted again").isEqualTo(1);
+        assertThat(h.ctx.events()).as("nothing more while nothing was delivered").hasSize(first);
+        assertThat(h.ctx.stats().rejected(Rejection.BUSY)).as("retries are not counted again").isEqualTo(1);
 
         int rounds = 0;
-        while (h.events.size() < 1000 && rounds++ < 1000) {
+        while (h.ctx.events().size() < 1000 && rounds++ < 1000) {
             assertThat(h.outbound()).as("no ack before every part was delivered").isEmpty();
             h.releaseHeld();
             tick(h.channel);
@@ -153,47 +153,47 @@ class MemoryBudgetTest {
         h.releaseHeld();
         assertThat(h.outbound()).isEqualTo(FluentBitVectorsTest.acks(List.of("whole")));
         assertThat(h.channel.config().isAutoRead()).as("reading again").isTrue();
-        assertThat(h.pool.outstanding()).isZero();
-        assertThat(h.memory.used()).as("only the connection's frame buffer").isLessThanOrEqualTo(64 << 10);
+        assertThat(h.ctx.pool().outstanding()).isZero();
+        assertThat(h.ctx.memory().used()).as("only the connection's frame buffer").isLessThanOrEqualTo(64 << 10);
         h.channel.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void whenTheBudgetIsSpentReadsWaitAndEverythingIsDeliveredOnceAfterwards() {
-        Harness h = new Harness();
-        h.memory = new MemoryBudget(150_000);
-        h.hold = true;
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.memory(new MemoryBudget(150_000));
+        h.ctx.hold(true);
         List<String> chunks = new ArrayList<>();
         for (int f = 0; f < 12; f++) {
             chunks.add("chunk-" + f);
             byte[] frame = packed("chunk-" + f, f * 100, 100, 100);
             feedInReads(h, h.channel, frame);
         }
-        assertThat(h.stats.rejected(Rejection.BUSY)).isEqualTo(1);
+        assertThat(h.ctx.stats().rejected(Rejection.BUSY)).isEqualTo(1);
         assertThat(h.channel.config().isAutoRead()).isFalse();
-        assertThat(h.events.size()).isLessThan(1200);
-        assertThat(h.memory.used()).as("never more than the budget").isLessThanOrEqualTo(150_000);
+        assertThat(h.ctx.events().size()).isLessThan(1200);
+        assertThat(h.ctx.memory().used()).as("never more than the budget").isLessThanOrEqualTo(150_000);
 
         int rounds = 0;
-        while (h.events.size() < 1200 && rounds++ < 1000) {
+        while (h.ctx.events().size() < 1200 && rounds++ < 1000) {
             h.releaseHeld();
             tick(h.channel);
-            assertThat(h.memory.used()).isLessThanOrEqualTo(150_000);
+            assertThat(h.ctx.memory().used()).isLessThanOrEqualTo(150_000);
         }
         h.releaseHeld();
         assertThat(ids(h)).containsExactlyElementsOf(range(0, 1200));
         assertThat(h.outbound()).as("every chunk acked once, in order").isEqualTo(FluentBitVectorsTest.acks(chunks));
         assertThat(h.channel.config().isAutoRead()).isTrue();
-        assertThat(h.memory.used()).as("only the connection's frame buffer").isLessThanOrEqualTo(64 << 10);
+        assertThat(h.ctx.memory().used()).as("only the connection's frame buffer").isLessThanOrEqualTo(64 << 10);
         h.channel.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void aMillionTinyRecordsInOnePackedForwardAreChargedPerEventAndDeliveredInParts() {
-        Harness h = new Harness(16 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), Pipelines.quietLog());
-        h.memory = new MemoryBudget(16 << 20); // the frame is 7 MB; a million events cost about 760 MB decoded
+        EmbeddedForward h = new EmbeddedForward(16 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), PipelineHarness.quietLog());
+        h.ctx.memory(new MemoryBudget(16 << 20)); // the frame is 7 MB; a million events cost about 760 MB decoded
         MsgPackWriter entries = new MsgPackWriter(8 << 20);
         for (int i = 0; i < 1_000_000; i++) {
             entries.writeArrayHeader(2);
@@ -208,60 +208,57 @@ class MemoryBudgetTest {
         w.writeString("chunk");
         w.writeString("million");
         byte[] frame = w.toByteArray();
-        h.countOnly = true;
-        h.hold = true;
+        h.ctx.countOnly(true);
+        h.ctx.hold(true);
         feedInReads(h, h.channel, frame);
-        long peak = h.memory.used();
+        long peak = h.ctx.memory().used();
         int rounds = 0;
-        while (h.counted < 1_000_000 && rounds++ < 10_000) {
-            peak = Math.max(peak, h.memory.used());
+        while (h.ctx.counted() < 1_000_000 && rounds++ < 10_000) {
+            peak = Math.max(peak, h.ctx.memory().used());
             h.releaseHeld();
             tick(h.channel);
         }
         h.releaseHeld();
-        assertThat(h.counted).isEqualTo(1_000_000);
+        assertThat(h.ctx.counted()).isEqualTo(1_000_000);
         assertThat(peak).isLessThanOrEqualTo(16 << 20);
-        assertThat(h.stats.rejected(Rejection.BUSY)).isEqualTo(1);
+        assertThat(h.ctx.stats().rejected(Rejection.BUSY)).isEqualTo(1);
         assertThat(h.outbound()).isEqualTo(FluentBitVectorsTest.acks(List.of("million")));
         h.channel.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void aFailedDeliveryIsNeverAcked() {
-        Harness h = new Harness();
-        h.hold = true;
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.hold(true);
         byte[] frame = packed("lost", 0, 3, 10);
         h.feed(frame, 0, frame.length);
-        for (var b : h.held) {
-            b.fail(); // refused by a closed queue, say
-        }
-        h.held.clear();
+        h.ctx.failHeld(); // refused by a closed queue, say
         assertThat(h.outbound()).isEmpty();
-        assertThat(h.memory.used()).as("only the connection's frame buffer").isLessThanOrEqualTo(64 << 10);
+        assertThat(h.ctx.memory().used()).as("only the connection's frame buffer").isLessThanOrEqualTo(64 << 10);
         // Its chunk is not remembered as accepted: a resend is delivered again and acked.
-        h.hold = false;
+        h.ctx.hold(false);
         EmbeddedChannel second = h.connect();
         h.feed(second, frame, 0, frame.length);
         assertThat(h.outbound(second)).isEqualTo(FluentBitVectorsTest.acks(List.of("lost")));
-        assertThat(h.events).hasSize(6);
+        assertThat(h.ctx.events()).hasSize(6);
         h.channel.close();
         second.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     @Test
     void anUnauthenticatedConnectionMayBufferOnlyAFewKilobytes() {
-        Harness h = new Harness(1 << 20, RecordMapper.PayloadMode.JSON, "", "s3cret", Map.of(), Pipelines.quietLog());
+        EmbeddedForward h = new EmbeddedForward(1 << 20, RecordMapper.PayloadMode.JSON, "", "s3cret", Map.of(), PipelineHarness.quietLog());
         h.outbound(); // HELO
         byte[] big = packed("early", 0, 200, 100); // a frame instead of PING: tens of KB
         h.feed(big, 0, 4096); // as much as is allowed: still waiting for the rest
         assertThat(h.channel.isActive()).isTrue();
         h.feed(big, 4096, 100);
         assertThat(h.channel.isActive()).isFalse();
-        assertThat(h.stats.rejected(Rejection.AUTH)).isEqualTo(1);
-        assertThat(h.events).isEmpty();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.stats().rejected(Rejection.AUTH)).isEqualTo(1);
+        assertThat(h.ctx.events()).isEmpty();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     /**
@@ -270,8 +267,8 @@ class MemoryBudgetTest {
      */
     @Test
     void unauthenticatedReadsAreCappedAndReserveAtMostTheLimit() throws Exception {
-        Harness h = new Harness(1 << 20, RecordMapper.PayloadMode.JSON, "", "s3cret", Map.of(), Pipelines.quietLog());
-        h.memory = new MemoryBudget(64 << 20);
+        EmbeddedForward h = new EmbeddedForward(1 << 20, RecordMapper.PayloadMode.JSON, "", "s3cret", Map.of(), PipelineHarness.quietLog());
+        h.ctx.memory(new MemoryBudget(64 << 20));
         ForwardConnection c = h.channel.pipeline().get(ForwardConnection.class);
         io.netty.channel.RecvByteBufAllocator.Handle reads =
                 c.preAuthReads(new io.netty.channel.FixedRecvByteBufAllocator(64 << 10)).newHandle();
@@ -295,7 +292,7 @@ class MemoryBudgetTest {
         ping.writeString("");
         byte[] bytes = Arrays.copyOf(ping.array(), ping.size());
         h.feed(bytes, 0, bytes.length - 1);
-        assertThat(h.memory.used()).isLessThanOrEqualTo(ForwardConnection.UNAUTHENTICATED_BYTES);
+        assertThat(h.ctx.memory().used()).isLessThanOrEqualTo(ForwardConnection.UNAUTHENTICATED_BYTES);
         h.feed(bytes, bytes.length - 1, 1);
         assertThat(h.outbound()).as("the PONG").isNotEmpty();
         assertThat(h.channel.isActive()).isTrue();
@@ -304,8 +301,8 @@ class MemoryBudgetTest {
 
     @Test
     void aBufferThatGrewForOneLargeFrameShrinksBack() {
-        Harness h = new Harness(16 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), Pipelines.quietLog());
-        h.memory = new MemoryBudget(64 << 20);
+        EmbeddedForward h = new EmbeddedForward(16 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), PipelineHarness.quietLog());
+        h.ctx.memory(new MemoryBudget(64 << 20));
         MsgPackWriter out = new MsgPackWriter();
         new ForwardEncoder().message(out, "big", 1_700_000_000L, 0, Map.of("log", "x".repeat(3 << 20)), null);
         byte[] big = out.toByteArray();
@@ -314,13 +311,13 @@ class MemoryBudgetTest {
         byte[] both = Arrays.copyOf(big, big.length + 10);
         System.arraycopy(small, 0, both, big.length, 10);
         h.feed(both, 0, both.length);
-        assertThat(h.events).hasSize(1);
-        assertThat(h.memory.used()).as("frame buffer and scratch let go after the large frame").isLessThan(1 << 20);
+        assertThat(h.ctx.events()).hasSize(1);
+        assertThat(h.ctx.memory().used()).as("frame buffer and scratch let go after the large frame").isLessThan(1 << 20);
         h.feed(small, 10, small.length - 10);
-        assertThat(h.events).hasSize(3);
-        assertThat(h.memory.used()).isLessThan(1 << 20);
+        assertThat(h.ctx.events()).hasSize(3);
+        assertThat(h.ctx.memory().used()).isLessThan(1 << 20);
         h.channel.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 
     private static List<Integer> range(int from, int to) {
@@ -333,9 +330,9 @@ class MemoryBudgetTest {
 
     @Test
     void aRecordWhoseJsonOutgrowsItIsChargedForThePayloadAndTheMetadataCopyAndGivenBackOnDelivery() {
-        Harness h = new Harness();
-        h.memory = new MemoryBudget(64 << 20);
-        h.hold = true;
+        EmbeddedForward h = new EmbeddedForward();
+        h.ctx.memory(new MemoryBudget(64 << 20));
+        h.ctx.hold(true);
         // One record whose JSON is five times its msgpack (a nil is 1 byte, "null," 5): the payload and the
         // metadata's copy of that JSON are both charged, not the record's size.
         MsgPackWriter w = new MsgPackWriter();
@@ -350,17 +347,17 @@ class MemoryBudgetTest {
         }
         byte[] frame = w.toByteArray();
         h.feed(frame, 0, frame.length);
-        assertThat(h.events).hasSize(1);
-        int json = h.events.get(0).payload().length();
+        assertThat(h.ctx.events()).hasSize(1);
+        int json = h.ctx.events().get(0).payload().length();
         assertThat(json).isGreaterThan(4 * frame.length);
-        long held = h.memory.used();
+        long held = h.ctx.memory().used();
         h.releaseHeld();
         // The connection keeps its frame buffer, and the mapper's scratch up to RecordMapper.KEEP_BYTES for reuse.
-        long kept = h.memory.used();
+        long kept = h.ctx.memory().used();
         assertThat(kept).as("the connection's buffers only").isLessThanOrEqualTo((64 << 10) + RecordMapper.KEEP_BYTES);
         assertThat(held - kept).as("what the event held: its JSON payload and the metadata's copy of it")
                 .isGreaterThanOrEqualTo(2L * json);
         h.channel.close();
-        assertThat(h.memory.used()).isZero();
+        assertThat(h.ctx.memory().used()).isZero();
     }
 }

@@ -1,9 +1,8 @@
 package io.sluice.forward.consumer;
 
-import static io.sluice.forward.testutil.Pipelines.await;
-import static io.sluice.forward.testutil.Pipelines.awaitReady;
-import static io.sluice.forward.testutil.Pipelines.freePort;
-import static io.sluice.forward.testutil.Pipelines.producer;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.freePort;
+import static io.sluice.core.testing.PipelineHarness.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,16 +12,17 @@ import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.pipeline.StartException;
+import io.sluice.core.testing.DirectContext;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.HarnessPlugins.Count;
+import io.sluice.core.testing.HarnessPlugins.Gate;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import io.sluice.forward.client.ForwardClient;
 import io.sluice.forward.client.ForwardConfig;
 import io.sluice.forward.codec.EventBatch;
 import io.sluice.forward.codec.ForwardEncoder;
 import io.sluice.forward.codec.MsgPackWriter;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Collect;
-import io.sluice.forward.testutil.Pipelines.Count;
-import io.sluice.forward.testutil.Pipelines.Gate;
-import io.sluice.forward.testutil.Pipelines.MemoryLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -61,10 +61,11 @@ class ResourceLimitsTest {
 
     private Pipeline start(String settings, String producer, MemoryBudget memory) throws Exception {
         port = freePort();
-        Pipeline p = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + settings
-                + "Out:\n  Type: " + producer + "\n", log.log, memory);
+        Pipeline p = PipelineHarness.builder()
+                .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + settings
+                + "Out:\n  Type: " + producer + "\n").log(log.log).memory(memory).start().pipeline();
         pipelines.add(p);
-        awaitReady(p);
+        await("pipeline ready", 10_000, p::isReady);
         return p;
     }
 
@@ -302,8 +303,9 @@ class ResourceLimitsTest {
     void aPortInUseStopsTheStartNamingTheAddress() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int used = taken.getLocalPort();
-            assertThatThrownBy(() -> Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + used
-                    + "\n  UdpHeartbeat: false\nOut:\n  Type: test.Collect\n", log.log))
+            assertThatThrownBy(() -> PipelineHarness.builder()
+                    .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + used
+                    + "\n  UdpHeartbeat: false\nOut:\n  Type: test.Collect\n").log(log.log).start().pipeline())
                     .isInstanceOf(StartException.class)
                     .hasMessageContaining("In: ")
                     .hasMessageContaining("127.0.0.1:" + used);
@@ -313,10 +315,10 @@ class ResourceLimitsTest {
     @Test
     void losingTheListenerWhileRunningFailsTheConsumer() throws Exception {
         int p = freePort();
-        PluginConfig cfg = Pipelines.configs("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + p
-                + "\nOut:\n  Type: test.Collect\n").stream().filter(c -> c.id().equals("In")).findFirst().orElseThrow();
+        PluginConfig cfg = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + p
+                + "\nOut:\n  Type: test.Collect\n").configs().stream().filter(c -> c.id().equals("In")).findFirst().orElseThrow();
         ForwardConsumer forward = new ForwardConsumer(cfg);
-        Harness ctx = new Harness(); // a context: publishes into a list, always active
+        DirectContext ctx = new DirectContext("In", "consumer.Forward", 4, PipelineHarness.quietLog()); // publishes into a list, always active
         forward.open(ctx);
         assertThat(forward.isReady()).isTrue();
         AtomicReference<Throwable> failure = new AtomicReference<>();

@@ -1,18 +1,17 @@
 package io.sluice.forward.consumer;
 
-import static io.sluice.forward.testutil.Pipelines.await;
-import static io.sluice.forward.testutil.Pipelines.awaitReady;
-import static io.sluice.forward.testutil.Pipelines.freePort;
-import static io.sluice.forward.testutil.Pipelines.producer;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.freePort;
+import static io.sluice.core.testing.PipelineHarness.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import io.sluice.core.tls.TestCertificates;
 import io.sluice.forward.client.ForwardClient;
 import io.sluice.forward.client.ForwardConfig;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Collect;
-import io.sluice.forward.testutil.Pipelines.MemoryLog;
 import io.sluice.forward.testutil.Vectors;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -56,9 +55,9 @@ class TlsGroupTest {
     }
 
     private Pipeline start(String yaml) throws Exception {
-        Pipeline p = Pipelines.start(yaml, log.log);
+        Pipeline p = PipelineHarness.builder().yaml(yaml).log(log.log).start().pipeline();
         pipelines.add(p);
-        awaitReady(p);
+        await("pipeline ready", 10_000, p::isReady);
         return p;
     }
 

@@ -1,19 +1,18 @@
 package io.sluice.forward.producer;
 
-import static io.sluice.forward.testutil.Pipelines.await;
-import static io.sluice.forward.testutil.Pipelines.awaitReady;
-import static io.sluice.forward.testutil.Pipelines.freePort;
-import static io.sluice.forward.testutil.Pipelines.producer;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.freePort;
+import static io.sluice.core.testing.PipelineHarness.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import io.sluice.forward.client.ForwardClient;
 import io.sluice.forward.client.ForwardConfig;
 import io.sluice.forward.codec.EventBatch;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Collect;
-import io.sluice.forward.testutil.Pipelines.Event;
-import io.sluice.forward.testutil.Pipelines.MemoryLog;
 import io.sluice.forward.testutil.ScriptedServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,10 +44,10 @@ class HeartbeatTest {
     }
 
     private Pipeline sinkPipeline(int port) throws Exception {
-        Pipeline p = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port
-                + "\nOut:\n  Type: test.Collect\n", Pipelines.quietLog());
+        Pipeline p = PipelineHarness.builder().yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port
+                + "\nOut:\n  Type: test.Collect\n").log(PipelineHarness.quietLog()).start().pipeline();
         pipelines.add(p);
-        awaitReady(p);
+        await("pipeline ready", 10_000, p::isReady);
         return p;
     }
 
@@ -57,10 +56,11 @@ class HeartbeatTest {
     }
 
     private Pipeline relay(int port, String servers, String heartbeat) throws Exception {
-        Pipeline p = Pipelines.start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n  Payload: none\n"
+        Pipeline p = PipelineHarness.builder()
+                .yaml("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n  Payload: none\n"
                 + "Fwd:\n  Type: producer.Forward\n  RetryBackoffMs: 20\n  MaxRetryBackoffMs: 200\n"
                 + "  ConnectTimeoutMs: 1000\n  AckTimeoutMs: " + ACK_TIMEOUT_MS + "\n  Servers: [" + servers + "]\n"
-                + heartbeat, relayLog.log);
+                + heartbeat).log(relayLog.log).start().pipeline();
         pipelines.add(p);
         return p;
     }
@@ -84,7 +84,7 @@ class HeartbeatTest {
     }
 
     private static List<Integer> ids(Collect c) {
-        return c.events.stream().map(Event::fields).map(f -> Integer.parseInt(f.get("id"))).sorted().toList();
+        return c.events.stream().map(Captured::fields).map(f -> Integer.parseInt(f.get("id"))).sorted().toList();
     }
 
     private static List<Integer> range(int from, int n) {
@@ -99,7 +99,7 @@ class HeartbeatTest {
             int relayPort = freePort();
             Pipeline r = relay(relayPort, "\"127.0.0.1:" + primary.port() + "\", \"127.0.0.1:" + backupPort + "\"",
                     "  HeartbeatType: udp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1500\n  RecoverWaitMs: 300\n");
-            awaitReady(r);
+            await("pipeline ready", 10_000, r::isReady);
             ForwardProducer fwd = producer(r, "Fwd");
             await("heartbeats answered by the primary", 10_000, () -> primary.heartbeats.get() >= 3);
 
@@ -141,7 +141,7 @@ class HeartbeatTest {
                 "  HeartbeatType: tcp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1000\n  RecoverWaitMs: 200\n");
         ForwardProducer fwd = producer(r, "Fwd");
         await("the primary marked down", 10_000, () -> !fwd.serverUp(0));
-        awaitReady(r);
+        await("pipeline ready", 10_000, r::isReady);
         send(relayPort, 0, 200);
         assertThat(ids(backup)).isEqualTo(range(0, 200));
 
@@ -160,7 +160,7 @@ class HeartbeatTest {
         int relayPort = freePort();
         Pipeline r = relay(relayPort, "\"127.0.0.1:" + sinkPort + "\"",
                 "  HeartbeatType: udp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1000\n  RecoverWaitMs: 0\n");
-        awaitReady(r);
+        await("pipeline ready", 10_000, r::isReady);
         ForwardProducer fwd = producer(r, "Fwd");
         send(relayPort, 0, 10);
         // Nothing is being sent: without heartbeats the producer would go on looking ready.

@@ -1,19 +1,18 @@
 package io.sluice.forward.producer;
 
-import static io.sluice.forward.testutil.Pipelines.await;
-import static io.sluice.forward.testutil.Pipelines.awaitReady;
-import static io.sluice.forward.testutil.Pipelines.freePort;
-import static io.sluice.forward.testutil.Pipelines.producer;
-import static io.sluice.forward.testutil.Pipelines.runner;
+import static io.sluice.core.testing.PipelineHarness.await;
+import static io.sluice.core.testing.PipelineHarness.freePort;
+import static io.sluice.core.testing.PipelineHarness.producer;
+import static io.sluice.core.testing.PipelineHarness.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.forward.client.ForwardClient;
 import io.sluice.forward.client.ForwardConfig;
 import io.sluice.forward.codec.EventBatch;
-import io.sluice.forward.testutil.Pipelines;
-import io.sluice.forward.testutil.Pipelines.Collect;
-import io.sluice.forward.testutil.Pipelines.Event;
 import io.sluice.forward.testutil.ScriptedServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ class ProducerForwardTest {
     }
 
     private Pipeline start(String yaml) throws Exception {
-        Pipeline p = Pipelines.start(yaml, Pipelines.quietLog());
+        Pipeline p = PipelineHarness.builder().yaml(yaml).log(PipelineHarness.quietLog()).start().pipeline();
         pipelines.add(p);
         return p;
     }
@@ -51,7 +50,7 @@ class ProducerForwardTest {
     private Collect sink(int port, String extra) throws Exception {
         Pipeline p = start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + port + "\n" + extra
                 + "Out:\n  Type: test.Collect\n");
-        awaitReady(p);
+        await("pipeline ready", 10_000, p::isReady);
         return producer(p, "Out");
     }
 
@@ -90,9 +89,9 @@ class ProducerForwardTest {
         }
     }
 
-    private static void assertAll(Iterable<Event> events, int n, String tag) {
+    private static void assertAll(Iterable<Captured> events, int n, String tag) {
         Set<String> ids = new HashSet<>();
-        for (Event e : events) {
+        for (Captured e : events) {
             ids.add(e.fields().get("id"));
             int i = Integer.parseInt(e.fields().get("id"));
             assertThat(e.tag()).isEqualTo(tag);
@@ -111,7 +110,7 @@ class ProducerForwardTest {
         Collect out = sink(sinkPort, "");
         int relayPort = freePort();
         Pipeline r = relay(relayPort, "  Servers: [\"127.0.0.1:" + sinkPort + "\"]\n  Mode: CompressedPackedForward\n");
-        awaitReady(r);
+        await("pipeline ready", 10_000, r::isReady);
         send(relayPort, "relay.gzip", 0, 10_000);
         // Every relay ack was sent after producer.Forward's deliver returned, i.e. after the sink acked.
         await("10000 events at the sink", 20_000, () -> out.events.size() >= 10_000);
@@ -128,7 +127,7 @@ class ProducerForwardTest {
         Pipeline r = start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + relayPort + "\n  Payload: msgpack\n"
                 + "  Metadata: false\nFwd:\n  Type: producer.Forward\n  Servers: [\"127.0.0.1:" + sinkPort + "\"]\n"
                 + "  Record: msgpack\n  Mode: Forward\n");
-        awaitReady(r);
+        await("pipeline ready", 10_000, r::isReady);
         send(relayPort, "relay.raw", 0, 1000);
         await("1000 events", 20_000, () -> out.events.size() >= 1000);
         assertAll(out.events, 1000, "relay.raw");
@@ -139,7 +138,7 @@ class ProducerForwardTest {
         try (ScriptedServer server = new ScriptedServer(3)) {
             int relayPort = freePort();
             Pipeline r = relay(relayPort, "  Servers: [\"127.0.0.1:" + server.port() + "\"]\n  AckTimeoutMs: 300\n");
-            awaitReady(r);
+            await("pipeline ready", 10_000, r::isReady);
             send(relayPort, "withheld", 0, 3000);
             await("3000 events acked by the scripted server", 20_000, () -> server.events() == 3000);
             assertThat(server.connections.get()).isGreaterThan(1);
@@ -156,7 +155,7 @@ class ProducerForwardTest {
         int relayPort = freePort();
         Pipeline r = relay(relayPort, "  Servers: [\"127.0.0.1:" + deadPort + "\", \"127.0.0.1:" + sinkPort + "\"]\n"
                 + "  ConnectTimeoutMs: 1000\n");
-        awaitReady(r);
+        await("pipeline ready", 10_000, r::isReady);
         send(relayPort, "failover", 0, 2000);
         await("2000 events", 20_000, () -> out.events.size() >= 2000);
         assertAll(out.events, 2000, "failover");
@@ -167,20 +166,20 @@ class ProducerForwardTest {
         int primaryPort = freePort();
         Pipeline primary = start("In:\n  Type: consumer.Forward\n  Address: 127.0.0.1:" + primaryPort
                 + "\nOut:\n  Type: test.Collect\n");
-        awaitReady(primary);
+        await("pipeline ready", 10_000, primary::isReady);
         Collect first = producer(primary, "Out");
         int backupPort = freePort();
         Collect second = sink(backupPort, "");
         int relayPort = freePort();
         Pipeline r = relay(relayPort, "  Servers: [\"127.0.0.1:" + primaryPort + "\", \"127.0.0.1:" + backupPort + "\"]\n"
                 + "  ConnectTimeoutMs: 1000\n  AckTimeoutMs: 2000\n");
-        awaitReady(r);
+        await("pipeline ready", 10_000, r::isReady);
         send(relayPort, "mid", 0, 1000);
         await("first 1000 at the primary", 20_000, () -> first.events.size() >= 1000);
         primary.stop();
         send(relayPort, "mid", 1000, 1000);
         await("the rest at the backup", 20_000, () -> first.events.size() + second.events.size() >= 2000);
-        List<Event> all = new ArrayList<>(first.events);
+        List<Captured> all = new ArrayList<>(first.events);
         all.addAll(second.events);
         assertAll(all, 2000, "mid");
         assertThat(second.events).isNotEmpty();

@@ -2,9 +2,9 @@ package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.Rejection;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -26,18 +26,18 @@ import org.junit.jupiter.api.Timeout;
 class BadInputTest {
     private static final String AUTH = "Authorization: Splunk good";
     private static int port;
-    private static Pipeline receiver;
+    private static PipelineHarness receiver;
 
     @BeforeAll
     static void start() throws Exception {
-        port = Support.freePort();
+        port = PipelineHarness.freePort();
         receiver = Support.receiver(port, "bad", Map.of("Tokens", List.of("good"), "Indexes", List.of("main", "ops"),
                 "MaxBodySize", 4 * 1024 * 1024));
     }
 
     @AfterAll
     static void stop() {
-        receiver.stop();
+        receiver.close();
     }
 
     private static Support.Reply post(String path, byte[] body, String... headers) throws Exception {
@@ -74,7 +74,7 @@ class BadInputTest {
 
     @Test
     void eventErrorsNameTheFailingEventAndPublishNothing() throws Exception {
-        int before = Capture.received("bad").size();
+        int before = receiver.captured("bad").size();
         assertReply(post("", AUTH), 400, "{\"text\":\"No data\",\"code\":5}");
         assertReply(post("{\"event\":\"a\"}{\"event\":", AUTH), 400,
                 "{\"text\":\"Invalid data format\",\"code\":6,\"invalid-event-number\":1}");
@@ -86,14 +86,14 @@ class BadInputTest {
                 "{\"text\":\"Event field is required\",\"code\":12,\"invalid-event-number\":1}");
         assertReply(post("{\"event\":\"\"}", AUTH), 400,
                 "{\"text\":\"Event field cannot be blank\",\"code\":13,\"invalid-event-number\":0}");
-        long auth = Support.receiverStats(receiver).rejected(Rejection.AUTH);
+        long auth = receiver.stats("in").rejected(Rejection.AUTH);
         assertReply(post("{\"event\":\"a\",\"index\":\"main\"}{\"event\":\"b\",\"index\":\"secret\"}", AUTH), 400,
                 "{\"text\":\"Incorrect index\",\"code\":7,\"invalid-event-number\":1}");
         // Not malformed: a good request asking for an index it may not write, so counted with the token refusals.
-        assertThat(Support.receiverStats(receiver).rejected(Rejection.AUTH)).isEqualTo(auth + 1);
+        assertThat(receiver.stats("in").rejected(Rejection.AUTH)).isEqualTo(auth + 1);
         assertReply(post("/services/collector/nope", new byte[] {1}, AUTH), 404,
                 "{\"text\":\"The requested URL was not found on this server.\",\"code\":404}");
-        assertThat(Capture.received("bad")).hasSize(before);
+        assertThat(receiver.captured("bad")).hasSize(before);
         assertStillUp();
     }
 
@@ -116,14 +116,14 @@ class BadInputTest {
         }
         byte[] full = z.toByteArray();
         byte[] cut = Arrays.copyOf(full, full.length / 2);
-        int before = Capture.received("bad").size();
+        int before = receiver.captured("bad").size();
         assertReply(post("/services/collector/event", cut, AUTH, "Content-Encoding: gzip"), 400,
                 "{\"text\":\"Invalid data format\",\"code\":6}");
         assertReply(post("/services/collector/event", Arrays.copyOf(full, full.length - 4), AUTH, "Content-Encoding: gzip"),
                 400, "{\"text\":\"Invalid data format\",\"code\":6}");
         assertReply(post("/services/collector/event", full, AUTH, "Content-Encoding: gzip"), 200,
                 "{\"text\":\"Success\",\"code\":0}");
-        Support.await(() -> Capture.received("bad").size() == before + 200, 10_000, "200 events");
+        PipelineHarness.await("200 events", 10_000, () -> receiver.captured("bad").size() == before + 200);
         assertStillUp();
     }
 
@@ -154,21 +154,21 @@ class BadInputTest {
 
     @Test
     void rawEndpointSplitsLinesAndTakesQueryMetadata() throws Exception {
-        int before = Capture.received("bad").size();
+        int before = receiver.captured("bad").size();
         assertReply(post("/services/collector/raw?host=web-9&sourcetype=access", "first line\r\n\nsecond {line}\n"
                 .getBytes(StandardCharsets.UTF_8), AUTH), 200, "{\"text\":\"Success\",\"code\":0}");
-        Support.await(() -> Capture.received("bad").size() == before + 2, 10_000, "2 raw events");
-        List<Capture.Event> got = Capture.received("bad").subList(before, before + 2);
-        assertThat(got).extracting(Capture.Event::payload).containsExactly("first line", "second {line}");
+        PipelineHarness.await("2 raw events", 10_000, () -> receiver.captured("bad").size() == before + 2);
+        List<Captured> got = receiver.captured("bad").subList(before, before + 2);
+        assertThat(got).extracting(Captured::payload).containsExactly("first line", "second {line}");
         assertThat(got.get(0).fields()).isEqualTo(Map.of("host", "web-9", "sourcetype", "access"));
     }
 
     @Test
     void busyWhilePendingEventsAreNotDeliveredThenSuccessOnceTheyAre() throws Exception {
-        int p = Support.freePort();
-        Pipeline pipe = Support.receiver(p, "busy", Map.of("MaxPendingEvents", 5));
+        int p = PipelineHarness.freePort();
+        PipelineHarness pipe = Support.receiver(p, "busy", Map.of("MaxPendingEvents", 5));
         try {
-            Capture.close("busy");
+            pipe.collect("busy").hold();
             byte[] five = Support.post("/services/collector/event",
                     "{\"event\":1}{\"event\":2}{\"event\":3}{\"event\":4}{\"event\":5}".getBytes(StandardCharsets.UTF_8));
             CompletableFuture<Support.Reply> first = CompletableFuture.supplyAsync(() -> {
@@ -180,33 +180,33 @@ class BadInputTest {
             });
             // Health turns 503 once the first request's five events are pending; only then is a sixth refused.
             // (Sending the sixth earlier could be admitted and then wait, like the first, for a delivery that is held.)
-            Support.await(() -> {
+            PipelineHarness.await("health 503 while five events are held", 10_000, () -> {
                 try {
                     return Support.exchange(p, "GET /services/collector/health HTTP/1.1\r\nHost: x\r\n\r\n"
                             .getBytes(StandardCharsets.US_ASCII)).status() == 503;
                 } catch (Exception e) {
                     return false;
                 }
-            }, 10_000, "health 503 while five events are held");
+            });
             Support.Reply busy = Support.exchange(p, Support.post("/services/collector/event", "{\"event\":6}".getBytes(StandardCharsets.UTF_8)));
             assertReply(busy, 503, "{\"text\":\"Server is busy\",\"code\":9}");
             Support.Reply health = Support.exchange(p, "GET /services/collector/health HTTP/1.1\r\nHost: x\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
             assertReply(health, 503, "{\"text\":\"HEC is unhealthy, queues are full\",\"code\":18}");
             assertThat(first).isNotDone(); // no success before delivery
-            Capture.open("busy");
+            pipe.collect("busy").open();
             assertReply(first.get(), 200, "{\"text\":\"Success\",\"code\":0}");
-            assertThat(Capture.received("busy")).extracting(Capture.Event::payload).containsExactly("1", "2", "3", "4", "5");
+            assertThat(pipe.captured("busy")).extracting(Captured::payload).containsExactly("1", "2", "3", "4", "5");
         } finally {
-            Capture.open("busy");
-            pipe.stop();
+            pipe.collect("busy").open();
+            pipe.close();
         }
     }
 
     @Test
     void indexerAckNeedsAChannelAndTurnsTrueOnDelivery() throws Exception {
-        int p = Support.freePort();
-        Pipeline pipe = Support.receiver(p, "ack", Map.of("UseAck", true));
+        int p = PipelineHarness.freePort();
+        PipelineHarness pipe = Support.receiver(p, "ack", Map.of("UseAck", true));
         try {
             byte[] ev = "{\"event\":\"acked\"}".getBytes(StandardCharsets.UTF_8);
             assertReply(Support.exchange(p, Support.post("/services/collector/event", ev)), 400,
@@ -214,9 +214,9 @@ class BadInputTest {
             String ch = "X-Splunk-Request-Channel: 0aeeac95-ac74-4aa9-b30d-6c4c0ac581ba";
             assertReply(Support.exchange(p, Support.post("/services/collector/event", ev, ch)), 200,
                     "{\"text\":\"Success\",\"code\":0,\"ackId\":0}");
-            Support.await(() -> Capture.received("ack").size() == 1, 10_000, "the event");
+            PipelineHarness.await("the event", 10_000, () -> pipe.captured("ack").size() == 1);
             String[] acks = new String[1];
-            Support.await(() -> {
+            PipelineHarness.await("ack 0 to turn true", 10_000, () -> {
                 try {
                     acks[0] = Support.exchange(p, Support.post("/services/collector/ack",
                             "{\"acks\":[0]}".getBytes(StandardCharsets.UTF_8), ch)).body();
@@ -224,10 +224,10 @@ class BadInputTest {
                 } catch (Exception e) {
                     return false;
                 }
-            }, 10_000, "ack 0 to turn true");
+            });
             assertThat(acks[0]).isEqualTo("{\"acks\":{\"0\":true}}");
         } finally {
-            pipe.stop();
+            pipe.close();
         }
     }
 }

@@ -2,8 +2,8 @@ package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -74,10 +74,10 @@ class FluentBitVectorsTest {
     }
 
     /** Replays a directory into a fresh receiver; returns what came out. */
-    private static List<Capture.Event> replay(String name, Map<String, Object> settings, List<String> bodies) throws Exception {
+    private static List<Captured> replay(String name, Map<String, Object> settings, List<String> bodies) throws Exception {
         Path dir = DIR.resolve(name);
-        int port = Support.freePort();
-        Pipeline p = Support.receiver(port, "fb-" + name, settings);
+        int port = PipelineHarness.freePort();
+        PipelineHarness p = Support.receiver(port, "fb-" + name, settings);
         try {
             for (int i = 1; i <= count(dir); i++) {
                 Support.Reply r = Support.exchange(port, request(dir, i));
@@ -85,9 +85,9 @@ class FluentBitVectorsTest {
                 assertThat(r.body()).isEqualTo("{\"text\":\"Success\",\"code\":0}");
                 bodies.add(plainBody(dir, i));
             }
-            return Capture.received("fb-" + name);
+            return p.captured("fb-" + name);
         } finally {
-            p.stop();
+            p.close();
         }
     }
 
@@ -106,7 +106,7 @@ class FluentBitVectorsTest {
     void defaultsAndGzipGiveEveryRecordWithItsExactTime() throws Exception {
         for (String name : new String[] {"splunk-out", "splunk-out-gzip"}) {
             List<String> bodies = new ArrayList<>();
-            List<Capture.Event> got = replay(name, Map.of("Tokens", List.of("out-token-456")), bodies);
+            List<Captured> got = replay(name, Map.of("Tokens", List.of("out-token-456")), bodies);
             List<Long> times = times(bodies);
             assertThat(got).as(name).hasSize(times.size()).isNotEmpty();
             for (int i = 0; i < got.size(); i++) {
@@ -120,12 +120,12 @@ class FluentBitVectorsTest {
     @Test
     void metadataAndIndexedFieldsBecomeMetadata() throws Exception {
         List<String> bodies = new ArrayList<>();
-        List<Capture.Event> got = replay("splunk-out-meta", Map.of("Tokens", List.of("out-token-456"),
+        List<Captured> got = replay("splunk-out-meta", Map.of("Tokens", List.of("out-token-456"),
                 "UseAck", false, "Indexes", List.of("main")), bodies);
         List<Long> times = times(bodies);
         assertThat(got).hasSize(times.size()).hasSize(4);
         for (int i = 0; i < got.size(); i++) {
-            Capture.Event e = got.get(i);
+            Captured e = got.get(i);
             assertThat(e.payload()).isEqualTo(
                     "{\"message\":\"hello splunk\",\"level\":\"info\",\"host\":\"web-1\",\"user\":{\"id\":42,\"name\":\"ann\"}}");
             assertThat(e.timestamp()).isEqualTo(times.get(i));
@@ -137,24 +137,24 @@ class FluentBitVectorsTest {
     @Test
     void eventKeyStringEventsTakeTheReceiveTime() throws Exception {
         long before = System.currentTimeMillis() * 1_000_000L - 1_000_000_000L;
-        List<Capture.Event> got = replay("splunk-out-eventkey", Map.of(), new ArrayList<>());
-        assertThat(got).extracting(Capture.Event::payload).containsExactly("hello splunk", "hello splunk");
+        List<Captured> got = replay("splunk-out-eventkey", Map.of(), new ArrayList<>());
+        assertThat(got).extracting(Captured::payload).containsExactly("hello splunk", "hello splunk");
         assertThat(got).allSatisfy(e -> assertThat(e.timestamp()).isGreaterThan(before));
     }
 
     @Test
     void sendRawRecordsWithoutEventAreWholeEventsWhenAllowed() throws Exception {
-        List<Capture.Event> got = replay("splunk-out-raw", Map.of("EventFieldRequired", false), new ArrayList<>());
-        assertThat(got).extracting(Capture.Event::payload).containsExactly(RECORD, RECORD);
+        List<Captured> got = replay("splunk-out-raw", Map.of("EventFieldRequired", false), new ArrayList<>());
+        assertThat(got).extracting(Captured::payload).containsExactly(RECORD, RECORD);
         // Splunk's own rule (the default) rejects the same request with code 12.
-        int port = Support.freePort();
-        Pipeline p = Support.receiver(port, "fb-raw-strict", Map.of());
+        int port = PipelineHarness.freePort();
+        PipelineHarness p = Support.receiver(port, "fb-raw-strict", Map.of());
         try {
             Support.Reply r = Support.exchange(port, request(DIR.resolve("splunk-out-raw"), 1));
             assertThat(r.status()).isEqualTo(400);
             assertThat(r.body()).isEqualTo("{\"text\":\"Event field is required\",\"code\":12,\"invalid-event-number\":0}");
         } finally {
-            p.stop();
+            p.close();
         }
     }
 }

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.message.MemoryBudget;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.pipeline.StartException;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -41,14 +40,14 @@ class LimitsTest {
     private static final int BUDGET = 1024 * 1024;
 
     private final ExecutorService threads = Executors.newCachedThreadPool();
-    private Pipeline pipe;
+    private PipelineHarness pipe;
     private MemoryBudget memory;
     private int port;
     private String capture;
 
     private void start(String captureId, Map<String, Object> settings, long budget) throws Exception {
         capture = captureId;
-        port = Support.freePort();
+        port = PipelineHarness.freePort();
         memory = new MemoryBudget(budget);
         // No probing connection (it would count against MaxConnections): open() binds before start returns.
         pipe = Support.pipeline(port, captureId, settings, memory);
@@ -57,17 +56,17 @@ class LimitsTest {
 
     @AfterEach
     void stop() {
-        if (capture != null) {
-            Capture.open(capture);
+        if (capture != null && pipe != null) {
+            pipe.collect(capture).open();
         }
         if (pipe != null) {
-            pipe.stop();
+            pipe.close();
         }
         threads.shutdownNow();
     }
 
     private PluginStats stats() {
-        return Support.receiverStats(pipe);
+        return pipe.stats("in");
     }
 
     /** n events whose payloads are {@code size} bytes each. */
@@ -121,7 +120,7 @@ class LimitsTest {
     }
 
     private void awaitBudgetEmpty() throws InterruptedException {
-        Support.await(() -> memory.used() == 0, 10_000, "the memory budget to be all returned (used " + memory + ")");
+        PipelineHarness.await("the memory budget to be all returned (used " + memory + ")", 10_000, () -> memory.used() == 0);
     }
 
     @Test
@@ -134,7 +133,7 @@ class LimitsTest {
         assertThat(memory.used()).isZero();
         // the receiver still takes what fits
         assertThat(post(events(3, 100)).status()).isEqualTo(200);
-        Support.await(() -> Capture.received("limits-large").size() == 3, 10_000, "3 events");
+        PipelineHarness.await("3 events", 10_000, () -> pipe.captured("limits-large").size() == 3);
         awaitBudgetEmpty();
     }
 
@@ -146,18 +145,18 @@ class LimitsTest {
         Support.Reply r = post(body);
         assertThat(r.status()).isEqualTo(413);
         assertThat(stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(Capture.received("limits-tiny")).isEmpty();
+        assertThat(pipe.captured("limits-tiny")).isEmpty();
         awaitBudgetEmpty();
     }
 
     @Test
     void requestsBeyondTheBudgetGet503WithRetryAfterAndSucceedOnceThePipelineDrained() throws Exception {
         start("limits-busy", Map.of(), BUDGET);
-        Capture.close("limits-busy");
+        pipe.collect("limits-busy").hold();
         // 40 events of 10 kB: ~400 kB that need ~880 kB while parsed and hold ~407 kB until delivered
         byte[] body = events(40, 10_000);
         CompletableFuture<Support.Reply> first = postAsync(body);
-        Support.await(() -> stats().in() == 40, 10_000, "the first request's events to be published");
+        PipelineHarness.await("the first request's events to be published", 10_000, () -> stats().in() == 40);
         assertThat(memory.used()).isPositive();
 
         Support.Reply busy = post(body);
@@ -167,13 +166,13 @@ class LimitsTest {
         assertThat(stats().rejected(Rejection.BUSY)).isEqualTo(1);
         assertThat(first).as("no answer before delivery").isNotDone();
 
-        Capture.open("limits-busy");
+        pipe.collect("limits-busy").open();
         assertThat(first.get().status()).isEqualTo(200);
         assertThat(first.get().body()).isEqualTo(SUCCESS);
         awaitBudgetEmpty();
 
         assertThat(post(body).body()).isEqualTo(SUCCESS);
-        assertThat(Capture.received("limits-busy")).hasSize(80);
+        assertThat(pipe.captured("limits-busy")).hasSize(80);
         awaitBudgetEmpty();
     }
 
@@ -185,7 +184,7 @@ class LimitsTest {
         assertThat(r.body()).isEqualTo("{\"text\":\"Too many events in request\",\"code\":27}");
         assertThat(stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
         assertThat(post(events(10, 5)).body()).isEqualTo(SUCCESS);
-        assertThat(Capture.received("limits-count")).hasSize(10);
+        assertThat(pipe.captured("limits-count")).hasSize(10);
         awaitBudgetEmpty();
     }
 
@@ -198,10 +197,10 @@ class LimitsTest {
         assertThat(r.status()).isEqualTo(413);
         assertThat(r.body()).isEqualTo(TOO_LARGE);
         assertThat(stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(Capture.received("limits-gzip-cap")).isEmpty();
+        assertThat(pipe.captured("limits-gzip-cap")).isEmpty();
         awaitBudgetEmpty();
         assertThat(post(gzip(events(100, 1_000)), "Content-Encoding: gzip").body()).isEqualTo(SUCCESS);
-        assertThat(Capture.received("limits-gzip-cap")).hasSize(100);
+        assertThat(pipe.captured("limits-gzip-cap")).hasSize(100);
         awaitBudgetEmpty();
     }
 
@@ -215,10 +214,10 @@ class LimitsTest {
         assertThat(r.status()).isEqualTo(413);
         assertThat(r.body()).isEqualTo(TOO_LARGE);
         assertThat(stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(Capture.received("limits-gzip-budget")).isEmpty();
+        assertThat(pipe.captured("limits-gzip-budget")).isEmpty();
         awaitBudgetEmpty();
         assertThat(post(gzip(events(100, 1_000)), "Content-Encoding: gzip").body()).isEqualTo(SUCCESS);
-        assertThat(Capture.received("limits-gzip-budget")).hasSize(100);
+        assertThat(pipe.captured("limits-gzip-budget")).hasSize(100);
         awaitBudgetEmpty();
     }
 
@@ -245,10 +244,10 @@ class LimitsTest {
             s.getOutputStream().write(("POST " + EVENT_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"
                     + "{\"event\":").getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
-            Support.await(() -> memory.used() > 0, 10_000, "the body to be reserved");
+            PipelineHarness.await("the body to be reserved", 10_000, () -> memory.used() > 0);
             assertThat(readsEndOfStream(s.getInputStream())).as("closed by the server").isTrue();
         }
-        Support.await(() -> stats().rejected(Rejection.TIMEOUT) == 1, 10_000, "the timeout to be counted");
+        PipelineHarness.await("the timeout to be counted", 10_000, () -> stats().rejected(Rejection.TIMEOUT) == 1);
         awaitBudgetEmpty();
     }
 
@@ -286,15 +285,15 @@ class LimitsTest {
     @Test
     void aBatchThePipelineFailsIsAnswered503NotSuccess() throws Exception {
         start("limits-fail", Map.of(), BUDGET);
-        Capture.failDeliveries("limits-fail");
+        pipe.collect("limits-fail").fail = true;
         Support.Reply r = post(events(5, 10));
         assertThat(r.status()).isEqualTo(503);
         assertThat(r.body()).isEqualTo(BUSY);
         assertThat(r.header("Retry-After")).isNotNull();
         awaitBudgetEmpty();
-        Capture.deliverAgain("limits-fail");
+        pipe.collect("limits-fail").fail = false;
         assertThat(post(events(5, 10)).body()).isEqualTo(SUCCESS);
-        assertThat(Capture.received("limits-fail")).hasSize(5);
+        assertThat(pipe.captured("limits-fail")).hasSize(5);
         awaitBudgetEmpty();
     }
 
@@ -302,11 +301,11 @@ class LimitsTest {
     void aPortInUseFailsTheStartNamingTheAddress() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
             int p = taken.getLocalPort();
-            Pipeline p2 = Support.pipeline(p, "limits-port", Map.of(), MemoryBudget.unlimited());
+            PipelineHarness p2 = Support.pipeline(p, "limits-port", Map.of(), MemoryBudget.unlimited());
             assertThatThrownBy(p2::start).isInstanceOf(StartException.class)
                     .hasMessageContaining("in: ")
                     .hasMessageContaining("127.0.0.1:" + p);
-            assertThat(p2.isReady()).isFalse();
+            assertThat(p2.pipeline().isReady()).isFalse();
         }
     }
 
@@ -331,7 +330,7 @@ class LimitsTest {
             assertThat(stats().rejected(Rejection.BUSY)).isEqualTo(1);
             assertThat(stats().connections()).isEqualTo(2);
         }
-        Support.await(() -> stats().connections() == 0, 10_000, "both connections to be counted closed");
+        PipelineHarness.await("both connections to be counted closed", 10_000, () -> stats().connections() == 0);
     }
 
     @Test
@@ -349,7 +348,7 @@ class LimitsTest {
             out.flush();
             assertThat(Support.read(s.getInputStream()).body()).isEqualTo(SUCCESS);
         }
-        assertThat(Capture.received("limits-expect")).hasSize(2);
+        assertThat(pipe.captured("limits-expect")).hasSize(2);
         awaitBudgetEmpty();
     }
 
@@ -357,13 +356,13 @@ class LimitsTest {
     void aChunkedBodyIsReservedAsItArrives() throws Exception {
         start("limits-chunked", Map.of(), BUDGET);
         assertThat(chunked(events(10, 100)).body()).isEqualTo(SUCCESS);
-        assertThat(Capture.received("limits-chunked")).hasSize(10);
+        assertThat(pipe.captured("limits-chunked")).hasSize(10);
         awaitBudgetEmpty();
         // 700 kB with no Content-Length: refused once what arrived (and the events it would become) cannot fit
         Support.Reply r = chunked(events(700, 1_000));
         assertThat(r.status()).isEqualTo(413);
         assertThat(stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(Capture.received("limits-chunked")).hasSize(10);
+        assertThat(pipe.captured("limits-chunked")).hasSize(10);
         awaitBudgetEmpty();
     }
 

@@ -2,8 +2,8 @@ package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -23,10 +23,10 @@ import org.junit.jupiter.api.Timeout;
 class ShutdownTest {
     @Test
     void stopAnswersTheRequestsInDeliveryBeforeClosing() throws Exception {
-        int p = Support.freePort();
-        Pipeline pipe = Support.receiver(p, "drain", Map.of("MaxPendingEvents", 1));
+        int p = PipelineHarness.freePort();
+        PipelineHarness pipe = Support.receiver(p, "drain", Map.of("MaxPendingEvents", 1));
         try {
-            Capture.close("drain");
+            pipe.collect("drain").hold();
             byte[] three = Support.post("/services/collector/event",
                     "{\"event\":1}{\"event\":2}{\"event\":3}".getBytes(StandardCharsets.UTF_8));
             // Own threads, not the common pool: with one pool thread (2 CPUs) the stop below would queue behind
@@ -39,20 +39,20 @@ class ShutdownTest {
                     throw new RuntimeException(e);
                 }
             }, threads);
-            Support.await(() -> health(p) == 503, 10_000, "the three events pending");
-            CompletableFuture<Void> stopping = CompletableFuture.runAsync(pipe::stop, threads);
-            Support.await(() -> !listening(p), 10_000, "the receiver to stop accepting connections");
+            PipelineHarness.await("the three events pending", 10_000, () -> health(p) == 503);
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(pipe::close, threads);
+            PipelineHarness.await("the receiver to stop accepting connections", 10_000, () -> !listening(p));
             assertThat(inDelivery).as("no answer before delivery").isNotDone();
-            Capture.open("drain");
+            pipe.collect("drain").open();
             Support.Reply reply = inDelivery.get();
             assertThat(reply.status()).isEqualTo(200);
             assertThat(reply.body()).isEqualTo("{\"text\":\"Success\",\"code\":0}");
             stopping.get();
             threads.shutdown();
-            assertThat(Capture.received("drain")).extracting(Capture.Event::payload).containsExactly("1", "2", "3");
+            assertThat(pipe.captured("drain")).extracting(Captured::payload).containsExactly("1", "2", "3");
         } finally {
-            Capture.open("drain");
-            pipe.stop();
+            pipe.collect("drain").open();
+            pipe.close();
         }
     }
 

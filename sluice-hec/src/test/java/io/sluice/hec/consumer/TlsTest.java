@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.tls.TestCertificates;
-import io.sluice.hec.Capture;
 import io.sluice.hec.Support;
 import io.sluice.hec.producer.HecProducer;
 import java.io.IOException;
@@ -48,7 +48,7 @@ class TlsTest {
     static TestCertificates.Leaf serverB;
     static TestCertificates.Leaf client;
 
-    private Pipeline pipe;
+    private PipelineHarness pipe;
     private int port;
 
     @BeforeAll
@@ -62,12 +62,12 @@ class TlsTest {
     @AfterEach
     void stop() {
         if (pipe != null) {
-            pipe.stop();
+            pipe.close();
         }
     }
 
     private void start(String capture, Map<String, Object> tls) throws Exception {
-        port = Support.freePort();
+        port = PipelineHarness.freePort();
         Map<String, Object> s = new HashMap<>(tls);
         s.put("Tokens", List.of("tok"));
         pipe = Support.pipeline(port, capture, s, io.sluice.core.message.MemoryBudget.ofHeapShare());
@@ -94,15 +94,15 @@ class TlsTest {
         start("tls-curl", Map.of("TLS/CertFile", serverA.cert(), "TLS/KeyFile", serverA.key()));
         Curl ok = curl("https", "{\"event\":\"over tls\"}", "--cacert", ca.caPem.toString());
         assertThat(ok.out()).isEqualTo(SUCCESS);
-        Support.await(() -> Capture.received("tls-curl").size() == 1, 10_000, "the event");
-        assertThat(Capture.received("tls-curl").get(0).payload()).isEqualTo("over tls");
+        PipelineHarness.await("the event", 10_000, () -> pipe.captured("tls-curl").size() == 1);
+        assertThat(pipe.captured("tls-curl").get(0).payload()).isEqualTo("over tls");
 
         Curl untrusted = curl("https", "{\"event\":\"x\"}");
         assertThat(untrusted.exit()).isNotZero();
         Curl plain = curl("http", "{\"event\":\"plain\"}");
         assertThat(plain.exit()).isNotZero();
-        Support.await(() -> Support.receiverStats(pipe).rejected(Rejection.AUTH) >= 2, 10_000, "TLS failures counted");
-        assertThat(Capture.received("tls-curl")).hasSize(1);
+        PipelineHarness.await("TLS failures counted", 10_000, () -> pipe.stats("in").rejected(Rejection.AUTH) >= 2);
+        assertThat(pipe.captured("tls-curl")).hasSize(1);
     }
 
     @Test
@@ -114,8 +114,8 @@ class TlsTest {
         Curl ok = curl("https", "{\"event\":\"with cert\"}", "--cacert", ca.caPem.toString(),
                 "--cert", client.cert().toString(), "--key", client.key().toString());
         assertThat(ok.out()).isEqualTo(SUCCESS);
-        Support.await(() -> Capture.received("tls-mtls").size() == 1, 10_000, "the event");
-        assertThat(Capture.received("tls-mtls").get(0).payload()).isEqualTo("with cert");
+        PipelineHarness.await("the event", 10_000, () -> pipe.captured("tls-mtls").size() == 1);
+        assertThat(pipe.captured("tls-mtls").get(0).payload()).isEqualTo("with cert");
     }
 
     @Test
@@ -138,7 +138,7 @@ class TlsTest {
             p.close();
             sent += 10;
             int expect = sent;
-            Support.await(() -> Capture.received("tls-producer").size() == expect, 10_000, "events over https");
+            PipelineHarness.await("events over https", 10_000, () -> pipe.captured("tls-producer").size() == expect);
         }
         assertThat(PluginConfig.of("old", "producer.SplunkHEC", Map.of("TLSCAFile", ca.caPem.toString(), "Token", "t")).deprecations())
                 .containsExactly("old: TLSCAFile is deprecated and goes in the next release; use TLS/CAFile");
@@ -176,11 +176,11 @@ class TlsTest {
         early.close();
         assertThat(served).containsExactlyInAnyOrder("CN=hec-a", "CN=hec-b");
         int total = events;
-        Support.await(() -> Capture.received("tls-rotate").size() >= total, 20_000, "every event");
-        List<Capture.Event> got = Capture.received("tls-rotate");
+        PipelineHarness.await("every event", 20_000, () -> pipe.captured("tls-rotate").size() >= total);
+        List<Captured> got = pipe.captured("tls-rotate");
         assertThat(got).hasSize(total);
         Set<String> distinct = new java.util.HashSet<>();
-        for (Capture.Event e : got) {
+        for (Captured e : got) {
             distinct.add(e.payload());
         }
         assertThat(distinct).hasSize(total);

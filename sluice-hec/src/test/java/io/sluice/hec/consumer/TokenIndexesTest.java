@@ -2,14 +2,11 @@ package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.config.PluginConfig;
-import io.sluice.core.config.PluginRegistry;
-import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Rejection;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -36,37 +33,34 @@ class TokenIndexesTest {
     private static final String FREE = "Authorization: Splunk tok-free";
     private static final ByteArrayOutputStream LOGGED = new ByteArrayOutputStream();
     private static int port;
-    private static Pipeline receiver;
+    private static PipelineHarness receiver;
 
     @BeforeAll
     static void start() throws Exception {
-        port = Support.freePort();
+        port = PipelineHarness.freePort();
         Map<String, Object> in = new HashMap<>();
         in.put("Address", "127.0.0.1:" + port);
         in.put("Streams", "hec");
         in.put("Tokens", List.of("tok-restricted", "tok-defaulted", "tok-both", "tok-free"));
         in.put("TokenIndexes", Map.of("tok-restricted", List.of("web", "main"), "tok-both", List.of("ops", "audit")));
         in.put("TokenDefaultIndex", Map.of("tok-defaulted", "edge", "tok-both", "audit"));
-        Capture.reset(CAPTURE);
         // A log of our own, to see the rejection's WARN (and that it does not name the token).
         Log log = new Log(new PrintStream(LOGGED, true, StandardCharsets.UTF_8), Log.WARNING);
-        receiver = new Pipeline(List.of(PluginConfig.of("in", "consumer.HEC", in),
-                PluginConfig.of(CAPTURE, "producer.Capture", Map.of("Streams", "hec"))),
-                PluginRegistry.defaultRegistry(), log, MemoryBudget.ofHeapShare());
-        receiver.start();
-        Support.await(() -> {
+        receiver = PipelineHarness.builder().plugin("in", "consumer.HEC", in)
+                .plugin(CAPTURE, "test.Collect", Map.of("Streams", "hec")).log(log).start();
+        PipelineHarness.await("receiver to listen", 10_000, () -> {
             try {
                 return Support.exchange(port, "GET /services/collector/health HTTP/1.1\r\nHost: x\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII)).status() == 200;
             } catch (Exception e) {
                 return false;
             }
-        }, 10_000, "receiver to listen");
+        });
     }
 
     @AfterAll
     static void stop() {
-        receiver.stop();
+        receiver.close();
     }
 
     private static Support.Reply post(String path, String body, String... headers) throws Exception {
@@ -74,21 +68,21 @@ class TokenIndexesTest {
     }
 
     /** Posts, expects success, and returns the events it delivered (success comes only after delivery). */
-    private static synchronized List<Capture.Event> delivered(String path, String body, String auth) throws Exception {
-        int before = Capture.received(CAPTURE).size();
+    private static synchronized List<Captured> delivered(String path, String body, String auth) throws Exception {
+        int before = receiver.captured(CAPTURE).size();
         Support.Reply r = post(path, body, auth);
         assertThat(r.body()).isEqualTo(SUCCESS);
         assertThat(r.status()).isEqualTo(200);
-        List<Capture.Event> all = Capture.received(CAPTURE);
+        List<Captured> all = receiver.captured(CAPTURE);
         return all.subList(before, all.size());
     }
 
-    private static List<String> indexes(List<Capture.Event> events) {
+    private static List<String> indexes(List<Captured> events) {
         return events.stream().map(e -> e.fields().get("index")).toList();
     }
 
     private static PluginStats stats() {
-        return Support.receiverStats(receiver);
+        return receiver.stats("in");
     }
 
     @Test
@@ -110,33 +104,33 @@ class TokenIndexesTest {
                 .containsExactly("main");
         assertThat(delivered("/services/collector/event?host=h2", "{\"event\":\"a\"}", RESTRICTED).get(0).fields())
                 .isEqualTo(Map.of("host", "h2", "index", "web"));
-        int before = Capture.received(CAPTURE).size();
+        int before = receiver.captured(CAPTURE).size();
         Support.Reply r = post("/services/collector/event?index=secret", "{\"event\":\"a\"}", RESTRICTED);
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.body()).isEqualTo("{\"text\":\"Incorrect index\",\"code\":7,\"invalid-event-number\":0}");
-        assertThat(Capture.received(CAPTURE)).hasSize(before);
+        assertThat(receiver.captured(CAPTURE)).hasSize(before);
     }
 
     @Test
     void aDisallowedIndexRefusesTheWholeRequestNamingTheEventAndIsCountedAndLogged() throws Exception {
         long rejectedBefore = stats().rejected(Rejection.AUTH);
         long malformedBefore = stats().rejected(Rejection.MALFORMED);
-        int before = Capture.received(CAPTURE).size();
+        int before = receiver.captured(CAPTURE).size();
         String bad = "{\"event\":\"one\",\"index\":\"main\"}{\"event\":\"two\"}{\"event\":\"three\",\"index\":\"secret\"}"
                 + "{\"event\":\"four\"}";
         Support.Reply r = post("/services/collector/event", bad, RESTRICTED);
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.body()).isEqualTo("{\"text\":\"Incorrect index\",\"code\":7,\"invalid-event-number\":2}");
         // All or nothing, as for codes 6, 12 and 13: the events before the bad one were not published...
-        assertThat(Capture.received(CAPTURE)).hasSize(before);
+        assertThat(receiver.captured(CAPTURE)).hasSize(before);
         assertThat(stats().rejected(Rejection.AUTH)).isEqualTo(rejectedBefore + 1);
         assertThat(stats().rejected(Rejection.MALFORMED)).isEqualTo(malformedBefore);
         String log = LOGGED.toString(StandardCharsets.UTF_8);
         assertThat(log).contains("rejected (auth)").contains("event 2: index 'secret' is not allowed");
         assertThat(log).doesNotContain("tok-restricted");
         // ...so the client's corrected retry delivers each event exactly once.
-        List<Capture.Event> got = delivered("/services/collector/event", bad.replace("secret", "web"), RESTRICTED);
-        assertThat(got).extracting(Capture.Event::payload).containsExactly("one", "two", "three", "four");
+        List<Captured> got = delivered("/services/collector/event", bad.replace("secret", "web"), RESTRICTED);
+        assertThat(got).extracting(Captured::payload).containsExactly("one", "two", "three", "four");
         assertThat(indexes(got)).containsExactly("main", "web", "web", "web");
     }
 
@@ -154,19 +148,19 @@ class TokenIndexesTest {
         assertThat(indexes(delivered("/services/collector/raw?index=main", "line 3\n", RESTRICTED)))
                 .containsExactly("main");
         assertThat(indexes(delivered("/services/collector/raw", "line 4", DEFAULTED))).containsExactly("edge");
-        int before = Capture.received(CAPTURE).size();
+        int before = receiver.captured(CAPTURE).size();
         long rejectedBefore = stats().rejected(Rejection.AUTH);
         Support.Reply r = post("/services/collector/raw?index=secret", "line 5\nline 6\n", RESTRICTED);
         assertThat(r.status()).isEqualTo(400);
         // The index is the request's, not one line's: no event number.
         assertThat(r.body()).isEqualTo("{\"text\":\"Incorrect index\",\"code\":7}");
-        assertThat(Capture.received(CAPTURE)).hasSize(before);
+        assertThat(receiver.captured(CAPTURE)).hasSize(before);
         assertThat(stats().rejected(Rejection.AUTH)).isEqualTo(rejectedBefore + 1);
     }
 
     @Test
     void aTokenWithoutSettingsIsUnaffectedAndATokenWithOnlyADefaultMayWriteAnyIndex() throws Exception {
-        List<Capture.Event> free = delivered("/services/collector/event",
+        List<Captured> free = delivered("/services/collector/event",
                 "{\"event\":\"a\"}{\"event\":\"b\",\"index\":\"secret\"}", FREE);
         assertThat(free.get(0).fields()).doesNotContainKey("index");
         assertThat(free.get(1).fields()).containsEntry("index", "secret");
@@ -184,8 +178,8 @@ class TokenIndexesTest {
 
     @Test
     void withIndexesSetATokenWithoutItsOwnListIsHeldToIt() throws Exception {
-        int p = Support.freePort();
-        Pipeline pipe = Support.receiver(p, "tokidx2", Map.of("Tokens", List.of("a", "b"),
+        int p = PipelineHarness.freePort();
+        PipelineHarness pipe = Support.receiver(p, "tokidx2", Map.of("Tokens", List.of("a", "b"),
                 "Indexes", List.of("main", "web"), "TokenIndexes", Map.of("a", List.of("web"))));
         try {
             byte[] main = "{\"event\":\"x\",\"index\":\"main\"}".getBytes(StandardCharsets.UTF_8);
@@ -197,9 +191,9 @@ class TokenIndexesTest {
                     .body()).isEqualTo(SUCCESS);
             assertThat(Support.exchange(p, Support.post("/services/collector/event", other, "Authorization: Splunk b"))
                     .body()).isEqualTo(refused);
-            assertThat(Capture.received("tokidx2")).extracting(e -> e.fields().get("index")).containsExactly("main");
+            assertThat(pipe.captured("tokidx2")).extracting(e -> e.fields().get("index")).containsExactly("main");
         } finally {
-            pipe.stop();
+            pipe.close();
         }
     }
 }

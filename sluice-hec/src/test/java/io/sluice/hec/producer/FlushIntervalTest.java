@@ -2,11 +2,9 @@ package io.sluice.hec.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.config.PluginConfig;
-import io.sluice.core.config.PluginRegistry;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Feed;
 import io.sluice.hec.Support;
 import java.util.ArrayList;
@@ -22,28 +20,28 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code FlushIntervalMs} end to end: consumer.Feed publishes pipeline batches exactly as the test shapes them,
  * producer.SplunkHEC (real pipeline, real worker threads) sends them to consumer.HEC on loopback, and
- * producer.Capture records every event and how many requests they came in.
+ * test.Collect records every event and how many requests they came in.
  */
 @Timeout(60)
 class FlushIntervalTest {
     private static int port;
-    private static Pipeline receiver;
+    private static PipelineHarness receiver;
     private static int run;
 
     @BeforeAll
     static void start() throws Exception {
-        port = Support.freePort();
+        port = PipelineHarness.freePort();
         receiver = Support.receiver(port, "fi", Map.of("Tokens", List.of("tok")));
     }
 
     @AfterAll
     static void stop() {
-        receiver.stop();
+        receiver.close();
     }
 
     /** A sending pipeline: consumer.Feed (id returned in feed[0]) → producer.SplunkHEC with these settings. */
-    private static Pipeline sender(String[] feed, Map<String, Object> settings) throws Exception {
-        Capture.reset("fi");
+    private static PipelineHarness sender(String[] feed, Map<String, Object> settings) throws Exception {
+        receiver.collect("fi").clear();
         feed[0] = "feed" + (++run);
         Map<String, Object> out = new HashMap<>(settings);
         out.put("Streams", "out");
@@ -53,18 +51,15 @@ class FlushIntervalTest {
         out.putIfAbsent("FallbackStream", "failed");
         // The tests count on four delivering threads; the default follows the machine's cores.
         out.putIfAbsent("MaxConnections", 4);
-        Pipeline p = new Pipeline(List.of(
-                PluginConfig.of(feed[0], "consumer.Feed", Map.of("Streams", "out")),
-                PluginConfig.of("hec" + run, "producer.SplunkHEC", out),
-                PluginConfig.of("fallback" + run, "producer.Capture", Map.of("Streams", "failed",
-                        "ShutdownTimeoutMs", out.getOrDefault("ShutdownTimeoutMs", 10_000)))),
-                PluginRegistry.defaultRegistry(), Support.LOG);
-        p.start();
-        return p;
+        return PipelineHarness.builder().plugin(feed[0], "consumer.Feed", Map.of("Streams", "out"))
+                .plugin("hec" + run, "producer.SplunkHEC", out)
+                .plugin("fallback" + run, "test.Collect", Map.of("Streams", "failed",
+                        "ShutdownTimeoutMs", out.getOrDefault("ShutdownTimeoutMs", 10_000)))
+                .log(PipelineHarness.stderrLog()).start();
     }
 
-    private static PluginStats hecStats(Pipeline p) {
-        return p.producers().stream().filter(r -> r.producer() instanceof HecProducer).findFirst().orElseThrow().stats();
+    private static PluginStats hecStats(PipelineHarness p) {
+        return p.pipeline().producers().stream().filter(r -> r.producer() instanceof HecProducer).findFirst().orElseThrow().stats();
     }
 
     /** {@code batches} lists of {@code size} unique payloads "b<i>-e<j>". */
@@ -87,22 +82,22 @@ class FlushIntervalTest {
     }
 
     private static List<String> received() {
-        return Capture.received("fi").stream().map(Capture.Event::payload).toList();
+        return receiver.captured("fi").stream().map(Captured::payload).toList();
     }
 
     /** Sends 40 batches of 5 events and returns how many requests carried them; every event arrives once. */
     private static int requestsFor(Map<String, Object> settings) throws Exception {
         String[] feed = new String[1];
-        Pipeline p = sender(feed, settings);
+        PipelineHarness p = sender(feed, settings);
         try {
             List<List<String>> sent = batches(40, 5);
             sent.forEach(b -> Feed.publish(feed[0], b));
-            Support.await(() -> Capture.received("fi").size() >= 200, 20_000, "200 events at the receiver");
+            PipelineHarness.await("200 events at the receiver", 20_000, () -> receiver.captured("fi").size() >= 200);
         } finally {
-            p.stop();
+            p.close();
         }
         assertThat(received()).containsExactlyInAnyOrderElementsOf(flat(batches(40, 5)));
-        return Capture.requests("fi");
+        return receiver.collect("fi").completions();
     }
 
     @Test
@@ -118,18 +113,18 @@ class FlushIntervalTest {
     @Test
     void aLoneEventIsDeliveredWhenTheIntervalEnds() throws Exception {
         String[] feed = new String[1];
-        Pipeline p = sender(feed, Map.of("FlushIntervalMs", 500));
+        PipelineHarness p = sender(feed, Map.of("FlushIntervalMs", 500));
         try {
             long start = System.nanoTime();
             Feed.publish(feed[0], List.of("alone"));
-            Support.await(() -> !Capture.received("fi").isEmpty(), 10_000, "the lone event");
+            PipelineHarness.await("the lone event", 10_000, () -> !receiver.captured("fi").isEmpty());
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             // It waited for company for the interval (three more threads could have brought some), not longer.
             assertThat(waited).isBetween(500L, 5_000L);
             assertThat(received()).containsExactly("alone");
-            assertThat(Capture.requests("fi")).isEqualTo(1);
+            assertThat(receiver.collect("fi").completions()).isEqualTo(1);
         } finally {
-            p.stop();
+            p.close();
         }
     }
 
@@ -139,12 +134,12 @@ class FlushIntervalTest {
             String[] feed = new String[1];
             // 1.5 s: the stop waits for the group's deadline. 10 min: past ShutdownTimeoutMs the pipeline
             // interrupts its workers, and the interrupted one sends the group at once.
-            Pipeline p = sender(feed, Map.of("FlushIntervalMs", interval, "ShutdownTimeoutMs", 1_000));
+            PipelineHarness p = sender(feed, Map.of("FlushIntervalMs", interval, "ShutdownTimeoutMs", 1_000));
             List<List<String>> sent = batches(3, 2);
             sent.forEach(b -> Feed.publish(feed[0], b));
-            Support.await(() -> hecStats(p).in() == 6, 10_000, "the batches waiting in the producer");
+            PipelineHarness.await("the batches waiting in the producer", 10_000, () -> hecStats(p).in() == 6);
             long start = System.nanoTime();
-            p.stop();
+            p.close();
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(received()).as("interval " + interval).containsExactlyInAnyOrderElementsOf(flat(sent));
             assertThat(took).as("stop with interval " + interval).isLessThan(10_000L);
@@ -154,22 +149,22 @@ class FlushIntervalTest {
     @Test
     void eachBatchOfAGroupKeepsItsOwnFailures() throws Exception {
         String[] feed = new String[1];
-        Pipeline p = sender(feed, Map.of("FlushIntervalMs", 10_000, "MaxEventSize", 1000, "Gzip", false));
+        PipelineHarness p = sender(feed, Map.of("FlushIntervalMs", 10_000, "MaxEventSize", 1000, "Gzip", false));
         String big = "x".repeat(2000);
         try {
             Feed.publish(feed[0], List.of("a1", "a2"));
             Feed.publish(feed[0], List.of("b1", big, "b2"));
             Feed.publish(feed[0], List.of("c1"));
             Feed.publish(feed[0], List.of("d1"));
-            Support.await(() -> Capture.received("fi").size() >= 6 && !Capture.received("fallback" + run).isEmpty(),
-                    10_000, "the events and the rejected one");
+            PipelineHarness.await("the events and the rejected one", 10_000,
+                    () -> receiver.captured("fi").size() >= 6 && !p.captured("fallback" + run).isEmpty());
         } finally {
-            p.stop();
+            p.close();
         }
         assertThat(received()).containsExactlyInAnyOrder("a1", "a2", "b1", "b2", "c1", "d1");
-        List<Capture.Event> failed = Capture.received("fallback" + run);
-        assertThat(failed).extracting(Capture.Event::payload).containsExactly(big);
+        List<Captured> failed = p.captured("fallback" + run);
+        assertThat(failed).extracting(Captured::payload).containsExactly(big);
         assertThat(failed.get(0).fields().get("hec_error_text")).contains("MaxEventSize");
-        assertThat(Capture.requests("fi")).isEqualTo(1);
+        assertThat(receiver.collect("fi").completions()).isEqualTo(1);
     }
 }

@@ -7,8 +7,8 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.hec.Capture;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,17 +23,17 @@ import org.junit.jupiter.api.Test;
 @org.junit.jupiter.api.Timeout(60)
 class RoundTripTest {
     private static int port;
-    private static Pipeline receiver;
+    private static PipelineHarness receiver;
 
     @BeforeAll
     static void start() throws Exception {
-        port = Support.freePort();
+        port = PipelineHarness.freePort();
         receiver = Support.receiver(port, "rt", Map.of("Tokens", List.of("tok")));
     }
 
     @AfterAll
     static void stop() {
-        receiver.stop();
+        receiver.close();
     }
 
     private static void set(Message m, String k, String v, byte kind) {
@@ -49,23 +49,23 @@ class RoundTripTest {
         return p;
     }
 
-    private static List<Capture.Event> sendAndCollect(HecProducer p, Batch b, int expect) throws Exception {
-        List<Capture.Event> sent = new ArrayList<>();
+    private static List<Captured> sendAndCollect(HecProducer p, Batch b, int expect) throws Exception {
+        List<Captured> sent = new ArrayList<>();
         for (int i = 0; i < b.size(); i++) {
-            sent.add(Capture.snapshot(b.get(i)));
+            sent.add(Captured.of(b.get(i)));
         }
-        int before = Capture.received("rt").size();
+        int before = receiver.captured("rt").size();
         p.deliver(b);
-        Support.await(() -> Capture.received("rt").size() >= before + expect, 10_000, "events at the receiver");
-        List<Capture.Event> got = Capture.received("rt");
+        PipelineHarness.await("events at the receiver", 10_000, () -> receiver.captured("rt").size() >= before + expect);
+        List<Captured> got = receiver.captured("rt");
         return got.subList(before, got.size());
     }
 
-    private static void assertSame(List<Capture.Event> got, List<Capture.Event> sent) {
+    private static void assertSame(List<Captured> got, List<Captured> sent) {
         assertThat(got).hasSize(sent.size());
         for (int i = 0; i < sent.size(); i++) {
-            Capture.Event g = got.get(i);
-            Capture.Event s = sent.get(i);
+            Captured g = got.get(i);
+            Captured s = sent.get(i);
             assertThat(g.payload()).isEqualTo(s.payload());
             assertThat(g.timestamp()).isEqualTo(s.timestamp());
             assertThat(g.fields()).isEqualTo(s.fields());
@@ -93,11 +93,11 @@ class RoundTripTest {
                 set(m, "tags", "[\"a\",\"b\"]", Metadata.JSON);
                 set(m, "nothing", "null", Metadata.NULL);
             }
-            List<Capture.Event> sent = new ArrayList<>();
+            List<Captured> sent = new ArrayList<>();
             for (int i = 0; i < b.size(); i++) {
-                sent.add(Capture.snapshot(b.get(i)));
+                sent.add(Captured.of(b.get(i)));
             }
-            List<Capture.Event> got = sendAndCollect(p, b, 50);
+            List<Captured> got = sendAndCollect(p, b, 50);
             assertSame(got, sent);
             p.close();
         }
@@ -120,9 +120,9 @@ class RoundTripTest {
                     set(m, "metric_name:other", "-2.5e3", Metadata.NUMBER);
                 }
             }
-            List<Capture.Event> sent = new ArrayList<>();
+            List<Captured> sent = new ArrayList<>();
             for (int i = 0; i < b.size(); i++) {
-                sent.add(Capture.snapshot(b.get(i)));
+                sent.add(Captured.of(b.get(i)));
             }
             assertSame(sendAndCollect(p, b, 20), sent);
             p.close();
@@ -172,10 +172,10 @@ class RoundTripTest {
         metric(b, t1, "web-1", "metrics", "eu", "mem", "1024", "disk", "3"); // → fourth event
         metric(b, t1, "web-1", null, "eu", "disk", "70");   // → first event
         metric(b, t1, "web-1", null, "eu", "cpu", "0.6");   // first event has cpu already: a new, last one
-        List<Capture.Event> got = sendAndCollect(p, b, 6);
-        assertThat(got).extracting(Capture.Event::payload).containsOnly("metric");
-        assertThat(got).extracting(Capture.Event::timestamp).containsExactly(t1, t1, t2, t1, t1, t1);
-        assertThat(got).extracting(Capture.Event::fields).containsExactly(
+        List<Captured> got = sendAndCollect(p, b, 6);
+        assertThat(got).extracting(Captured::payload).containsOnly("metric");
+        assertThat(got).extracting(Captured::timestamp).containsExactly(t1, t1, t2, t1, t1, t1);
+        assertThat(got).extracting(Captured::fields).containsExactly(
                 fields("web-1", null, "eu", "cpu", "0.5", "mem", "512", "disk", "70"),
                 fields("web-2", null, "eu", "cpu", "0.7", "mem", "256"),
                 fields("web-1", null, "eu", "cpu", "0.9"),
@@ -195,8 +195,8 @@ class RoundTripTest {
         set(m, "dim", "d", Metadata.STRING);
         set(m, "metric_name:a", "1", Metadata.NUMBER);
         set(m, "metric_name:b", "2", Metadata.NUMBER);
-        List<Capture.Event> got = sendAndCollect(p, b, 2);
-        assertThat(got).extracting(Capture.Event::fields).containsExactly(
+        List<Captured> got = sendAndCollect(p, b, 2);
+        assertThat(got).extracting(Captured::fields).containsExactly(
                 Map.of("dim", "d", "metric_name:a", "1"), Map.of("dim", "d", "metric_name:b", "2"));
         p.close();
     }

@@ -2,7 +2,9 @@ package io.sluice.io.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.io.TestPipeline;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,7 +39,7 @@ class FileFollowTest {
     private String tail(String file, String extra) {
         return "In:\n  Type: consumer.File\n  File: \"" + file + "\"\n  PollingDelayMs: 5\n  RotateWaitMs: 1000\n"
                 + "  DirScanIntervalSec: 1\n  CheckpointIntervalMs: 20\n  DefaultOffset: oldest\n  Streams: s\n" + extra
-                + "Out:\n  Type: producer.Capture\n  Streams: s\n";
+                + "Out:\n  Type: test.Collect\n  Streams: s\n";
     }
 
     private String offsets() {
@@ -57,17 +59,18 @@ class FileFollowTest {
     void rotationByRenameAndCreateReadsTheOldFileToItsEndThenReleasesIt() throws Exception {
         Path log = dir.resolve("app.log");
         append(log, lines("a-", 0, 100));
-        try (TestPipeline p = TestPipeline.start(tail(dir.resolve("app.log").toString(), ""))) {
-            p.await("the first lines", () -> p.capture("Out").size() == 100);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(dir.resolve("app.log").toString(), "")).start()) {
+            p.await("the first lines", () -> p.collect("Out").size() == 100);
             Path old = dir.resolve("app.log.1");
             Files.move(log, old);
             append(log, lines("b-", 0, 50));
             append(old, lines("late-", 0, 5)); // a writer still holding the renamed file
-            p.await("the new file and the late lines", () -> p.capture("Out").size() == 155);
-            TestPipeline.awaitUntil("the renamed file to be released", () -> p.log().contains("released " + log), 10_000, p);
-            assertThat(p.log()).contains(log + " was rotated or removed; reading it to its end");
+            p.await("the new file and the late lines", () -> p.collect("Out").size() == 155);
+            PipelineHarness.await("the renamed file to be released", 10_000, () -> p.logText().contains("released " + log));
+            assertThat(p.logText()).contains(log + " was rotated or removed; reading it to its end");
 
-            List<String> got = p.capture("Out").payloads();
+            List<String> got = p.payloads("Out");
             List<String> want = new ArrayList<>(lines("a-", 0, 100));
             want.addAll(lines("b-", 0, 50));
             want.addAll(lines("late-", 0, 5));
@@ -76,8 +79,8 @@ class FileFollowTest {
 
             // The name now leads to the new file only: more lines there arrive once, in order.
             append(log, lines("c-", 0, 10));
-            p.await("lines of the new file", () -> p.capture("Out").size() == 165);
-            assertThat(p.capture("Out").payloads().subList(155, 165)).isEqualTo(lines("c-", 0, 10));
+            p.await("lines of the new file", () -> p.collect("Out").size() == 165);
+            assertThat(p.payloads("Out").subList(155, 165)).isEqualTo(lines("c-", 0, 10));
         }
     }
 
@@ -85,16 +88,17 @@ class FileFollowTest {
     void copytruncateIsReadAgainFromTheStartWithoutRepeatingOldLines() throws Exception {
         Path log = dir.resolve("copy.log");
         append(log, lines("before-with-a-long-line-", 0, 200));
-        try (TestPipeline p = TestPipeline.start(tail(log.toString(), ""))) {
-            p.await("the lines before", () -> p.capture("Out").size() == 200);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "")).start()) {
+            p.await("the lines before", () -> p.collect("Out").size() == 200);
             Files.copy(log, dir.resolve("copy.log.1"), StandardCopyOption.REPLACE_EXISTING);
             try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
                 ch.truncate(0);
             }
-            TestPipeline.awaitUntil("the truncation to be seen", () -> p.log().contains(log + " was truncated"), 10_000, p);
+            PipelineHarness.await("the truncation to be seen", 10_000, () -> p.logText().contains(log + " was truncated"));
             append(log, lines("after-", 0, 20)); // shorter than what was read before
-            p.await("the lines after", () -> p.capture("Out").size() == 220);
-            assertThat(p.capture("Out").payloads().subList(200, 220)).isEqualTo(lines("after-", 0, 20));
+            p.await("the lines after", () -> p.collect("Out").size() == 220);
+            assertThat(p.payloads("Out").subList(200, 220)).isEqualTo(lines("after-", 0, 20));
         }
     }
 
@@ -103,23 +107,25 @@ class FileFollowTest {
         Path log = dir.resolve("t.log");
         Path offset = dir.resolve("offsets/t.log.offset");
         append(log, lines("old-", 0, 500));
-        try (TestPipeline p = TestPipeline.start(tail(log.toString(), offsets()))) {
-            p.await("the old lines", () -> p.capture("Out").size() == 500);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the old lines", () -> p.collect("Out").size() == 500);
             long full = Files.size(log);
-            TestPipeline.awaitUntil("the checkpoint at the end", () -> checkpoint(offset) == full, 10_000, p);
+            PipelineHarness.await("the checkpoint at the end", 10_000, () -> checkpoint(offset) == full);
             try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
                 ch.truncate(0);
             }
-            TestPipeline.awaitUntil("the truncation to be seen", () -> p.log().contains("was truncated"), 10_000, p);
+            PipelineHarness.await("the truncation to be seen", 10_000, () -> p.logText().contains("was truncated"));
             append(log, lines("new-", 0, 3));
-            p.await("the new lines", () -> p.capture("Out").size() == 503);
+            p.await("the new lines", () -> p.collect("Out").size() == 503);
             long now = Files.size(log);
-            TestPipeline.awaitUntil("the checkpoint of the new content", () -> checkpoint(offset) == now, 10_000, p);
+            PipelineHarness.await("the checkpoint of the new content", 10_000, () -> checkpoint(offset) == now);
         }
         append(log, lines("next-", 0, 2));
-        try (TestPipeline p = TestPipeline.start(tail(log.toString(), offsets()))) {
-            p.await("the lines after the restart", () -> p.capture("Out").size() >= 2);
-            assertThat(p.capture("Out").payloads()).isEqualTo(lines("next-", 0, 2));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the lines after the restart", () -> p.collect("Out").size() >= 2);
+            assertThat(p.payloads("Out")).isEqualTo(lines("next-", 0, 2));
         }
     }
 
@@ -129,10 +135,10 @@ class FileFollowTest {
         Path offset = dir.resolve("offsets/svc.log.offset");
         append(log, lines("one-", 0, 300));
         String config = tail(dir.resolve("svc.log*").toString(), offsets());
-        try (TestPipeline p = TestPipeline.start(config)) {
-            p.await("the first run's lines", () -> p.capture("Out").size() == 300);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(config).start()) {
+            p.await("the first run's lines", () -> p.collect("Out").size() == 300);
             long size = Files.size(log);
-            TestPipeline.awaitUntil("the checkpoint at the end", () -> checkpoint(offset) == size, 10_000, p);
+            PipelineHarness.await("the checkpoint at the end", 10_000, () -> checkpoint(offset) == size);
         }
         // The checkpoint names the file's identity too, so it survives the rename while Sluice is down.
         assertThat(Files.readString(offset).split("\n")).hasSize(2);
@@ -140,11 +146,11 @@ class FileFollowTest {
         Files.move(log, rotated);
         append(rotated, lines("two-", 0, 40));
         append(log, lines("three-", 0, 25));
-        try (TestPipeline p = TestPipeline.start(config)) {
-            p.await("the second run's lines", () -> p.capture("Out").size() >= 65);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(config).start()) {
+            p.await("the second run's lines", () -> p.collect("Out").size() >= 65);
             List<String> want = new ArrayList<>(lines("two-", 0, 40));
             want.addAll(lines("three-", 0, 25));
-            assertThat(p.capture("Out").payloads()).containsExactlyInAnyOrderElementsOf(want);
+            assertThat(p.payloads("Out")).containsExactlyInAnyOrderElementsOf(want);
         }
     }
 
@@ -155,11 +161,12 @@ class FileFollowTest {
         Path offsetFile = dir.resolve("g.offset");
         long fifth = String.join("\n", lines("g-", 0, 5)).length() + 1;
         Files.writeString(offsetFile, fifth + "\n", StandardCharsets.UTF_8);
-        try (TestPipeline p = TestPipeline.start(tail(log.toString(), "  OffsetFile: " + offsetFile + "\n"))) {
-            p.await("the lines after the offset", () -> p.capture("Out").size() >= 5);
-            assertThat(p.capture("Out").payloads()).isEqualTo(lines("g-", 5, 10));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "  OffsetFile: " + offsetFile + "\n")).start()) {
+            p.await("the lines after the offset", () -> p.collect("Out").size() >= 5);
+            assertThat(p.payloads("Out")).isEqualTo(lines("g-", 5, 10));
             long size = Files.size(log);
-            TestPipeline.awaitUntil("the offset to be written back", () -> checkpoint(offsetFile) == size, 10_000, p);
+            PipelineHarness.await("the offset to be written back", 10_000, () -> checkpoint(offsetFile) == size);
         }
     }
 
@@ -169,10 +176,11 @@ class FileFollowTest {
         append(log, lines("r-", 0, 3));
         Files.createDirectories(dir.resolve("offsets"));
         Files.writeString(dir.resolve("offsets/r.log.offset"), "999999\n");
-        try (TestPipeline p = TestPipeline.start(tail(log.toString(), offsets()))) {
-            p.await("the whole file", () -> p.capture("Out").size() >= 3);
-            assertThat(p.capture("Out").payloads()).isEqualTo(lines("r-", 0, 3));
-            assertThat(p.log()).contains("checkpoint of " + log + " is past its end; the file was replaced, reading from the start");
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the whole file", () -> p.collect("Out").size() >= 3);
+            assertThat(p.payloads("Out")).isEqualTo(lines("r-", 0, 3));
+            assertThat(p.logText()).contains("checkpoint of " + log + " is past its end; the file was replaced, reading from the start");
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.sluice.io.file;
 
-import io.sluice.core.buffer.FailingChannel;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.core.buffer.FailingChannel;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
@@ -12,8 +11,10 @@ import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.pipeline.StartException;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import io.sluice.io.Lines;
-import io.sluice.io.TestPipeline;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -31,9 +32,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 class FileProducerTest {
     @TempDir
@@ -59,13 +60,13 @@ class FileProducerTest {
         Path plain = dir.resolve("out/logs.ndjson");
         Path gz = dir.resolve("out/logs.ndjson.gz");
         Path zst = dir.resolve("out/logs.ndjson.zst");
-        TestPipeline p = TestPipeline.start(profiler(20_000)
+        PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(profiler(20_000)
                 + "Plain:\n  Type: producer.File\n  File: " + dir.resolve("out/*.ndjson") + "\n  Streams: logs\n"
                 + "Gz:\n  Type: producer.File\n  File: " + gz + "\n  BufferSizeKB: 64\n  Streams: logs\n"
-                + "Zst:\n  Type: producer.File\n  File: " + zst + "\n  Streams: logs\n");
+                + "Zst:\n  Type: producer.File\n  File: " + zst + "\n  Streams: logs\n").start();
         // The background flush writes while running: a live .gz decompresses up to the last flush.
         p.await("the plain file", () -> Files.exists(plain) && lineCount(plain) == 20_000);
-        TestPipeline.awaitUntil("a readable live gzip", () -> liveGzipLines(gz) > 0, 10_000, p);
+        PipelineHarness.await("a readable live gzip", 10_000, () -> liveGzipLines(gz) > 0);
         p.close();
 
         List<String> a = lines(Files.readAllBytes(plain));
@@ -110,10 +111,10 @@ class FileProducerTest {
     @Test
     void rotatesBySizeAndPrunesToTheCount() throws Exception {
         Path base = dir.resolve("rot/app.log");
-        try (TestPipeline p = TestPipeline.start(profiler(20_000)
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(profiler(20_000)
                 + "Out:\n  Type: producer.File\n  File: " + base + "\n  BufferSizeKB: 16\n  Streams: logs\n"
-                + "  Rotation:\n    Enable: true\n    SizeMB: 0\n    Timestamp: \"2006\"\n  Prune:\n    Count: 3\n")) {
-            p.await("rotations", () -> p.log().contains("pruned"));
+                + "  Rotation:\n    Enable: true\n    SizeMB: 0\n    Timestamp: \"2006\"\n  Prune:\n    Count: 3\n").start()) {
+            p.await("rotations", () -> p.logText().contains("pruned"));
         }
         try (Stream<Path> s = Files.list(dir.resolve("rot"))) {
             List<String> names = s.map(x -> x.getFileName().toString()).sorted().collect(Collectors.toList());
@@ -188,9 +189,10 @@ class FileProducerTest {
         // Through the pipeline: a StartException naming the plugin and the path (the command line exits 2 on it),
         // before any input was taken.
         Path input = Files.writeString(dir.resolve("in.ndjson"), "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
-        assertThatThrownBy(() -> TestPipeline.start("In:\n  Type: consumer.File\n  File: " + input
+        assertThatThrownBy(() -> PipelineHarness.builder().log(new MemoryLog())
+                .yaml("In:\n  Type: consumer.File\n  File: " + input
                 + "\n  DefaultOffset: oldest\n  Streams: logs\n"
-                + "Out:\n  Type: producer.File\n  File: " + target + "\n  Streams: logs\n"))
+                + "Out:\n  Type: producer.File\n  File: " + target + "\n  Streams: logs\n").start())
                 .isInstanceOf(StartException.class).hasMessageStartingWith("Out: ").hasMessageContaining(target.toString());
     }
 
@@ -243,19 +245,20 @@ class FileProducerTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(devFull), "needs /dev/full");
         Path link = Files.createSymbolicLink(dir.resolve("full.ndjson"), devFull);
         Path input = Files.writeString(dir.resolve("in.ndjson"), "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
-        try (TestPipeline p = TestPipeline.start("In:\n  Type: consumer.File\n  File: " + input
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml("In:\n  Type: consumer.File\n  File: " + input
                 + "\n  DefaultOffset: oldest\n  Streams: logs\n"
                 + "Out:\n  Type: producer.File\n  File: " + link + "\n  Streams: logs\n"
                 + "  Retry/Max: 2\n  Retry/BackoffMs: 1\n  FallbackStream: dead\n"
-                + "Dead:\n  Type: producer.Capture\n  Streams: dead\n")) {
+                + "Dead:\n  Type: test.Collect\n  Streams: dead\n").start()) {
             PluginStats out = p.pipeline().stats().stream().filter(s -> s.id().equals("Out")).findFirst().orElseThrow();
-            p.await("the three messages in the fallback stream", () -> p.capture("Dead").size() == 3);
+            p.await("the three messages in the fallback stream", () -> p.collect("Dead").size() == 3);
             assertThat(out.out()).as("messages counted out by producer.File").isZero();
             assertThat(out.failed()).isEqualTo(3);
             assertThat(out.retried()).isEqualTo(6);
             assertThat(p.pipeline().plugins()).filteredOn(i -> i.id().equals("Out")).singleElement()
                     .satisfies(i -> assertThat(i.ready()).as("Out ready").isFalse());
-            assertThat(p.log()).contains("cannot write " + link);
+            assertThat(p.logText()).contains("cannot write " + link);
         }
     }
 

@@ -2,7 +2,9 @@ package io.sluice.io.socket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.io.TestPipeline;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -55,9 +57,9 @@ class SocketConsumerTest {
     @Test
     void ndjsonOverTcpArrivesLineByLineInOrder() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(
                 "In:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + port + "\n  Format: ndjson\n  Streams: s\n"
-                        + "Out:\n  Type: producer.Capture\n  Streams: s\n")) {
+                        + "Out:\n  Type: test.Collect\n  Streams: s\n").start()) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < 20_000; i++) {
                 b.append("{\"n\":").append(i).append(",\"pad\":\"").append("x".repeat(i % 300)).append("\"}\n");
@@ -66,8 +68,8 @@ class SocketConsumerTest {
                 }
             }
             send(port, b.toString().getBytes(StandardCharsets.UTF_8));
-            p.await("20000 lines", () -> p.capture("Out").size() >= 20_000);
-            List<String> got = p.capture("Out").payloads();
+            p.await("20000 lines", () -> p.collect("Out").size() >= 20_000);
+            List<String> got = p.payloads("Out");
             assertThat(got).hasSize(20_000);
             for (int i = 0; i < got.size(); i += 997) {
                 assertThat(got.get(i)).startsWith("{\"n\":" + i + ",");
@@ -78,9 +80,9 @@ class SocketConsumerTest {
     @Test
     void aGarbagePeerThatHangsUpMidLineCrashesNothingAndLosesNothing() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(
                 "In:\n  Type: consumer.Socket\n  Address: 127.0.0.1:" + port + "\n  MaxLineSize: 64\n  Streams: s\n"
-                        + "Out:\n  Type: producer.Capture\n  Streams: s\n")) {
+                        + "Out:\n  Type: test.Collect\n  Streams: s\n").start()) {
             byte[] garbage = new byte[1000];
             new java.util.Random(7).nextBytes(garbage);
             for (int i = 0; i < garbage.length; i++) {
@@ -93,15 +95,15 @@ class SocketConsumerTest {
             all.put(new byte[] {(byte) 0xC3, (byte) 0x28, 'x', '\n'}); // invalid UTF-8 passes as bytes
             all.put("half a li".getBytes(StandardCharsets.UTF_8));
             send(port, java.util.Arrays.copyOf(all.array(), all.position()));
-            p.await("3 lines and the partial one", () -> p.capture("Out").size() >= 4);
-            List<String> got = p.capture("Out").payloads();
+            p.await("3 lines and the partial one", () -> p.collect("Out").size() >= 4);
+            List<String> got = p.payloads("Out");
             assertThat(got.get(0)).isEqualTo("before");
-            assertThat(p.capture("Out").metadata().get(1)).containsEntry("truncated", "true");
+            assertThat(p.captured("Out").get(1).fields()).containsEntry("truncated", "true");
             assertThat(got.get(2).getBytes(StandardCharsets.ISO_8859_1)).hasSize(3);
             assertThat(got.get(3)).isEqualTo("half a li");
             // The listener is still there for the next client.
             send(port, "still up\n".getBytes(StandardCharsets.UTF_8));
-            p.await("the next client's line", () -> p.capture("Out").payloads().contains("still up"));
+            p.await("the next client's line", () -> p.payloads("Out").contains("still up"));
         }
     }
 
@@ -109,31 +111,31 @@ class SocketConsumerTest {
     void syslogOverTcpWithOctetCountingAndOverUdp() throws Exception {
         int tcp = freePort();
         int udp = freePort();
-        try (TestPipeline p = TestPipeline.start(
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(
                 "Tcp:\n  Type: consumer.Syslogd\n  Address: tcp://127.0.0.1:" + tcp + "\n  Format: RFC6587\n  SetMetadata: true\n  Streams: s\n"
                         + "Udp:\n  Type: consumer.Socket\n  Address: udp://127.0.0.1:" + udp + "\n  Format: syslog\n  Streams: s\n"
-                        + "Out:\n  Type: producer.Capture\n  Streams: s\n")) {
+                        + "Out:\n  Type: test.Collect\n  Streams: s\n").start()) {
             String m1 = "<34>1 2003-10-11T22:14:15.003Z host su - ID47 - first\nmessage";
             String m2 = "<13>1 2003-10-11T22:14:16Z host app 42 - - second";
             byte[] framed = (m1.getBytes(StandardCharsets.UTF_8).length + " " + m1 + m2.length() + " " + m2)
                     .getBytes(StandardCharsets.UTF_8);
             send(tcp, framed);
-            p.await("two octet-counted messages", () -> p.capture("Out").size() >= 2);
+            p.await("two octet-counted messages", () -> p.collect("Out").size() >= 2);
             try (DatagramChannel ch = DatagramChannel.open()) {
                 byte[] d = "<34>Oct 11 22:14:15 mymachine su: over udp".getBytes(StandardCharsets.UTF_8);
-                TestPipeline.awaitUntil("a datagram to arrive", () -> {
+                PipelineHarness.await("a datagram to arrive", 10_000, () -> {
                     try {
                         ch.send(ByteBuffer.wrap(d), new InetSocketAddress("127.0.0.1", udp));
                     } catch (java.io.IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
-                    return p.capture("Out").size() >= 3;
-                }, 10_000, p);
+                    return p.collect("Out").size() >= 3;
+                });
             }
-            List<String> got = p.capture("Out").payloads();
+            List<String> got = p.payloads("Out");
             assertThat(got.subList(0, 3)).containsExactly("first\nmessage", "second", "over udp");
-            assertThat(p.capture("Out").metadata().get(1)).containsEntry("app_name", "app").containsEntry("proc_id", "42");
-            assertThat(p.capture("Out").metadata().get(2)).containsEntry("tag", "su").containsEntry("hostname", "mymachine");
+            assertThat(p.captured("Out").get(1).fields()).containsEntry("app_name", "app").containsEntry("proc_id", "42");
+            assertThat(p.captured("Out").get(2).fields()).containsEntry("tag", "su").containsEntry("hostname", "mymachine");
         }
     }
 
@@ -141,13 +143,13 @@ class SocketConsumerTest {
     void unixSocketAndProducerSocketReconnectingToALateServer() throws Exception {
         Path sock = dir.resolve("in.sock");
         int late = freePort();
-        try (TestPipeline p = TestPipeline.start(
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(
                 "Unix:\n  Type: consumer.Socket\n  Address: unix://" + sock + "\n  Streams: u\n"
-                        + "Out:\n  Type: producer.Capture\n  Streams: u\n"
+                        + "Out:\n  Type: test.Collect\n  Streams: u\n"
                         + "Gen:\n  Type: consumer.Profiler\n  Runs: 50\n  Batches: 1\n  Message: \"gen %d\"\n  DelayMs: 0\n  KeepRunning: true\n  Streams: g\n"
-                        + "Send:\n  Type: producer.Socket\n  Address: 127.0.0.1:" + late + "\n  ReconnectMaxMs: 50\n  Streams: g\n")) {
+                        + "Send:\n  Type: producer.Socket\n  Address: 127.0.0.1:" + late + "\n  ReconnectMaxMs: 50\n  Streams: g\n").start()) {
             // The socket file appears at bind, a moment before listen: retry the connect until it is accepted.
-            TestPipeline.awaitUntil("the unix socket accepting", () -> {
+            PipelineHarness.await("the unix socket accepting", 10_000, () -> {
                 try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                     ch.connect(UnixDomainSocketAddress.of(sock));
                     ch.write(ByteBuffer.wrap("via unix\n".getBytes(StandardCharsets.UTF_8)));
@@ -155,10 +157,10 @@ class SocketConsumerTest {
                 } catch (java.io.IOException notYet) {
                     return false;
                 }
-            }, 10_000, p);
-            p.await("the unix line", () -> p.capture("Out").payloads().contains("via unix"));
+            });
+            p.await("the unix line", () -> p.payloads("Out").contains("via unix"));
             // producer.Socket has been retrying since start; the server appears only once it has failed.
-            p.await("a failed attempt", () -> p.log().contains("reconnecting with backoff"));
+            p.await("a failed attempt", () -> p.logText().contains("reconnecting with backoff"));
             List<String> received = new ArrayList<>();
             try (ServerSocket server = new ServerSocket()) {
                 server.bind(new InetSocketAddress("127.0.0.1", late));

@@ -1,5 +1,6 @@
 package io.sluice.io.socket;
 
+import static io.sluice.core.testing.PipelineHarness.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,16 +13,13 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Message;
-import io.sluice.core.pipeline.ConsumerContext;
-import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.pipeline.StartException;
-import java.io.ByteArrayOutputStream;
+import io.sluice.core.testing.DirectContext;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -33,23 +31,23 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** consumer.Socket and consumer.Syslogd on one thread with a selector: connection limits, timeouts, memory, errors. */
 class SocketLimitsTest {
-    /** Keeps what it delivers; can be held closed. */
+    /**
+     * Keeps what it delivers and checks each sender's lines ("sender:seq:...") arrive in order; can be held closed.
+     * Socket's own: core's test.Collect keeps payloads but knows nothing of senders and sequence numbers.
+     */
     public static final class Tally extends Producer {
-        static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Tally",
+        static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Tally",
                 "Test producer counting lines per sender.").factory(Tally::new);
-        static final Map<String, Tally> BY_ID = new ConcurrentHashMap<>();
         private final List<String> payloads = new ArrayList<>();
         private final List<Map<String, String>> metadata = new ArrayList<>();
         /** Sender name to the next sequence number expected from it. */
@@ -61,7 +59,6 @@ class SocketLimitsTest {
 
         Tally(PluginConfig config) {
             super(config);
-            BY_ID.put(config.id(), this);
         }
 
         @Override
@@ -121,48 +118,10 @@ class SocketLimitsTest {
         }
     }
 
-    /** A pipeline from YAML with its own memory budget. */
-    private static final class Run implements AutoCloseable {
-        final Pipeline pipeline;
-        final ByteArrayOutputStream log = new ByteArrayOutputStream();
-
-        Run(String yaml, MemoryBudget budget) throws Exception {
-            List<PluginSpec> specs = new ArrayList<>(PluginRegistry.defaultRegistry().all());
-            specs.add(Tally.SPEC);
-            PluginRegistry registry = new PluginRegistry(specs);
-            List<PluginConfig> configs = new ConfigLoader(registry, Map.of()).loadString(yaml, "test.yaml");
-            pipeline = new Pipeline(configs, registry, new Log(new PrintStream(log, true, StandardCharsets.UTF_8), Log.INFO), budget);
-            pipeline.start();
-        }
-
-        PluginStats stats(String id) {
-            return pipeline.consumerStats().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
-        }
-
-        Tally tally(String id) {
-            return Tally.BY_ID.get(id);
-        }
-
-        void await(String what, BooleanSupplier condition) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!condition.getAsBoolean()) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("timed out waiting for " + what + "\nlog:\n" + log.toString(StandardCharsets.UTF_8));
-                }
-                Thread.sleep(5);
-            }
-        }
-
-        @Override
-        public void close() {
-            pipeline.stop();
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    /** A started pipeline from YAML with test.Tally, a log kept in memory and its own memory budget. */
+    private static PipelineHarness run(String yaml, MemoryBudget budget) throws Exception {
+        return PipelineHarness.builder().plugins(Tally.SPEC).log(new MemoryLog()).memory(budget).awaitMillis(30_000)
+                .yaml(yaml).start();
     }
 
     private static SocketChannel connect(int port) throws IOException {
@@ -190,7 +149,7 @@ class SocketLimitsTest {
 
     private static String yaml(String type, int port, String extra) {
         return "In:\n  Type: " + type + "\n  Address: tcp://127.0.0.1:" + port + "\n  Streams: s\n" + extra
-                + "Out:\n  Type: producer.Tally\n  Streams: s\n";
+                + "Out:\n  Type: test.Tally\n  Streams: s\n";
     }
 
     @ParameterizedTest
@@ -200,7 +159,7 @@ class SocketLimitsTest {
         int before = ManagementFactory.getThreadMXBean().getThreadCount();
         String extra = "  MaxConnections: 2100\n" + (type.equals("consumer.Syslogd") ? "  Format: RFC6587\n" : "");
         List<SocketChannel> idle = new ArrayList<>();
-        try (Run r = new Run(yaml(type, port, extra), MemoryBudget.unlimited())) {
+        try (PipelineHarness r = run(yaml(type, port, extra), MemoryBudget.unlimited())) {
             for (int i = 0; i < 2000; i++) {
                 idle.add(connect(port));
             }
@@ -211,7 +170,7 @@ class SocketLimitsTest {
                 String msg = "<13>1 2024-01-01T00:00:00Z host app - - - after the crowd";
                 write(ch, type.equals("consumer.Syslogd") ? msg.length() + " " + msg : "after the crowd\n");
             }
-            r.await("the line after 2000 idle connections", () -> r.tally("Out").payloads().contains("after the crowd"));
+            r.await("the line after 2000 idle connections", () -> r.<Tally>producer("Out").payloads().contains("after the crowd"));
             assertThat(r.stats("In").rejected(Rejection.BUSY)).isZero();
         } finally {
             for (SocketChannel ch : idle) {
@@ -223,7 +182,7 @@ class SocketLimitsTest {
     @Test
     void connectionsBeyondMaxConnectionsAreClosedAndCountedBusy() throws Exception {
         int port = freePort();
-        try (Run r = new Run(yaml("consumer.Socket", port, "  MaxConnections: 3\n"), MemoryBudget.unlimited())) {
+        try (PipelineHarness r = run(yaml("consumer.Socket", port, "  MaxConnections: 3\n"), MemoryBudget.unlimited())) {
             List<SocketChannel> admitted = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 admitted.add(connect(port));
@@ -235,13 +194,13 @@ class SocketLimitsTest {
             assertThat(r.stats("In").rejected(Rejection.BUSY)).isEqualTo(2);
             assertThat(r.stats("In").connections()).isEqualTo(3);
             write(admitted.get(0), "from an admitted one\n");
-            r.await("the admitted connection's line", () -> r.tally("Out").payloads().contains("from an admitted one"));
+            r.await("the admitted connection's line", () -> r.<Tally>producer("Out").payloads().contains("from an admitted one"));
             // A place freed is taken by the next one.
             admitted.remove(2).close();
             r.await("2 connections", () -> r.stats("In").connections() == 2);
             try (SocketChannel late = connect(port)) {
                 write(late, "from a later one\n");
-                r.await("the later connection's line", () -> r.tally("Out").payloads().contains("from a later one"));
+                r.await("the later connection's line", () -> r.<Tally>producer("Out").payloads().contains("from a later one"));
             }
             assertThat(r.stats("In").rejected(Rejection.BUSY)).isEqualTo(2);
             for (SocketChannel ch : admitted) {
@@ -253,7 +212,7 @@ class SocketLimitsTest {
     @Test
     void aSlowlorisIsClosedAfterTheIdleTimeoutAndCountedWhileASteadySenderStays() throws Exception {
         int port = freePort();
-        try (Run r = new Run(yaml("consumer.Socket", port, "  IdleTimeoutMs: 600\n"), MemoryBudget.unlimited());
+        try (PipelineHarness r = run(yaml("consumer.Socket", port, "  IdleTimeoutMs: 600\n"), MemoryBudget.unlimited());
                 SocketChannel slow = connect(port);
                 SocketChannel steady = connect(port)) {
             long connected = System.nanoTime();
@@ -273,12 +232,12 @@ class SocketLimitsTest {
             assertThat(elapsed).as("not closed before the timeout").isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(600));
             r.await("the slowloris closed", () -> closedByServer(slow));
             write(steady, "steady last\n");
-            r.await("the steady sender's last line", () -> r.tally("Out").payloads().contains("steady last"));
+            r.await("the steady sender's last line", () -> r.<Tally>producer("Out").payloads().contains("steady last"));
             assertThat(closedByServer(steady)).isFalse();
             assertThat(r.stats("In").rejected(Rejection.TIMEOUT)).isEqualTo(1);
             assertThat(r.stats("In").connections()).isEqualTo(1);
             // What the slowloris did send is kept, as a line that ended with the connection.
-            assertThat(r.tally("Out").payloads()).anyMatch(p -> p.matches("x{5,}"));
+            assertThat(r.<Tally>producer("Out").payloads()).anyMatch(p -> p.matches("x{5,}"));
         }
     }
 
@@ -292,8 +251,8 @@ class SocketLimitsTest {
         String pad = "p".repeat(80);
         AtomicLong maxUsed = new AtomicLong();
         AtomicReference<Throwable> senderFailure = new AtomicReference<>();
-        try (Run r = new Run(yaml("consumer.Socket", port, ""), budget)) {
-            Tally out = r.tally("Out");
+        try (PipelineHarness r = run(yaml("consumer.Socket", port, ""), budget)) {
+            Tally out = r.<Tally>producer("Out");
             out.keepPayloads = false;
             CountDownLatch gate = new CountDownLatch(1);
             out.gate = gate;
@@ -358,15 +317,15 @@ class SocketLimitsTest {
         int port = freePort();
         MemoryBudget budget = new MemoryBudget(8 << 20);
         String longLine = "L".repeat(600_000);
-        try (Run r = new Run(yaml("consumer.Socket", port, "  MaxLineSize: 1048576\n"), budget);
+        try (PipelineHarness r = run(yaml("consumer.Socket", port, "  MaxLineSize: 1048576\n"), budget);
                 SocketChannel ch = connect(port)) {
-            r.tally("Out").keepPayloads = false;
+            r.<Tally>producer("Out").keepPayloads = false;
             // Sent in pieces, so the line is assembled across many reads.
             for (int i = 0; i < longLine.length(); i += 10_000) {
                 write(ch, longLine.substring(i, i + 10_000));
             }
             write(ch, "\nsmall\n");
-            r.await("both lines", () -> r.tally("Out").total() == 2);
+            r.await("both lines", () -> r.<Tally>producer("Out").total() == 2);
             // Delivered, so the messages' memory is back; what stays is the connection's buffer and a little credit.
             r.await("the connection's buffer shrunk back", () -> budget.used() < 100_000);
             assertThat(r.stats("In").rejected(Rejection.TOO_LARGE)).isZero();
@@ -379,24 +338,24 @@ class SocketLimitsTest {
         int syslogPort = freePort();
         String yaml = "In:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + socketPort + "\n  MaxLineSize: 16\n  Streams: s\n"
                 + "Sys:\n  Type: consumer.Syslogd\n  Address: tcp://127.0.0.1:" + syslogPort + "\n  Format: RFC5424\n  Streams: s\n"
-                + "Out:\n  Type: producer.Tally\n  Streams: s\n";
-        try (Run r = new Run(yaml, MemoryBudget.unlimited())) {
+                + "Out:\n  Type: test.Tally\n  Streams: s\n";
+        try (PipelineHarness r = run(yaml, MemoryBudget.unlimited())) {
             try (SocketChannel ch = connect(socketPort)) {
                 write(ch, "short\n" + "x".repeat(100) + "\nafter\n");
             }
-            r.await("3 lines", () -> r.tally("Out").payloads().contains("after"));
-            assertThat(r.tally("Out").payloads()).containsExactly("short", "x".repeat(16), "after");
-            assertThat(r.tally("Out").metadata().get(1)).containsEntry("truncated", "true");
+            r.await("3 lines", () -> r.<Tally>producer("Out").payloads().contains("after"));
+            assertThat(r.<Tally>producer("Out").payloads()).containsExactly("short", "x".repeat(16), "after");
+            assertThat(r.<Tally>producer("Out").metadata().get(1)).containsEntry("truncated", "true");
             assertThat(r.stats("In").rejected(Rejection.TOO_LARGE)).isEqualTo(1);
             assertThat(r.stats("In").rejected(Rejection.MALFORMED)).isZero();
             try (SocketChannel ch = connect(syslogPort)) {
                 write(ch, "<34>1 2003-10-11T22:14:15.003Z host app - - - fine\nnot syslog at all\n");
             }
-            r.await("2 syslog lines", () -> r.tally("Out").payloads().size() >= 5);
-            assertThat(r.tally("Out").payloads().subList(3, 5)).containsExactly("fine", "not syslog at all");
+            r.await("2 syslog lines", () -> r.<Tally>producer("Out").payloads().size() >= 5);
+            assertThat(r.<Tally>producer("Out").payloads().subList(3, 5)).containsExactly("fine", "not syslog at all");
             assertThat(r.stats("Sys").rejected(Rejection.MALFORMED)).isEqualTo(1);
             assertThat(r.stats("Sys").rejected(Rejection.TOO_LARGE)).isZero();
-            assertThat(r.log.toString(StandardCharsets.UTF_8)).contains("rejected (too_large) from /127.0.0.1:")
+            assertThat(r.logText()).contains("rejected (too_large) from /127.0.0.1:")
                     .contains("rejected (malformed) from /127.0.0.1:");
         }
     }
@@ -404,7 +363,7 @@ class SocketLimitsTest {
     @Test
     void anAcknowledgementFollowsEachReadOnceItWasHandedToThePipeline() throws Exception {
         int port = freePort();
-        try (Run r = new Run(yaml("consumer.Socket", port, "  Acknowledge: \"OK\\n\"\n"), MemoryBudget.unlimited());
+        try (PipelineHarness r = run(yaml("consumer.Socket", port, "  Acknowledge: \"OK\\n\"\n"), MemoryBudget.unlimited());
                 SocketChannel ch = connect(port)) {
             ch.socket().setSoTimeout(10_000);
             java.io.InputStream in = ch.socket().getInputStream();
@@ -414,19 +373,19 @@ class SocketLimitsTest {
                 assertThat(new String(ack, StandardCharsets.UTF_8)).isEqualTo("OK\n");
                 assertThat(r.stats("In").in()).as("published before the ack").isGreaterThanOrEqualTo(2L * round);
             }
-            r.await("6 lines", () -> r.tally("Out").payloads().size() >= 6);
+            r.await("6 lines", () -> r.<Tally>producer("Out").payloads().size() >= 6);
         }
     }
 
     @Test
     void whatAConnectionSentIsPassedOnAtShutdownEvenWithoutItsNewline() throws Exception {
         int port = freePort();
-        Run r = new Run(yaml("consumer.Socket", port, ""), MemoryBudget.unlimited());
+        PipelineHarness r = run(yaml("consumer.Socket", port, ""), MemoryBudget.unlimited());
         try (SocketChannel ch = connect(port)) {
             write(ch, "complete\nunfinished");
-            r.await("the complete line", () -> r.tally("Out").payloads().contains("complete"));
+            r.await("the complete line", () -> r.<Tally>producer("Out").payloads().contains("complete"));
             r.close();
-            assertThat(r.tally("Out").payloads()).containsExactly("complete", "unfinished");
+            assertThat(r.<Tally>producer("Out").payloads()).containsExactly("complete", "unfinished");
             assertThat(r.stats("In").connections()).isZero();
         }
     }
@@ -437,7 +396,7 @@ class SocketLimitsTest {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
             int port = taken.getLocalPort();
-            assertThatThrownBy(() -> new Run(yaml(type, port, ""), MemoryBudget.unlimited()).close())
+            assertThatThrownBy(() -> run(yaml(type, port, ""), MemoryBudget.unlimited()).close())
                     .isInstanceOf(StartException.class)
                     .hasMessageContaining("In: cannot listen on tcp://127.0.0.1:" + port);
         }
@@ -450,43 +409,8 @@ class SocketLimitsTest {
                 "In:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + port + "\n  Streams: s\n"
                         + "Out:\n  Type: producer.Null\n  Streams: s\n", "test.yaml");
         SocketConsumer consumer = (SocketConsumer) configs.get(0).spec().create(configs.get(0));
-        AtomicLong published = new AtomicLong();
-        ConsumerContext ctx = new ConsumerContext() {
-            final BatchPool pool = new BatchPool();
-            final PluginStats stats = new PluginStats("In", "consumer.Socket");
-            final MemoryBudget memory = MemoryBudget.unlimited();
-
-            @Override
-            public Batch newBatch() {
-                return pool.acquire();
-            }
-
-            @Override
-            public void publish(Batch batch) {
-                published.addAndGet(batch.size());
-                batch.release();
-            }
-
-            @Override
-            public boolean isActive() {
-                return true;
-            }
-
-            @Override
-            public Log log() {
-                return new Log(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Log.INFO);
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-
-            @Override
-            public MemoryBudget memory() {
-                return memory;
-            }
-        };
+        DirectContext ctx = new DirectContext("In", "consumer.Socket", BatchPool.DEFAULT_BATCH_SIZE,
+                PipelineHarness.quietLog()).countOnly(true);
         consumer.open(ctx);
         AtomicReference<Throwable> ended = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(1);
@@ -505,11 +429,7 @@ class SocketLimitsTest {
         try (SocketChannel ch = connect(port)) {
             write(ch, "served\n");
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (published.get() == 0) {
-            assertThat(System.nanoTime()).as("the line served").isLessThan(deadline);
-            Thread.sleep(5);
-        }
+        PipelineHarness.await("the line served", 10_000, () -> ctx.counted() > 0);
         assertThat(consumer.isReady()).isTrue();
         consumer.server().listenerForTest().close();
         assertThat(done.await(10, TimeUnit.SECONDS)).as("consume ended").isTrue();

@@ -7,7 +7,9 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
-import io.sluice.io.TestPipeline;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -53,11 +55,12 @@ class SocketSettingsTest {
     }
 
     private static void receives(String address, String host, int port) throws Exception {
-        try (TestPipeline p = TestPipeline.start("In:\n  Type: consumer.Socket\n  Address: \"" + address + "\"\n"
-                + "  Streams: s\nOut:\n  Type: producer.Capture\n  Streams: s\n")) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml("In:\n  Type: consumer.Socket\n  Address: \"" + address + "\"\n"
+                + "  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n").start()) {
             send(host, port, "to " + address);
-            p.await("a line on " + address, () -> p.capture("Out") != null && p.capture("Out").size() == 1);
-            assertThat(p.capture("Out").payloads()).containsExactly("to " + address);
+            p.await("a line on " + address, () -> p.collect("Out").size() == 1);
+            assertThat(p.payloads("Out")).containsExactly("to " + address);
         }
     }
 

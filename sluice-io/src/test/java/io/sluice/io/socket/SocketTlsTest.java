@@ -9,8 +9,10 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import io.sluice.core.tls.TestCertificates;
-import io.sluice.io.TestPipeline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -88,7 +90,7 @@ class SocketTlsTest {
 
     private static String yaml(String type, int port, String extra) {
         return "In:\n  Type: " + type + "\n  Address: tcp://127.0.0.1:" + port + "\n  Streams: s\n" + extra
-                + "Out:\n  Type: producer.Capture\n  Streams: s\n";
+                + "Out:\n  Type: test.Collect\n  Streams: s\n";
     }
 
     /** A JDK TLS client that checks the server's certificate and name; {@code leaf} for mutual TLS, or null. */
@@ -148,8 +150,8 @@ class SocketTlsTest {
     void manyLinesOverTlsArriveWholeAndInOrder(int readBufferKb) throws Exception {
         int port = freePort();
         MemoryBudget budget = new MemoryBudget(64 << 20);
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port,
-                serverTls(serverA) + "  ReadBufferKB: " + readBufferKb + "\n"), budget);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port,
+                serverTls(serverA) + "  ReadBufferKB: " + readBufferKb + "\n")).memory(budget).start();
                 SSLSocket s = connect(port, null)) {
             assertThat(subject(s)).isEqualTo("CN=server-a");
             assertThat(s.getSession().getProtocol()).isEqualTo("TLSv1.3");
@@ -158,10 +160,10 @@ class SocketTlsTest {
             for (int i = 0; i < all.length(); i += 7_777) {
                 send(s, all.substring(i, Math.min(all.length(), i + 7_777)));
             }
-            p.await("20000 lines", () -> p.capture("Out").size() >= 20_000);
-            assertAllInOrder(p.capture("Out").payloads(), "a", 20_000);
-            assertThat(p.consumerStats("In").rejected(Rejection.AUTH)).isZero();
-            assertThat(p.log()).contains("listening on tcp://127.0.0.1:" + port + " (TLS)");
+            p.await("20000 lines", () -> p.collect("Out").size() >= 20_000);
+            assertAllInOrder(p.payloads("Out"), "a", 20_000);
+            assertThat(p.stats("In").rejected(Rejection.AUTH)).isZero();
+            assertThat(p.logText()).contains("listening on tcp://127.0.0.1:" + port + " (TLS)");
         }
         assertThat(budget.used()).as("every reservation returned, TLS buffers too").isZero();
     }
@@ -169,10 +171,11 @@ class SocketTlsTest {
     @Test
     void mutualTlsTakesClientsOfTheCaAndCountsTheOthers() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, mutualTls()))) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, mutualTls())).start()) {
             try (SSLSocket good = connect(port, client)) {
                 send(good, "from a known client\n");
-                p.await("the known client's line", () -> p.capture("Out").payloads().contains("from a known client"));
+                p.await("the known client's line", () -> p.payloads("Out").contains("from a known client"));
             }
             // TLS 1.3: the client's handshake ends before the server checked its certificate; the server then closes.
             try (SSLSocket anonymous = connect(port, null)) {
@@ -181,7 +184,7 @@ class SocketTlsTest {
                 } catch (IOException refusedAlready) {
                     // The server's alert may arrive before the line goes out.
                 }
-                p.await("the anonymous client refused", () -> p.consumerStats("In").rejected(Rejection.AUTH) == 1);
+                p.await("the anonymous client refused", () -> p.stats("In").rejected(Rejection.AUTH) == 1);
                 p.await("the anonymous client closed", () -> closedByServer(anonymous));
             }
             SSLContext foreign = JdkTls.context(stranger.p12(), ca.caPem);
@@ -192,27 +195,28 @@ class SocketTlsTest {
                 } catch (IOException refusedAlready) {
                     // The server's alert may arrive before the line goes out.
                 }
-                p.await("the stranger refused", () -> p.consumerStats("In").rejected(Rejection.AUTH) == 2);
+                p.await("the stranger refused", () -> p.stats("In").rejected(Rejection.AUTH) == 2);
             }
-            assertThat(p.capture("Out").payloads()).containsExactly("from a known client");
-            assertThat(p.log()).contains("rejected (auth) from /127.0.0.1:").contains("TLS handshake failed");
-            p.await("no connection left", () -> p.consumerStats("In").connections() == 0);
+            assertThat(p.payloads("Out")).containsExactly("from a known client");
+            assertThat(p.logText()).contains("rejected (auth) from /127.0.0.1:").contains("TLS handshake failed");
+            p.await("no connection left", () -> p.stats("In").connections() == 0);
         }
     }
 
     @Test
     void aPlainClientIsClosedAndCounted() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, serverTls(serverA)));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).start();
                 Socket plain = new Socket("127.0.0.1", port)) {
             send(plain, "not TLS at all\n");
             p.await("the plain client closed", () -> closedByServer(plain));
-            p.await("counted", () -> p.consumerStats("In").rejected(Rejection.AUTH) == 1);
-            assertThat(p.capture("Out").size()).isZero();
-            assertThat(p.log()).contains("rejected (auth) from /127.0.0.1:");
+            p.await("counted", () -> p.stats("In").rejected(Rejection.AUTH) == 1);
+            assertThat(p.collect("Out").size()).isZero();
+            assertThat(p.logText()).contains("rejected (auth) from /127.0.0.1:");
             try (SSLSocket s = connect(port, null)) {
                 send(s, "the next one is served\n");
-                p.await("a TLS client after it", () -> p.capture("Out").payloads().contains("the next one is served"));
+                p.await("a TLS client after it", () -> p.payloads("Out").contains("the next one is served"));
             }
         }
     }
@@ -221,34 +225,34 @@ class SocketTlsTest {
     @ValueSource(strings = {"silent", "partial"})
     void aHandshakeThatNeverCompletesIsClosedByTheIdleTimeout(String how) throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port,
-                serverTls(serverA) + "  IdleTimeoutMs: 300\n"));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port,
+                serverTls(serverA) + "  IdleTimeoutMs: 300\n")).start();
                 SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             if (how.equals("partial")) {
                 // The first bytes of a TLS record holding a ClientHello, and then nothing.
                 ch.write(ByteBuffer.wrap(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01}));
             }
             p.await("the stalled handshake closed", () -> closedByServer(ch.socket()));
-            assertThat(p.consumerStats("In").rejected(Rejection.TIMEOUT)).isEqualTo(1);
-            assertThat(p.log()).contains("TLS handshake not completed within 300 ms");
-            p.await("no connection left", () -> p.consumerStats("In").connections() == 0);
+            assertThat(p.stats("In").rejected(Rejection.TIMEOUT)).isEqualTo(1);
+            assertThat(p.logText()).contains("TLS handshake not completed within 300 ms");
+            p.await("no connection left", () -> p.stats("In").connections() == 0);
         }
     }
 
     @Test
     void acknowledgementsAreSentOverTls() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port,
-                serverTls(serverA) + "  Acknowledge: \"OK\\n\"\n"));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port,
+                serverTls(serverA) + "  Acknowledge: \"OK\\n\"\n")).start();
                 SSLSocket s = connect(port, null)) {
             InputStream in = s.getInputStream();
             for (int round = 1; round <= 3; round++) {
                 send(s, "line " + round + "\n");
                 assertThat(new String(in.readNBytes(3), StandardCharsets.UTF_8)).isEqualTo("OK\n");
-                assertThat(p.consumerStats("In").in()).as("published before the ack").isGreaterThanOrEqualTo(round);
+                assertThat(p.stats("In").in()).as("published before the ack").isGreaterThanOrEqualTo(round);
             }
-            p.await("3 lines delivered", () -> p.capture("Out").size() >= 3);
-            assertThat(p.capture("Out").payloads()).containsExactly("line 1", "line 2", "line 3");
+            p.await("3 lines delivered", () -> p.collect("Out").size() >= 3);
+            assertThat(p.payloads("Out")).containsExactly("line 1", "line 2", "line 3");
         }
     }
 
@@ -257,8 +261,8 @@ class SocketTlsTest {
         Path cert = Files.copy(serverA.cert(), dir.resolve("live.crt"), StandardCopyOption.REPLACE_EXISTING);
         Path key = Files.copy(serverA.key(), dir.resolve("live.key"), StandardCopyOption.REPLACE_EXISTING);
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port,
-                "  TLS/CertFile: " + cert + "\n  TLS/KeyFile: " + key + "\n"));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml("consumer.Socket", port,
+                "  TLS/CertFile: " + cert + "\n  TLS/KeyFile: " + key + "\n")).start();
                 SSLSocket before = connect(port, null)) {
             assertThat(subject(before)).isEqualTo("CN=server-a");
             send(before, lines("old", 0, 1000));
@@ -284,9 +288,9 @@ class SocketTlsTest {
             int total = sent + 1000;
             assertThat(subject(before)).as("the open connection keeps its session").isEqualTo("CN=server-a");
             int newOnes = tries;
-            p.await("every line of both", () -> p.capture("Out").size() >= total + newOnes);
-            assertAllInOrder(p.capture("Out").payloads(), "old", total);
-            Set<String> fresh = new HashSet<>(p.capture("Out").payloads());
+            p.await("every line of both", () -> p.collect("Out").size() >= total + newOnes);
+            assertAllInOrder(p.payloads("Out"), "old", total);
+            Set<String> fresh = new HashSet<>(p.payloads("Out"));
             for (int i = 0; i < newOnes; i++) {
                 assertThat(fresh).contains("new" + i);
             }
@@ -301,7 +305,8 @@ class SocketTlsTest {
     @Test
     void syslogdSpeaksRfc5425OctetCountingOverTls() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n"));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n")).start();
                 SSLSocket s = connect(port, client)) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < 5000; i++) {
@@ -309,8 +314,8 @@ class SocketTlsTest {
                 b.append(syslog("event " + i + "\nsecond line"));
             }
             send(s, b.toString());
-            p.await("5000 syslog messages", () -> p.capture("Out").size() >= 5000);
-            List<String> got = p.capture("Out").payloads();
+            p.await("5000 syslog messages", () -> p.collect("Out").size() >= 5000);
+            List<String> got = p.payloads("Out");
             for (int i = 0; i < 5000; i++) {
                 assertThat(got.get(i)).isEqualTo("event " + i + "\nsecond line");
             }
@@ -323,7 +328,8 @@ class SocketTlsTest {
         Path openssl = opensslCommand();
         Assumptions.assumeTrue(openssl != null, "no openssl command on this machine");
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n"))) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Syslogd", port, mutualTls() + "  Format: RFC5425\n")).start()) {
             Process s = new ProcessBuilder(openssl.toString(), "s_client", "-connect", "127.0.0.1:" + port, "-quiet",
                     "-no_ign_eof", "-verify_return_error", "-CAfile", ca.caPem.toString(), "-cert", client.cert().toString(),
                     "-key", client.key().toString()).redirectErrorStream(true).start();
@@ -339,12 +345,12 @@ class SocketTlsTest {
             try (OutputStream in = s.getOutputStream()) {
                 in.write((syslog("from openssl 1") + syslog("from openssl 2\nwith a newline")).getBytes(StandardCharsets.UTF_8));
             }
-            TestPipeline.awaitUntil("openssl's messages", () -> p.capture("Out").size() >= 2, 20_000, p);
+            PipelineHarness.await("openssl's messages", 20_000, () -> p.collect("Out").size() >= 2);
             assertThat(s.waitFor(20, TimeUnit.SECONDS)).as("s_client ends at the end of its input").isTrue();
             reader.join(10_000);
-            assertThat(p.capture("Out").payloads()).as("openssl said: %s", output.get())
+            assertThat(p.payloads("Out")).as("openssl said: %s", output.get())
                     .containsExactly("from openssl 1", "from openssl 2\nwith a newline");
-            assertThat(p.consumerStats("In").rejected(Rejection.AUTH)).isZero();
+            assertThat(p.stats("In").rejected(Rejection.AUTH)).isZero();
         }
     }
 
@@ -365,8 +371,9 @@ class SocketTlsTest {
         MemoryBudget budget = new MemoryBudget(limit);
         int senders = 3;
         int each = 20_000;
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, serverTls(serverA)), budget)) {
-            TestPipeline.Capture out = p.capture("Out");
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(budget).start()) {
+            Collect out = p.collect("Out");
             out.holdAfter(0);
             List<Thread> threads = new ArrayList<>();
             AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -395,7 +402,7 @@ class SocketTlsTest {
             }
             assertThat(failure.get()).isNull();
             p.await("every line", () -> out.size() >= senders * each);
-            List<String> got = out.payloads();
+            List<String> got = p.payloads("Out");
             assertThat(got).hasSize(senders * each);
             for (int k = 0; k < senders; k++) {
                 assertAllInOrder(got, "s" + k + "-", each);
@@ -413,13 +420,14 @@ class SocketTlsTest {
     @Test
     void aSenderThatNeverReadsAndClosesRightAfterWritingLosesNothing() throws Exception {
         int port = freePort();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, serverTls(serverA)), new MemoryBudget(512 * 1024))) {
-            TestPipeline.Capture out = p.capture("Out");
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(new MemoryBudget(512 * 1024)).start()) {
+            Collect out = p.collect("Out");
             out.holdAfter(0); // the listener stops reading once its memory is spent: the rest waits in the sockets
             writeOnly(port, lines("c-", 0, 20_000).getBytes(StandardCharsets.UTF_8));
             out.open();
             p.await("every line", () -> out.size() >= 20_000);
-            assertAllInOrder(out.payloads(), "c-", 20_000);
+            assertAllInOrder(p.payloads("Out"), "c-", 20_000);
         }
     }
 
@@ -471,23 +479,23 @@ class SocketTlsTest {
         String yaml = "In:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + port + "\n  Streams: s\n" + serverTls(serverA)
                 + "Strict:\n  Type: consumer.Socket\n  Address: tcp://127.0.0.1:" + strict + "\n  Streams: s\n"
                 + serverTls(serverA) + "  TLS/MinVersion: \"1.3\"\n"
-                + "Out:\n  Type: producer.Capture\n  Streams: s\n";
-        try (TestPipeline p = TestPipeline.start(yaml)) {
+                + "Out:\n  Type: test.Collect\n  Streams: s\n";
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(yaml).start()) {
             SSLContext ctx = JdkTls.context(null, ca.caPem);
             try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port)) {
                 s.setEnabledProtocols(new String[] {"TLSv1.2"});
                 s.startHandshake();
                 assertThat(s.getSession().getProtocol()).isEqualTo("TLSv1.2");
                 send(s, lines("v12-", 0, 3000));
-                p.await("the TLS 1.2 client's lines", () -> p.capture("Out").size() >= 3000);
-                assertAllInOrder(p.capture("Out").payloads(), "v12-", 3000);
+                p.await("the TLS 1.2 client's lines", () -> p.collect("Out").size() >= 3000);
+                assertAllInOrder(p.payloads("Out"), "v12-", 3000);
             }
             try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", strict)) {
                 s.setSoTimeout(20_000);
                 s.setEnabledProtocols(new String[] {"TLSv1.2"});
                 assertThatThrownBy(s::startHandshake).isInstanceOf(IOException.class);
             }
-            p.await("the TLS 1.2 client refused", () -> p.consumerStats("Strict").rejected(Rejection.AUTH) == 1);
+            p.await("the TLS 1.2 client refused", () -> p.stats("Strict").rejected(Rejection.AUTH) == 1);
         }
     }
 
@@ -496,19 +504,20 @@ class SocketTlsTest {
         int port = freePort();
         MemoryBudget budget = new MemoryBudget(64 << 20);
         List<SSLSocket> open = new ArrayList<>();
-        try (TestPipeline p = TestPipeline.start(yaml("consumer.Socket", port, serverTls(serverA)), budget)) {
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(yaml("consumer.Socket", port, serverTls(serverA))).memory(budget).start()) {
             for (int i = 0; i < 100; i++) {
                 SSLSocket s = connect(port, null);
                 open.add(s);
                 send(s, "hello " + i + "\n");
             }
-            p.await("100 lines", () -> p.capture("Out").size() >= 100);
-            p.await("100 connections", () -> p.consumerStats("In").connections() == 100);
+            p.await("100 lines", () -> p.collect("Out").size() >= 100);
+            p.await("100 connections", () -> p.stats("In").connections() == 100);
             // 100 connections holding their ciphertext and plaintext buffers would hold over 3 MB; idle, they hold
             // none: what stays reserved is the loop's small pool and credit.
             p.await("the buffers given back", () -> budget.used() < 1_000_000);
             send(open.get(42), "still served\n");
-            p.await("a line on an idle connection", () -> p.capture("Out").payloads().contains("still served"));
+            p.await("a line on an idle connection", () -> p.payloads("Out").contains("still served"));
         } finally {
             for (SSLSocket s : open) {
                 s.close();

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
-import io.sluice.io.TestPipeline;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.PipelineHarness.MemoryLog;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -186,13 +188,13 @@ class SyslogCorpusTest {
     void bothCorporaThroughSyslogdOnTcp() throws Exception {
         int octet = freePort();
         int lines = freePort();
-        try (TestPipeline p = TestPipeline.start(
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog()).yaml(
                 "Octet:\n  Type: consumer.Syslogd\n  Address: tcp://127.0.0.1:" + octet + "\n  Format: RFC6587\n"
                         + "  SetMetadata: true\n  Streams: a\n"
                         + "Lines:\n  Type: consumer.Syslogd\n  Address: tcp://127.0.0.1:" + lines + "\n  Format: RFC3164\n"
                         + "  SetMetadata: true\n  Streams: b\n"
-                        + "A:\n  Type: producer.Capture\n  Streams: a\n"
-                        + "B:\n  Type: producer.Capture\n  Streams: b\n")) {
+                        + "A:\n  Type: test.Collect\n  Streams: a\n"
+                        + "B:\n  Type: test.Collect\n  Streams: b\n").start()) {
             StringBuilder framed = new StringBuilder();
             for (Case c : RFC5424) {
                 framed.append(c.line.getBytes(StandardCharsets.UTF_8).length).append(' ').append(c.line);
@@ -203,13 +205,12 @@ class SyslogCorpusTest {
                 text.append(c.line).append('\n');
             }
             send(lines, text.toString().getBytes(StandardCharsets.UTF_8));
-            p.await("both corpora", () -> p.capture("A") != null && p.capture("B") != null
-                    && p.capture("A").size() == RFC5424.size() && p.capture("B").size() == RFC3164.size());
+            p.await("both corpora", () -> p.collect("A").size() == RFC5424.size() && p.collect("B").size() == RFC3164.size());
             for (int i = 0; i < RFC5424.size(); i++) {
-                check(RFC5424.get(i), p.capture("A").payloads().get(i), p.capture("A").metadata().get(i), "Syslogd RFC6587");
+                check(RFC5424.get(i), p.payloads("A").get(i), p.captured("A").get(i).fields(), "Syslogd RFC6587");
             }
             for (int i = 0; i < RFC3164.size(); i++) {
-                check(RFC3164.get(i), p.capture("B").payloads().get(i), p.capture("B").metadata().get(i), "Syslogd RFC3164");
+                check(RFC3164.get(i), p.payloads("B").get(i), p.captured("B").get(i).fields(), "Syslogd RFC3164");
             }
         }
     }
