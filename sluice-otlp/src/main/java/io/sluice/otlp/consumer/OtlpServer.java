@@ -1,18 +1,13 @@
 package io.sluice.otlp.consumer;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -21,6 +16,8 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.net.ConnectionSlots;
+import io.sluice.core.net.ServerListener;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -29,7 +26,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The listeners of {@code consumer.OTLP} on Netty: OTLP/gRPC on HTTP/2 (cleartext prior-knowledge h2c, or TLS with
@@ -84,7 +80,8 @@ final class OtlpServer {
     private final Log log;
     private final Ingest ingest;
     private final TokenSet tokens;
-    private final AtomicInteger connections = new AtomicInteger();
+    /** MaxConnections, over both listeners. */
+    private final ConnectionSlots slots;
     private volatile boolean stopping;
     private boolean stopped;
     private EventLoopGroup boss;
@@ -99,6 +96,7 @@ final class OtlpServer {
         this.log = ctx.log();
         this.ingest = new Ingest(ctx, settings.id, settings.maxPendingRecords);
         this.tokens = new TokenSet(settings.tokens);
+        this.slots = new ConnectionSlots(settings.maxConnections);
     }
 
     /**
@@ -130,52 +128,25 @@ final class OtlpServer {
     }
 
     private Channel bind(String host, int port, boolean grpc) throws IOException {
-        ServerBootstrap b = new ServerBootstrap()
-                .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        accepted(ch, grpc);
-                    }
-                });
-        ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
-        if (!f.isSuccess()) {
-            Throwable c = f.cause();
-            String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
-            throw new IOException("cannot listen on " + host + ":" + port + (grpc ? " (gRPC)" : " (HTTP)") + ": " + why, c);
-        }
-        Channel ch = f.channel();
-        ch.closeFuture().addListener(cf -> {
-            if (!stopping) {
-                listenerLost = cf.cause() != null ? cf.cause() : new IOException("the listening socket was closed");
-                log.error(settings.id + ": the listener on " + ch.localAddress() + " is gone: " + listenerLost);
-            }
+        ServerBootstrap b = ServerListener.bootstrap(boss, workers, 1024, ch -> accepted(ch, grpc));
+        Channel ch = ServerListener.bind(b, host, port, grpc ? " (gRPC)" : " (HTTP)");
+        ServerListener.onLost(ch, () -> stopping, lost -> {
+            listenerLost = lost;
+            log.error(settings.id + ": the listener on " + ch.localAddress() + " is gone: " + lost);
         });
         return ch;
     }
 
     /** A new connection: counted and served, or closed beyond {@code MaxConnections}. */
     private void accepted(SocketChannel ch, boolean grpc) {
-        if (connections.incrementAndGet() > settings.maxConnections) {
-            connections.decrementAndGet();
+        if (!slots.take(ch)) {
             ctx.reject(Rejection.BUSY, ch.remoteAddress(), "more than MaxConnections (" + settings.maxConnections
                     + ") connections; closed");
-            if (grpc) {
-                ch.close();
-            } else {
-                ch.writeAndFlush(Unpooled.wrappedBuffer(OtlpHttpConnection.TOO_MANY_CONNECTIONS))
-                        .addListener(ChannelFutureListener.CLOSE);
-            }
+            ConnectionSlots.refuse(ch, grpc ? null : OtlpHttpConnection.TOO_MANY_CONNECTIONS);
             return;
         }
         ctx.stats().addConnections(1);
-        ch.closeFuture().addListener(f -> {
-            connections.decrementAndGet();
-            ctx.stats().addConnections(-1);
-        });
+        ch.closeFuture().addListener(f -> ctx.stats().addConnections(-1));
         ChannelPipeline p = ch.pipeline();
         SslContext tls = grpc ? settings.grpcTls : settings.httpTls;
         if (tls != null) {
@@ -262,7 +233,7 @@ final class OtlpServer {
 
     /** Open connections. */
     int connections() {
-        return connections.get();
+        return slots.open();
     }
 
     /**
