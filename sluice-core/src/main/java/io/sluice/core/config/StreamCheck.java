@@ -59,7 +59,7 @@ final class StreamCheck {
         if (stream.equals(PluginSpec.DROPPED_STREAM) || read.contains(stream)) {
             return;
         }
-        if (wildcard && !stream.startsWith("_")) {
+        if (wildcard && !io.sluice.core.message.Streams.isInternal(stream)) {
             return;
         }
         throw ConfigException.at(p.file(), p.lineOf(key.name()), p.id(), key.name(),
