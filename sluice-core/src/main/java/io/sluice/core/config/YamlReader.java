@@ -21,12 +21,13 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 
 /**
- * Turns a config file's YAML into {@link Val}s with their lines, substituting {@code ${VAR}} and
- * {@code ${VAR:-default}} from the environment, within bounds a hostile file cannot push past (nesting, alias
+ * Turns a config file's YAML into {@link Val}s with their lines, substituting {@code ${VAR}},
+ * {@code ${VAR:-default}} and {@code ${VAR:?message}} (an error with that message when unset or empty) from the
+ * environment, within bounds a hostile file cannot push past (nesting, alias
  * expansion). What the values mean is {@link ConfigLoader}'s business.
  */
 final class YamlReader {
-    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\\?)([^}]*))?}");
     /** Deepest nesting of values in a config; a Gollum config needs about five levels. */
     static final int MAX_DEPTH = 100;
     /** Most values in a config, counting each use of an alias anew. */
@@ -131,8 +132,14 @@ final class YamlReader {
         while (m.find()) {
             String name = m.group(1);
             String v = env.get(name);
-            if (v == null || (v.isEmpty() && m.group(2) != null)) {
-                v = m.group(2);
+            boolean unset = v == null || (v.isEmpty() && m.group(2) != null);
+            if (unset && ":?".equals(m.group(2))) {
+                // ${VAR:?message}, as in a shell: the config cannot do without it, and says why
+                throw ConfigException.at(file, line, null, null, "environment variable " + name + " is not set"
+                        + (m.group(3).isEmpty() ? "" : ": " + m.group(3)));
+            }
+            if (unset) {
+                v = m.group(3);
             }
             if (v == null) {
                 throw ConfigException.at(file, line, null, null, "environment variable " + name

@@ -106,6 +106,17 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aRequiredVariableFailsWithItsMessage() {
+        assertThatThrownBy(() -> load("Gen:\n  Type: consumer.Profiler\n  Streams: s\n  Message: \"${NOPE:?set NOPE to the payload}\"\n"
+                + PRODUCER)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("pipe.yaml:4").hasMessageContaining("NOPE is not set: set NOPE to the payload");
+        assertThatThrownBy(() -> load("Gen:\n  Type: consumer.Profiler\n  Streams: s\n  Message: \"${EMPTY:?}\"\n" + PRODUCER))
+                .hasMessageContaining("EMPTY is not set");
+        assertThat(load("Gen:\n  Type: consumer.Profiler\n  Streams: s\n  Runs: ${RUNS:?needed}\n" + PRODUCER).get(0)
+                .get(Profiler.RUNS)).isEqualTo(42);
+    }
+
+    @Test
     void unknownTypeNamesFileLinePluginAndSuggests() {
         assertThatThrownBy(() -> load(PRODUCER + "Gen:\n  Type: consumer.Profilr\n"))
                 .isInstanceOf(ConfigException.class)
