@@ -1,8 +1,6 @@
 package io.sluice.hec;
 
 import io.sluice.core.message.MemoryBudget;
-import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.testing.PipelineHarness;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,7 +14,8 @@ import java.util.Map;
 
 /**
  * HEC's own test helpers: a receiving pipeline (consumer.HEC into core's test.Collect) on a free loopback port,
- * raw HTTP exchanges. Pipelines, capture and polling are core's {@link PipelineHarness}.
+ * raw HTTP exchanges. Pipelines, capture and polling are core's {@link PipelineHarness}, producers started by hand
+ * get its DirectProducerContext.
  */
 public final class Support {
     private Support() {
@@ -113,25 +112,5 @@ public final class Support {
         System.arraycopy(head, 0, all, 0, head.length);
         System.arraycopy(body, 0, all, head.length, body.length);
         return all;
-    }
-
-    /** A ProducerContext for producers used without a pipeline. */
-    public static ProducerContext producerContext() {
-        return new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return PipelineHarness.stderrLog();
-            }
-
-            @Override
-            public io.sluice.core.pipeline.PluginStats stats() {
-                return null; // not constructible outside the pipeline; HecProducer copes without counters
-            }
-        };
     }
 }

@@ -6,6 +6,7 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.testing.PipelineHarness;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ class ExamplesTest {
             List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), Map.of()).loadFile(file);
             assertThat(configs).as(name).isNotEmpty();
             // Building creates every plugin (client properties included) without starting anything.
-            new Pipeline(configs, PluginRegistry.defaultRegistry(), TestPlugins.quiet());
+            new Pipeline(configs, PluginRegistry.defaultRegistry(), PipelineHarness.quietLog());
         }
     }
 }

@@ -1,11 +1,11 @@
 package io.sluice.kafka;
 
-import static io.sluice.kafka.TestPlugins.await;
+import static io.sluice.core.testing.PipelineHarness.await;
 import static io.sluice.kafka.TestPlugins.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.kafka.TestPlugins.Collect;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.kafka.TestPlugins.Events;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,14 +43,14 @@ class KafkaBrokerRestartTest {
         int n = 60_000;
         String topic = "restart";
         kafka.createTopic(topic, 3);
-        Pipeline p = pipeline("Src:\n  Type: test.Events\n  Count: " + n + "\n  Gated: true\n  Streams: rs\n"
+        PipelineHarness p = pipeline("Src:\n  Type: test.Events\n  Count: " + n + "\n  Gated: true\n  Streams: rs\n"
                 + "Out:\n  Type: producer.Kafka\n  Streams: rs\n  Servers: [\"" + kafka.bootstrap() + "\"]\n"
                 + "  Topic: " + topic + "\n  ModulatorRoutines: 2\n  TimeoutMs: 5000\n  DeliveryTimeoutMs: 60000\n"
                 + "  FallbackStream: failed\n  ShutdownTimeoutMs: 60000\n"
                 + "Failed:\n  Type: test.Collect\n  Streams: failed\n");
         p.start();
         Events src = Events.last;
-        Collect failed = TestPlugins.producer(p, "Failed");
+        Collect failed = p.collect("Failed");
 
         src.permits.release(40); // 40 batches of 500
         await("first 20000 acknowledged", 60_000, () -> src.acked.size() >= 20_000);
@@ -63,10 +63,11 @@ class KafkaBrokerRestartTest {
         int ackedWhileDown = src.acked.size();
         kafka.restart();
 
-        assertThat(p.awaitTermination(120, TimeUnit.SECONDS)).as("pipeline drained after the restart").isTrue();
+        assertThat(p.pipeline().awaitTermination(120, TimeUnit.SECONDS)).as("pipeline drained after the restart")
+                .isTrue();
         System.out.println("restart: acked before stop " + ackedBeforeStop + ", when stopped " + ackedWhileDown
-                + ", at the end " + src.acked.size() + ", to fallback " + failed.received.size());
-        assertThat(failed.received).as("nothing failed for good: the client retried through the restart").isEmpty();
+                + ", at the end " + src.acked.size() + ", to fallback " + failed.size());
+        assertThat(failed.events).as("nothing failed for good: the client retried through the restart").isEmpty();
         assertThat(src.acked).as("every event acknowledged in the end").hasSize(n);
 
         Set<Integer> inKafka = readAll(topic, n);

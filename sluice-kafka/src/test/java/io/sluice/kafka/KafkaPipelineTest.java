@@ -1,21 +1,19 @@
 package io.sluice.kafka;
 
-import static io.sluice.kafka.TestPlugins.await;
+import static io.sluice.core.testing.PipelineHarness.await;
 import static io.sluice.kafka.TestPlugins.pipeline;
-import static io.sluice.kafka.TestPlugins.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.kafka.TestPlugins.Collect;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.kafka.TestPlugins.Events;
-import io.sluice.kafka.TestPlugins.Received;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import io.sluice.core.config.PluginRegistry;
 import java.nio.charset.StandardCharsets;
@@ -65,10 +63,9 @@ class KafkaPipelineTest {
                 + "Sink:\n  Type: test.Collect\n  Streams: " + stream + "\n";
     }
 
-    private static Pipeline runToEnd(String yaml) throws Exception {
-        Pipeline p = pipeline(yaml);
-        p.start();
-        assertThat(p.awaitTermination(120, TimeUnit.SECONDS)).as("producing pipeline ended").isTrue();
+    private static PipelineHarness runToEnd(String yaml) throws Exception {
+        PipelineHarness p = pipeline(yaml).start();
+        assertThat(p.pipeline().awaitTermination(120, TimeUnit.SECONDS)).as("producing pipeline ended").isTrue();
         return p;
     }
 
@@ -81,45 +78,48 @@ class KafkaPipelineTest {
     void roundTripKeepsPayloadKeyHeadersAndTime() throws Exception {
         int n = 100_000;
         kafka.createTopic("rt-out", 3);
-        Pipeline prod = runToEnd(producerYaml("rt", 0, n,
+        PipelineHarness prod = runToEnd(producerYaml("rt", 0, n,
                 "  Topic: \"{stream}-out\"\n  KeyFrom: k\n  HeadersFrom: [h]\n  Compression: zstd\n"));
         Events src = Events.last;
         assertThat(src.acked).as("every event acknowledged upstream after Kafka acked it").hasSize(n);
-        assertThat(prod.stats().stream().filter(s -> s.type().equals("producer.Kafka")).findFirst().orElseThrow().failed())
-                .isZero();
+        assertThat(prod.pipeline().stats().stream().filter(s -> s.type().equals("producer.Kafka")).findFirst()
+                .orElseThrow().failed()).isZero();
 
-        Pipeline cons = pipeline(consumerYaml("rt-out", "rt-group", "fromkafka", "  PresistTimoutMs: 100\n"));
+        PipelineHarness cons = pipeline(consumerYaml("rt-out", "rt-group", "fromkafka", "  PresistTimoutMs: 100\n"));
         cons.start();
-        Collect sink = producer(cons, "Sink");
-        await("all " + n + " events read back", 90_000, () -> sink.received.size() >= n);
-        cons.stop();
+        Collect sink = cons.collect("Sink");
+        await("all " + n + " events read back", 90_000, () -> sink.size() >= n);
+        cons.close();
 
-        Map<Integer, Received> byNumber = new HashMap<>();
-        for (Received r : sink.received) {
-            byNumber.put(eventNumber(r.payload), r);
+        Map<Integer, Captured> byNumber = new HashMap<>();
+        for (Captured r : sink.events) {
+            byNumber.put(eventNumber(r.payload()), r);
         }
         assertThat(byNumber).as("distinct events").hasSize(n);
-        assertThat(sink.received).as("no duplicates without failures").hasSize(n);
-        for (Map.Entry<Integer, Received> e : byNumber.entrySet()) {
+        assertThat(sink.events).as("no duplicates without failures").hasSize(n);
+        for (Map.Entry<Integer, Captured> e : byNumber.entrySet()) {
             int i = e.getKey();
-            Received r = e.getValue();
-            assertThat(r.metadata).as("event %d", i)
+            Captured r = e.getValue();
+            assertThat(r.fields()).as("event %d", i)
                     .containsEntry("key", "key-" + (i % 97))
                     .containsEntry("h", "hdr-" + i)
                     .containsEntry("topic", "rt-out")
                     .containsKeys("partition", "offset");
-            assertThat(r.timestamp).as("event %d time, to the millisecond", i).isEqualTo(1_700_000_000_000_000_000L + i * 1_000_000L);
+            assertThat(r.timestamp()).as("event %d time, to the millisecond", i)
+                    .isEqualTo(1_700_000_000_000_000_000L + i * 1_000_000L);
         }
         // Equal keys land on one partition: the key chose it, as Kafka's hashing promises.
         Map<String, Set<String>> partitionsByKey = new HashMap<>();
-        for (Received r : sink.received) {
-            partitionsByKey.computeIfAbsent(r.metadata.get("key"), k -> new HashSet<>()).add(r.metadata.get("partition"));
+        for (Captured r : sink.events) {
+            partitionsByKey.computeIfAbsent(r.fields().get("key"), k -> new HashSet<>())
+                    .add(r.fields().get("partition"));
         }
         assertThat(partitionsByKey.values()).allMatch(s -> s.size() == 1);
         // Each partition's offsets, as the metadata gives them in decimal, are 0 to its count - 1, once each.
         Map<String, List<String>> offsetsByPartition = new HashMap<>();
-        for (Received r : sink.received) {
-            offsetsByPartition.computeIfAbsent(r.metadata.get("partition"), p -> new ArrayList<>()).add(r.metadata.get("offset"));
+        for (Captured r : sink.events) {
+            offsetsByPartition.computeIfAbsent(r.fields().get("partition"), p -> new ArrayList<>())
+                    .add(r.fields().get("offset"));
         }
         for (List<String> offsets : offsetsByPartition.values()) {
             assertThat(offsets).containsExactlyInAnyOrderElementsOf(
@@ -133,65 +133,64 @@ class KafkaPipelineTest {
     void twoPipelinesInOneGroupShareAndTakeOver() throws Exception {
         String topic = "grp";
         kafka.createTopic(topic, 6);
-        ConcurrentLinkedQueue<Received> all = new ConcurrentLinkedQueue<>();
-        Collect.sink = all;
         // A small uncommitted window: at most 1000 buffered + one poll of 500 per member.
         String extra = "  MessageBufferCount: 1000\n  PresistTimoutMs: 200\n  Settings:\n    max.poll.records: \"500\"\n";
-        Pipeline c1 = pipeline(consumerYaml(topic, "grp-group", "g", extra));
-        Pipeline c2 = pipeline(consumerYaml(topic, "grp-group", "g", extra));
+        PipelineHarness c1 = pipeline(consumerYaml(topic, "grp-group", "g", extra));
+        PipelineHarness c2 = pipeline(consumerYaml(topic, "grp-group", "g", extra));
         try {
             c1.start();
             c2.start();
-            Collect s1 = producer(c1, "Sink");
-            Collect s2 = producer(c2, "Sink");
+            Collect s1 = c1.collect("Sink");
+            Collect s2 = c2.collect("Sink");
             // Produce only once both members own partitions, or the first could read everything alone.
             await("two members sharing the partitions", 60_000, () -> membersWithPartitions("grp-group") == 2);
 
             runToEnd(producerYaml("g-out", 0, 30_000, "  Topic: " + topic + "\n  Partitioner: Roundrobin\n"));
-            await("both members consuming", 60_000, () -> !s1.received.isEmpty() && !s2.received.isEmpty());
+            await("both members consuming", 60_000, () -> !s1.events.isEmpty() && !s2.events.isEmpty());
 
             // The second half is produced in steps; the first member is stopped while it is reading it.
-            Pipeline p2 = pipeline(producerYaml("g-out", 30_000, 30_000, true, "  Topic: " + topic + "\n  Partitioner: Roundrobin\n"));
+            PipelineHarness p2 = pipeline(producerYaml("g-out", 30_000, 30_000, true,
+                    "  Topic: " + topic + "\n  Partitioner: Roundrobin\n"));
             p2.start();
             Events second = Events.last;
             second.permits.release(20); // 10000 events
             await("both members reading the second half", 60_000,
-                    () -> s1.received.size() > 16_000 && s2.received.size() > 16_000);
+                    () -> s1.size() > 16_000 && s2.size() > 16_000);
             second.permits.release(1000);
-            c1.stop();
-            long s1Count = s1.received.size();
-            assertThat(p2.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+            c1.close();
+            long s1Count = s1.size();
+            assertThat(p2.pipeline().awaitTermination(60, TimeUnit.SECONDS)).isTrue();
             assertThat(second.acked).hasSize(30_000);
 
             try {
-                await("every event read by the group", 90_000, () -> distinct(all).size() >= 60_000);
+                await("every event read by the group", 90_000,
+                        () -> s1.size() + s2.size() >= 60_000 && distinct(s1, s2).size() >= 60_000);
             } catch (AssertionError e) {
                 try (Admin admin = kafka.admin()) {
-                    throw new AssertionError(e.getMessage() + ": distinct " + distinct(all).size() + ", member 1 "
-                            + s1.received.size() + ", member 2 " + s2.received.size() + ", group "
+                    throw new AssertionError(e.getMessage() + ": distinct " + distinct(s1, s2).size() + ", member 1 "
+                            + s1.size() + ", member 2 " + s2.size() + ", group "
                             + admin.describeConsumerGroups(List.of("grp-group")).all().get(), e);
                 }
             }
-            Set<Integer> ids = distinct(all);
+            Set<Integer> ids = distinct(s1, s2);
             assertThat(ids).hasSize(60_000);
             assertThat(ids).allMatch(i -> i >= 0 && i < 60_000);
-            int duplicates = all.size() - ids.size();
-            System.out.println("group takeover: member 1 got " + s1Count + ", member 2 got " + s2.received.size()
+            int duplicates = s1.events.size() + s2.events.size() - ids.size();
+            System.out.println("group takeover: member 1 got " + s1Count + ", member 2 got " + s2.size()
                     + ", duplicates " + duplicates);
             // Duplicates come only from what member 1 polled but had not committed when it stopped.
             assertThat(duplicates).as("duplicates").isLessThanOrEqualTo(1000 + 500 + 512);
             Set<String> takenOver = new HashSet<>();
-            for (Received r : s2.received) {
-                takenOver.add(r.metadata.get("partition"));
+            for (Captured r : s2.events) {
+                takenOver.add(r.fields().get("partition"));
             }
             assertThat(takenOver).as("member 2 read every partition once member 1 left").hasSize(6);
             assertThat(s1Count).isPositive();
-            c2.stop();
+            c2.close();
             assertThat(committedTotal("grp-group", topic)).isEqualTo(60_000);
         } finally {
-            Collect.sink = null;
-            c1.stop();
-            c2.stop();
+            c1.close();
+            c2.close();
         }
     }
 
@@ -206,34 +205,35 @@ class KafkaPipelineTest {
                 p.send(new ProducerRecord<>("json-in", v.getBytes(StandardCharsets.UTF_8))).get();
             }
         }
-        Pipeline cons = pipeline("In:\n  Type: consumer.Kafka\n  Servers: [\"" + kafka.bootstrap() + "\"]\n  Topic: json-in\n"
+        PipelineHarness cons = pipeline("In:\n  Type: consumer.Kafka\n  Servers: [\"" + kafka.bootstrap() + "\"]\n"
+                + "  Topic: json-in\n"
                 + "  GroupId: json-group\n  DefaultOffset: oldest\n  PayloadFormat: json\n  Streams: js\n"
                 + "  FallbackStream: badjson\n"
                 + "Sink:\n  Type: test.Collect\n  Streams: js\nBad:\n  Type: test.Collect\n  Streams: badjson\n");
         cons.start();
         try {
-            Collect sink = producer(cons, "Sink");
-            Collect bad = producer(cons, "Bad");
-            await("all three read", 60_000, () -> sink.received.size() + bad.received.size() >= 3);
-            assertThat(sink.received).extracting(r -> r.metadata.get("level")).containsExactly("info", "warn");
-            assertThat(sink.received).extracting(r -> r.payload).containsExactly("{\"level\":\"info\",\"n\":1}",
+            Collect sink = cons.collect("Sink");
+            Collect bad = cons.collect("Bad");
+            await("all three read", 60_000, () -> sink.size() + bad.size() >= 3);
+            assertThat(sink.events).extracting(r -> r.fields().get("level")).containsExactly("info", "warn");
+            assertThat(sink.events).extracting(r -> r.payload()).containsExactly("{\"level\":\"info\",\"n\":1}",
                     "{\"level\":\"warn\",\"n\":2}");
-            assertThat(bad.received).extracting(r -> r.payload).containsExactly("not json");
+            assertThat(bad.events).extracting(r -> r.payload()).containsExactly("not json");
         } finally {
-            cons.stop();
+            cons.close();
         }
     }
 
     @Test
     void recordsKafkaRefusesGoToTheFallbackStreamWithTheReason() throws Exception {
         // A topic template over a field no message has renders an empty name, which Kafka cannot take.
-        Pipeline bad = runToEnd("Src:\n  Type: test.Events\n  Count: 1000\n  Streams: fb2\n"
+        PipelineHarness bad = runToEnd("Src:\n  Type: test.Events\n  Count: 1000\n  Streams: fb2\n"
                 + "Out:\n  Type: producer.Kafka\n  Streams: fb2\n  Servers: [\"" + kafka.bootstrap() + "\"]\n"
                 + "  Topic: \"{no_such_field}\"\n  FallbackStream: refused2\n"
                 + "Refused:\n  Type: test.Collect\n  Streams: refused2\n");
-        Collect refused2 = producer(bad, "Refused");
-        assertThat(refused2.received).hasSize(1000);
-        assertThat(refused2.received).allSatisfy(r -> assertThat(r.metadata.get("kafka_error"))
+        Collect refused2 = bad.collect("Refused");
+        assertThat(refused2.events).hasSize(1000);
+        assertThat(refused2.events).allSatisfy(r -> assertThat(r.fields().get("kafka_error"))
                 .contains("InvalidTopicException").contains("rendered empty"));
         assertThat(Events.last.acked).as("refused records are acknowledged only as routed to the fallback").hasSize(1000);
     }
@@ -248,16 +248,17 @@ class KafkaPipelineTest {
                 p.send(new ProducerRecord<>("nogroup", i % 3, null, ("event-" + i).getBytes(StandardCharsets.UTF_8))).get();
             }
         }
-        Pipeline cons = pipeline("In:\n  Type: consumer.Kafka\n  Servers: [\"" + kafka.bootstrap() + "\"]\n  Topic: nogroup\n"
+        PipelineHarness cons = pipeline("In:\n  Type: consumer.Kafka\n  Servers: [\"" + kafka.bootstrap() + "\"]\n"
+                + "  Topic: nogroup\n"
                 + "  DefaultOffset: oldest\n  Streams: ng\nSink:\n  Type: test.Collect\n  Streams: ng\n");
         cons.start();
         try {
-            Collect sink = producer(cons, "Sink");
-            await("all 30 read", 60_000, () -> sink.received.size() >= 30);
-            assertThat(sink.received).extracting(r -> eventNumber(r.payload)).containsExactlyInAnyOrderElementsOf(
+            Collect sink = cons.collect("Sink");
+            await("all 30 read", 60_000, () -> sink.size() >= 30);
+            assertThat(sink.events).extracting(r -> eventNumber(r.payload())).containsExactlyInAnyOrderElementsOf(
                     java.util.stream.IntStream.range(0, 30).boxed().collect(java.util.stream.Collectors.toList()));
         } finally {
-            cons.stop();
+            cons.close();
         }
     }
 
@@ -270,10 +271,13 @@ class KafkaPipelineTest {
         }
     }
 
-    private static Set<Integer> distinct(ConcurrentLinkedQueue<Received> all) {
+    /** The event numbers the group's members read, each once. */
+    private static Set<Integer> distinct(Collect... members) {
         Set<Integer> ids = new HashSet<>();
-        for (Received r : all) {
-            ids.add(eventNumber(r.payload));
+        for (Collect member : members) {
+            for (Captured r : member.events) {
+                ids.add(eventNumber(r.payload()));
+            }
         }
         return ids;
     }

@@ -1,16 +1,15 @@
 package io.sluice.kafka;
 
-import static io.sluice.kafka.TestPlugins.await;
+import static io.sluice.core.testing.PipelineHarness.await;
 import static io.sluice.kafka.TestPlugins.pipeline;
-import static io.sluice.kafka.TestPlugins.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.HarnessPlugins.Collect;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.tls.TestCertificates;
-import io.sluice.kafka.TestPlugins.Collect;
 import io.sluice.kafka.TestPlugins.Events;
-import io.sluice.kafka.TestPlugins.Received;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Properties;
@@ -63,30 +62,30 @@ class KafkaTlsTest {
     void recordsGoThroughAnSslListenerThatRequiresClientCertificates() throws Exception {
         int n = 2000;
         kafka.createTopic("tls-out", 2);
-        Pipeline prod = pipeline("Src:\n  Type: test.Events\n  Count: " + n + "\n  Streams: tls\n"
+        PipelineHarness prod = pipeline("Src:\n  Type: test.Events\n  Count: " + n + "\n  Streams: tls\n"
                 + "Out:\n  Type: producer.Kafka\n  Streams: tls\n  Topic: tls-out\n  Servers: [\"" + kafka.sslBootstrap()
                 + "\"]\n  TLS/CAFile: " + ca.caPem + "\n  TLS/CertFile: " + client.cert() + "\n  TLS/KeyFile: "
                 + client.key() + "\n");
         prod.start();
-        assertThat(prod.awaitTermination(120, TimeUnit.SECONDS)).as("producing pipeline ended").isTrue();
+        assertThat(prod.pipeline().awaitTermination(120, TimeUnit.SECONDS)).as("producing pipeline ended").isTrue();
         assertThat(Events.last.acked).as("every event acknowledged by Kafka over TLS").hasSize(n);
 
-        Pipeline cons = pipeline("In:\n  Type: consumer.Kafka\n  Servers: [\"" + kafka.sslBootstrap() + "\"]\n"
+        PipelineHarness cons = pipeline("In:\n  Type: consumer.Kafka\n  Servers: [\"" + kafka.sslBootstrap() + "\"]\n"
                 + "  Topic: tls-out\n  GroupId: tls-group\n  DefaultOffset: oldest\n  Streams: back\n"
                 + "  TlsEnable: true\n  TlsCaLocation: " + ca.caPem + "\n  TlsCertificateLocation: " + client.cert()
                 + "\n  TlsKeyLocation: " + client.key() + "\n"
                 + "Sink:\n  Type: test.Collect\n  Streams: back\n");
         cons.start();
         try {
-            Collect sink = producer(cons, "Sink");
-            await("every event read back over TLS", 90_000, () -> sink.received.size() >= n);
+            Collect sink = cons.collect("Sink");
+            await("every event read back over TLS", 90_000, () -> sink.size() >= n);
             Set<String> payloads = new HashSet<>();
-            for (Received r : sink.received) {
-                payloads.add(r.payload);
+            for (Captured r : sink.events) {
+                payloads.add(r.payload());
             }
             assertThat(payloads).hasSize(n).contains("event-0", "event-" + (n - 1));
         } finally {
-            cons.stop();
+            cons.close();
         }
     }
 

@@ -1,10 +1,8 @@
 package io.sluice.kafka;
 
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
-import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Completion;
@@ -12,22 +10,17 @@ import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
-import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.Pipeline;
-import io.sluice.core.pipeline.Producer;
-import io.sluice.core.pipeline.ProducerRunner;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
+import io.sluice.core.testing.PipelineHarness;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
-/** Test-only plugins: a numbered event source that records its acknowledgements, and a collecting sink. */
+/**
+ * Kafka's test plugin, given to core's {@link PipelineHarness} (whose test.Collect is the sink): a numbered event
+ * source with a key and a header per event, a first number, a batch size and a gate, that records which events the
+ * pipeline acknowledged, which is what the Kafka tests check and core's test.Numbers has no use for.
+ */
 public final class TestPlugins {
     private TestPlugins() {
     }
@@ -103,90 +96,8 @@ public final class TestPlugins {
         }
     }
 
-    /** One received message, as strings. */
-    public static final class Received {
-        public final String payload;
-        public final Map<String, String> metadata;
-        public final long timestamp;
-
-        Received(Message m) {
-            this.payload = m.payloadString();
-            Map<String, String> md = new java.util.HashMap<>();
-            if (m.hasMetadata()) {
-                Metadata meta = m.metadata();
-                for (int i = 0; i < meta.size(); i++) {
-                    md.put(meta.key(i), meta.value(i));
-                }
-            }
-            this.metadata = md;
-            this.timestamp = m.timestamp();
-        }
-    }
-
-    /** Keeps what it receives; a shared {@link #sink} collects across pipelines (one consumer group). */
-    public static final class Collect extends Producer {
-        public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Collect", "collects")
-                .factory(Collect::new);
-        public static volatile java.util.Queue<Received> sink;
-        public final java.util.concurrent.ConcurrentLinkedQueue<Received> received = new java.util.concurrent.ConcurrentLinkedQueue<>();
-
-        Collect(PluginConfig c) {
-            super(c);
-        }
-
-        @Override
-        public void deliver(Batch batch) {
-            java.util.Queue<Received> shared = sink;
-            for (int i = 0; i < batch.size(); i++) {
-                Received r = new Received(batch.get(i));
-                received.add(r);
-                if (shared != null) {
-                    shared.add(r);
-                }
-            }
-        }
-    }
-
-    /** The default registry (core and Kafka plugins) plus these. */
-    public static PluginRegistry registry() {
-        List<PluginSpec> all = new ArrayList<>(PluginRegistry.defaultRegistry().all());
-        all.addAll(List.of(Events.SPEC, Collect.SPEC));
-        return new PluginRegistry(all);
-    }
-
-    /** A pipeline from YAML, with a quiet log (errors only, on stderr so surefire keeps them). */
-    public static Pipeline pipeline(String yaml) {
-        PluginRegistry r = registry();
-        return new Pipeline(new ConfigLoader(r, Map.of()).loadString(yaml, "test.yaml"), r, log());
-    }
-
-    public static Log log() {
-        return new Log(System.err, Log.WARNING);
-    }
-
-    public static Log quiet() {
-        return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
-    }
-
-    /** The producer instance of plugin {@code id}. */
-    @SuppressWarnings("unchecked")
-    public static <T extends Producer> T producer(Pipeline p, String id) {
-        for (ProducerRunner r : p.producers()) {
-            if (r.producer().config().id().equals(id)) {
-                return (T) r.producer();
-            }
-        }
-        throw new AssertionError("no producer " + id);
-    }
-
-    /** Polls until the condition holds; fails after the deadline. */
-    public static void await(String what, long timeoutMillis, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeoutMillis + " ms waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+    /** The pipeline of {@code yaml}, built and not started, with {@link Events} besides core's test plugins. */
+    public static PipelineHarness pipeline(String yaml) {
+        return PipelineHarness.builder().yaml(yaml).plugins(Events.SPEC).log(PipelineHarness.stderrLog()).build();
     }
 }

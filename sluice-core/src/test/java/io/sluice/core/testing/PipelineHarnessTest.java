@@ -109,6 +109,17 @@ class PipelineHarnessTest {
     }
 
     @Test
+    void directProducerContextHasRealCountersAndTheGivenLog() {
+        Log log = PipelineHarness.quietLog();
+        DirectProducerContext ctx = new DirectProducerContext("out", "test.Collect", log);
+        ctx.stats().counter("x_total", "x").incrementAndGet();
+        assertThat(ctx.stats().id()).isEqualTo("out");
+        assertThat(ctx.stats().counters()).singleElement().satisfies(c -> assertThat(c.value().get()).isEqualTo(1));
+        assertThat(ctx.log()).isSameAs(log);
+        assertThat(ctx.firstGeneratedNanos()).isZero();
+    }
+
+    @Test
     void memoryLogKeepsWhatThePipelineLogged() {
         PipelineHarness.MemoryLog log = new PipelineHarness.MemoryLog();
         log.log.warn("something to read");

@@ -7,6 +7,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.DirectProducerContext;
 import io.sluice.core.testing.PipelineHarness;
 import io.sluice.core.tls.TestCertificates;
 import io.sluice.hec.Support;
@@ -129,7 +130,7 @@ class TlsTest {
             s.put("Token", "tok");
             PluginConfig config = PluginConfig.of("out" + sent, "producer.SplunkHEC", s);
             HecProducer p = new HecProducer(config);
-            p.start(Support.producerContext());
+            p.start(new DirectProducerContext(config.id(), "producer.SplunkHEC", PipelineHarness.stderrLog()));
             Batch b = new BatchPool(16).acquire();
             for (int i = 0; i < 10; i++) {
                 b.add().setPayload("event " + (sent + i));

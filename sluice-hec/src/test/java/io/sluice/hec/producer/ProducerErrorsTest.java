@@ -8,7 +8,8 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.PermanentDeliveryException;
-import io.sluice.hec.Support;
+import io.sluice.core.testing.DirectProducerContext;
+import io.sluice.core.testing.PipelineHarness;
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -43,7 +44,7 @@ class ProducerErrorsTest {
         s.put("HealthCheck", false);
         s.put("RetryInitialMs", 10);
         HecProducer p = new HecProducer(PluginConfig.of("p", "producer.SplunkHEC", s));
-        p.start(Support.producerContext());
+        p.start(new DirectProducerContext("p", "producer.SplunkHEC", PipelineHarness.stderrLog()));
         return p;
     }
 

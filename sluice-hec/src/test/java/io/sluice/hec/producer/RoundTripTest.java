@@ -9,6 +9,7 @@ import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.testing.Captured;
 import io.sluice.core.testing.PipelineHarness;
+import io.sluice.core.testing.DirectProducerContext;
 import io.sluice.hec.Support;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ class RoundTripTest {
         s.put("Endpoint", "http://127.0.0.1:" + port);
         s.put("Token", "tok");
         HecProducer p = new HecProducer(PluginConfig.of(id, "producer.SplunkHEC", s));
-        p.start(Support.producerContext());
+        p.start(new DirectProducerContext(id, "producer.SplunkHEC", PipelineHarness.stderrLog()));
         return p;
     }
 

@@ -1,15 +1,12 @@
 package io.sluice.otlp.consumer;
 
-import io.sluice.core.config.PluginConfig;
-import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.message.MemoryBudget;
-import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
-import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.HarnessPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,37 +15,34 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * A receiving pipeline for the tests (consumer.OTLP "in" on two free loopback ports → test.Capture), as sluice-hec's
- * Support builds one for consumer.HEC; curl exchanges; polling with a deadline.
+ * consumer.OTLP's receiving side for the tests: core's {@link PipelineHarness} running consumer.OTLP "in" on two free
+ * loopback ports (gRPC and HTTP) into test.Collect, as sluice-hec's Support builds one for consumer.HEC; the ports,
+ * OTLP's own counter and curl exchanges are what stays here.
  */
 final class Harness implements AutoCloseable {
-    static final Log LOG = new Log(System.err, Log.WARNING);
-
     final int grpcPort;
     final int httpPort;
     final String capture;
     final MemoryBudget memory;
-    final Pipeline pipeline;
+    /** The running pipeline: stats("in") are consumer.OTLP's counters, collect(capture) what it published. */
+    final PipelineHarness pipeline;
 
-    /** consumer.OTLP with {@code settings} (Address and HTTPAddress are set here) → test.Capture {@code capture}. */
+    /** consumer.OTLP with {@code settings} (Address and HTTPAddress are set here) → test.Collect {@code capture}. */
     Harness(String capture, Map<String, Object> settings, MemoryBudget memory) throws Exception {
         this.capture = capture;
         this.memory = memory;
-        this.grpcPort = freePort();
-        this.httpPort = freePort();
+        this.grpcPort = PipelineHarness.freePort();
+        this.httpPort = PipelineHarness.freePort();
         Map<String, Object> in = new HashMap<>(settings);
         in.put("Address", "127.0.0.1:" + grpcPort);
         in.put("HTTPAddress", "127.0.0.1:" + httpPort);
         in.put("Streams", "otlp");
-        Capture.reset(capture);
-        pipeline = new Pipeline(List.of(PluginConfig.of("in", "consumer.OTLP", in),
-                PluginConfig.of(capture, "test.Capture", Map.of("Streams", "otlp"))), PluginRegistry.defaultRegistry(), LOG,
-                memory);
-        pipeline.start(); // open() binds both listeners before start returns
+        pipeline = PipelineHarness.builder().plugin("in", "consumer.OTLP", in)
+                .plugin(capture, "test.Collect", Map.of("Streams", "otlp"))
+                .log(PipelineHarness.stderrLog()).memory(memory).start(); // open() binds both listeners first
     }
 
     Harness(String capture, Map<String, Object> settings) throws Exception {
@@ -57,60 +51,38 @@ final class Harness implements AutoCloseable {
 
     @Override
     public void close() {
-        Capture.open(capture);
-        pipeline.stop();
+        pipeline.collect(capture).open();
+        pipeline.close();
     }
 
     String httpUrl(String path) {
         return "http://127.0.0.1:" + httpPort + path;
     }
 
+    /** consumer.OTLP's counters. */
     PluginStats stats() {
-        for (PluginStats s : pipeline.consumerStats()) {
-            if (s.id().equals("in")) {
-                return s;
-            }
-        }
-        throw new AssertionError("no consumer 'in'");
+        return pipeline.stats("in");
     }
 
-    long rejected(Rejection r) {
-        return stats().rejected(r);
+    /** The capturing producer: hold()/open() it, make it fail, clear() it. */
+    HarnessPlugins.Collect out() {
+        return pipeline.collect(capture);
     }
 
+    /** Requests answered with success, as consumer.OTLP counts them. */
     long requestsOk() {
-        for (PluginStats.Counter c : stats().counters()) {
-            if (c.name().equals("sluice_otlp_requests_total")) {
-                return c.value().get();
-            }
-        }
-        return 0;
+        return pipeline.counter("in", "sluice_otlp_requests_total");
     }
 
-    List<Capture.Event> received() {
-        return Capture.received(capture);
+    /** What reached the capturing producer so far. */
+    List<Captured> received() {
+        return pipeline.captured(capture);
     }
 
     /** Waits until every reservation went back to the budget. */
-    void awaitBudgetEmpty() throws InterruptedException {
-        await(() -> memory.used() == 0, 10_000, "the memory budget to be empty (used " + memory.used() + ")");
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** Polls until the condition holds, failing after {@code millis}. */
-    static void await(BooleanSupplier cond, long millis, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+    void awaitBudgetEmpty() {
+        PipelineHarness.await("the memory budget to be empty (used " + memory.used() + ")", 10_000,
+                () -> memory.used() == 0);
     }
 
     static byte[] gzip(byte[] data) throws IOException {

@@ -6,6 +6,8 @@ import com.google.rpc.RetryInfo;
 import io.grpc.Status;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +63,7 @@ class OtlpBackpressureTest {
     @Test
     void recordsWaitingForDeliveryMakeLaterRequestsBusyAndTheFirstIsAnsweredOnlyOnDelivery() throws Exception {
         h = new Harness("bp-pending", Map.of("MaxPendingRecords", 2));
-        Capture.close(h.capture);
+        h.out().hold();
         CompletableFuture<Harness.Reply> first = CompletableFuture.supplyAsync(() -> {
             try {
                 return Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(3), "-H", PROTO);
@@ -69,15 +71,15 @@ class OtlpBackpressureTest {
                 throw new RuntimeException(e);
             }
         }, senders);
-        Harness.await(() -> h.stats().in() == 3, 20_000, "the first request's records to be published");
+        PipelineHarness.await("the first request's records to be published", 20_000, () -> h.stats().in() == 3);
         assertBusy();
         assertThat(first).isNotDone(); // nothing acknowledged before delivery
         assertThat(h.received()).isEmpty();
-        Capture.open(h.capture);
+        h.out().open();
         Harness.Reply r = first.get(20, TimeUnit.SECONDS);
         assertThat(r.status()).isEqualTo(200);
         assertThat(h.received()).hasSize(3);
-        assertThat(h.rejected(Rejection.BUSY)).isEqualTo(2);
+        assertThat(h.stats().rejected(Rejection.BUSY)).isEqualTo(2);
         h.awaitBudgetEmpty();
         // room again: accepted
         assertThat(Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(1), "-H", PROTO).status()).isEqualTo(200);
@@ -86,7 +88,7 @@ class OtlpBackpressureTest {
     @Test
     void theSdkExportersTakeBusyAsRetryableAndTheirRecordsArriveOnce() throws Exception {
         h = new Harness("bp-sdk", Map.of("MaxPendingRecords", 1));
-        Capture.close(h.capture);
+        h.out().hold();
         CompletableFuture<Harness.Reply> first = CompletableFuture.supplyAsync(() -> {
             try {
                 return Harness.curl(h.httpUrl("/v1/logs"), Requests.logsBytes(1), "-H", PROTO);
@@ -94,19 +96,20 @@ class OtlpBackpressureTest {
                 throw new RuntimeException(e);
             }
         }, senders);
-        Harness.await(() -> h.stats().in() == 1, 20_000, "the first request's record to be published");
+        PipelineHarness.await("the first request's record to be published", 20_000, () -> h.stats().in() == 1);
         CompletableFuture<Boolean> grpc = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
                 io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter.builder()
                         .setEndpoint("http://127.0.0.1:" + h.grpcPort).build(), "retried over gRPC"), senders);
         CompletableFuture<Boolean> http = CompletableFuture.supplyAsync(() -> OtlpSdkExportTest.emitLog(
                 io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter.builder()
                         .setEndpoint(h.httpUrl("/v1/logs")).build(), "retried over HTTP"), senders);
-        Harness.await(() -> h.rejected(Rejection.BUSY) >= 2, 20_000, "both exporters to be answered busy");
-        Capture.open(h.capture);
+        PipelineHarness.await("both exporters to be answered busy", 20_000,
+                () -> h.stats().rejected(Rejection.BUSY) >= 2);
+        h.out().open();
         assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
         assertThat(grpc.get(30, TimeUnit.SECONDS)).isTrue();
         assertThat(http.get(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(h.received()).extracting(Capture.Event::payload)
+        assertThat(h.received()).extracting(Captured::payload)
                 .containsExactlyInAnyOrder("line 0", "retried over gRPC", "retried over HTTP");
         h.awaitBudgetEmpty();
     }
@@ -114,7 +117,7 @@ class OtlpBackpressureTest {
     @Test
     void aFailedDeliveryIsAnsweredBusyNeverSuccess() throws Exception {
         h = new Harness("bp-fail", Map.of());
-        Capture.failDeliveries(h.capture);
+        h.out().fail = true;
         assertBusy();
         assertThat(h.requestsOk()).isZero();
         h.awaitBudgetEmpty();
@@ -131,7 +134,7 @@ class OtlpBackpressureTest {
         Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), new byte[300 * 1024], "-H", PROTO);
         assertThat(r.status()).isEqualTo(413);
         assertThat(r.headers()).doesNotContainKey("retry-after");
-        assertThat(h.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(h.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
         h.awaitBudgetEmpty();
     }
 
@@ -161,8 +164,8 @@ class OtlpBackpressureTest {
 
         Harness.Reply r = Harness.curl(h.httpUrl("/v1/logs"), body, "-H", PROTO);
         assertThat(r.status()).isEqualTo(413);
-        assertThat(h.rejected(Rejection.TOO_LARGE)).isEqualTo(1);
-        assertThat(Capture.received(h.capture)).as("records that reached the pipeline").isEmpty();
+        assertThat(h.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(1);
+        assertThat(h.received()).as("records that reached the pipeline").isEmpty();
         h.awaitBudgetEmpty();
 
         // The same records with a small resource are taken: the charge is what they hold, not a guess.

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.Status;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +53,7 @@ class OtlpBadInputTest {
         assertThat(r.headers()).containsEntry("allow", "POST");
         r = Harness.curl(h.httpUrl("/v1/logs"), body, "-H", "Content-Type: text/plain");
         assertThat(r.status()).isEqualTo(415);
-        assertThat(h.rejected(Rejection.MALFORMED)).isEqualTo(3);
+        assertThat(h.stats().rejected(Rejection.MALFORMED)).isEqualTo(3);
         assertThat(h.received()).isEmpty();
         h.awaitBudgetEmpty();
     }
@@ -77,7 +79,7 @@ class OtlpBadInputTest {
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.headers().get("content-type")).isEqualTo("application/json");
         assertThat(r.text()).startsWith("{\"code\":3,\"message\":");
-        assertThat(h.rejected(Rejection.MALFORMED)).isEqualTo(4);
+        assertThat(h.stats().rejected(Rejection.MALFORMED)).isEqualTo(4);
         assertThat(h.received()).isEmpty();
         h.awaitBudgetEmpty();
     }
@@ -96,7 +98,7 @@ class OtlpBadInputTest {
             assertThat(res.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
             assertThat(res.retrySeconds()).isEqualTo(-1); // not retryable: no RetryInfo
         }
-        assertThat(h.rejected(Rejection.TOO_LARGE)).isEqualTo(3);
+        assertThat(h.stats().rejected(Rejection.TOO_LARGE)).isEqualTo(3);
         assertThat(h.received()).isEmpty();
         h.awaitBudgetEmpty();
     }
@@ -111,7 +113,7 @@ class OtlpBadInputTest {
             assertThat(r.code()).isEqualTo(Status.Code.INVALID_ARGUMENT);
             assertThat(r.message()).isNotEmpty();
         }
-        assertThat(h.rejected(Rejection.MALFORMED)).isEqualTo(2);
+        assertThat(h.stats().rejected(Rejection.MALFORMED)).isEqualTo(2);
         assertThat(h.received()).isEmpty();
         h.awaitBudgetEmpty();
     }
@@ -128,7 +130,7 @@ class OtlpBadInputTest {
             assertThat(res.code()).isEqualTo(Status.Code.OK);
             assertThat(ExportLogsServiceResponse.parseFrom(res.response()).hasPartialSuccess()).isFalse();
         }
-        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("line 0", "line 1", "line 0");
+        assertThat(h.received()).extracting(Captured::payload).containsExactly("line 0", "line 1", "line 0");
         assertThat(h.received().get(1).fields()).containsEntry("i", "1").containsEntry("resource.service.name", "curl");
         assertThat(h.requestsOk()).isEqualTo(2);
         h.awaitBudgetEmpty();
@@ -143,7 +145,7 @@ class OtlpBadInputTest {
         assertThat(r.text()).isEqualTo("{}");
         r = Harness.curl(h.httpUrl("/v1/logs"), Harness.gzip(Requests.logsJson(1)), "-H", JSON, "-H", "Content-Encoding: gzip");
         assertThat(r.status()).isEqualTo(200);
-        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("line 0", "line 1", "line 0");
+        assertThat(h.received()).extracting(Captured::payload).containsExactly("line 0", "line 1", "line 0");
         assertThat(h.received().get(1).fields()).containsEntry("i", "1").containsEntry("resource.service.name", "curl");
         assertThat(h.received().get(1).timestamp()).isEqualTo(1_700_000_000_000_000_001L);
         assertThat(h.requestsOk()).isEqualTo(2);
@@ -160,7 +162,7 @@ class OtlpBadInputTest {
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.text()).isEqualTo("{}");
         assertThat(h.received()).extracting(e -> e.fields().get("metric_name:queue.depth")).containsExactly("1.5", "3");
-        assertThat(h.received()).extracting(Capture.Event::timestamp).containsExactly(7L, 8L);
+        assertThat(h.received()).extracting(Captured::timestamp).containsExactly(7L, 8L);
         h.awaitBudgetEmpty();
     }
 
@@ -179,7 +181,7 @@ class OtlpBadInputTest {
             assertThat(g.call(GrpcPeer.LOGS, body, "wrong").code()).isEqualTo(Status.Code.UNAUTHENTICATED);
             assertThat(g.call(GrpcPeer.LOGS, body, "s3cret").code()).isEqualTo(Status.Code.OK);
         }
-        assertThat(h.rejected(Rejection.AUTH)).isEqualTo(4);
+        assertThat(h.stats().rejected(Rejection.AUTH)).isEqualTo(4);
         assertThat(h.received()).hasSize(2);
         h.awaitBudgetEmpty();
     }
@@ -201,9 +203,9 @@ class OtlpBadInputTest {
             provider.get("auth").logRecordBuilder().setBody("with the key").emit();
             assertThat(provider.forceFlush().join(10, java.util.concurrent.TimeUnit.SECONDS).isSuccess()).isTrue();
         }
-        Harness.await(() -> h.received().size() == 2, 10_000, "both accepted records");
-        assertThat(h.received()).extracting(Capture.Event::payload).contains("with the key");
-        assertThat(h.rejected(Rejection.AUTH)).isEqualTo(2);
+        PipelineHarness.await("both accepted records", 10_000, () -> h.received().size() == 2);
+        assertThat(h.received()).extracting(Captured::payload).contains("with the key");
+        assertThat(h.stats().rejected(Rejection.AUTH)).isEqualTo(2);
         h.awaitBudgetEmpty();
     }
 }

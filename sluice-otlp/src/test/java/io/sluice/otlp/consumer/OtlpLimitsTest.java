@@ -3,10 +3,9 @@ package io.sluice.otlp.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.config.PluginConfig;
-import io.sluice.core.config.PluginRegistry;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +15,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,14 +78,14 @@ class OtlpLimitsTest {
             assertThat(readStatus(s.getInputStream())).isEqualTo(200);
             assertThat(readStatus(s.getInputStream())).isEqualTo(200);
         }
-        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("line 0", "line 1", "line 0");
+        assertThat(h.received()).extracting(Captured::payload).containsExactly("line 0", "line 1", "line 0");
     }
 
     @Test
     void connectionsBeyondTheCapAreRefused() throws Exception {
         h = new Harness("lim-conns", Map.of("MaxConnections", 1));
         try (Socket first = new Socket("127.0.0.1", h.httpPort)) {
-            Harness.await(() -> h.stats().connections() == 1, 10_000, "the first connection");
+            PipelineHarness.await("the first connection", 10_000, () -> h.stats().connections() == 1);
             try (Socket second = new Socket("127.0.0.1", h.httpPort)) {
                 second.setSoTimeout(20_000);
                 assertThat(readStatus(second.getInputStream())).isEqualTo(503);
@@ -97,7 +95,7 @@ class OtlpLimitsTest {
                 third.setSoTimeout(20_000);
                 assertThat(third.getInputStream().read()).isEqualTo(-1);
             }
-            assertThat(h.rejected(Rejection.BUSY)).isEqualTo(2);
+            assertThat(h.stats().rejected(Rejection.BUSY)).isEqualTo(2);
         }
     }
 
@@ -112,7 +110,7 @@ class OtlpLimitsTest {
             out.flush();
             assertThat(s.getInputStream().read()).isEqualTo(-1);
         }
-        assertThat(h.rejected(Rejection.TIMEOUT)).isEqualTo(1);
+        assertThat(h.stats().rejected(Rejection.TIMEOUT)).isEqualTo(1);
         for (int port : new int[] {h.httpPort, h.grpcPort}) {
             try (Socket s = new Socket("127.0.0.1", port)) {
                 s.setSoTimeout(20_000);
@@ -125,21 +123,20 @@ class OtlpLimitsTest {
     @Test
     void anAddressInUseFailsTheStart() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Pipeline p = new Pipeline(List.of(PluginConfig.of("in", "consumer.OTLP",
-                    Map.of("Address", "127.0.0.1:" + taken.getLocalPort(), "HTTPAddress", "", "Streams", "otlp")),
-                    PluginConfig.of("out", "test.Capture", Map.of("Streams", "otlp"))),
-                    PluginRegistry.defaultRegistry(), Harness.LOG);
+            PipelineHarness p = PipelineHarness.builder().plugin("in", "consumer.OTLP",
+                    Map.of("Address", "127.0.0.1:" + taken.getLocalPort(), "HTTPAddress", "", "Streams", "otlp"))
+                    .plugin("out", "test.Collect", Map.of("Streams", "otlp")).log(PipelineHarness.stderrLog()).build();
             assertThatThrownBy(p::start).hasStackTraceContaining("127.0.0.1:" + taken.getLocalPort());
-            p.stop();
+            p.close();
         }
     }
 
     private static void assertRefused(Map<String, Object> settings, String message) {
         Map<String, Object> in = new HashMap<>(settings);
         in.put("Streams", "otlp");
-        assertThatThrownBy(() -> new Pipeline(List.of(PluginConfig.of("in", "consumer.OTLP", in),
-                PluginConfig.of("out", "test.Capture", Map.of("Streams", "otlp"))), PluginRegistry.defaultRegistry(),
-                Harness.LOG)).hasMessageContaining(message);
+        assertThatThrownBy(() -> PipelineHarness.builder().plugin("in", "consumer.OTLP", in)
+                .plugin("out", "test.Collect", Map.of("Streams", "otlp")).log(PipelineHarness.stderrLog()).build())
+                .hasMessageContaining(message);
     }
 
     @Test

@@ -24,6 +24,7 @@ import io.opentelemetry.sdk.metrics.export.MetricExporter;
 import io.opentelemetry.sdk.metrics.export.PeriodicMetricReader;
 import io.opentelemetry.sdk.resources.Resource;
 import io.sluice.core.message.OtlpFields;
+import io.sluice.core.testing.Captured;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +86,7 @@ class OtlpSdkExportTest {
         return provider.shutdown().join(20, TimeUnit.SECONDS).isSuccess();
     }
 
-    private void assertLog(Capture.Event e, String body) {
+    private void assertLog(Captured e, String body) {
         assertThat(e.payload()).isEqualTo(body);
         assertThat(e.timestamp()).isEqualTo(1_700_000_000_123_456_789L);
         Map<String, String> f = e.fields();
@@ -109,7 +110,7 @@ class OtlpSdkExportTest {
                     .setEndpoint("http://127.0.0.1:" + h.grpcPort).setCompression(compression).build();
             assertThat(emitLog(exporter, "hello over gRPC " + compression)).isTrue();
         }
-        List<Capture.Event> got = h.received();
+        List<Captured> got = h.received();
         assertThat(got).hasSize(2);
         assertLog(got.get(0), "hello over gRPC none");
         assertLog(got.get(1), "hello over gRPC gzip");
@@ -125,7 +126,7 @@ class OtlpSdkExportTest {
                     .setEndpoint(h.httpUrl("/v1/logs")).setCompression(compression).build();
             assertThat(emitLog(exporter, "hello over HTTP " + compression)).isTrue();
         }
-        List<Capture.Event> got = h.received();
+        List<Captured> got = h.received();
         assertThat(got).hasSize(2);
         assertLog(got.get(0), "hello over HTTP none");
         assertLog(got.get(1), "hello over HTTP gzip");
@@ -133,14 +134,14 @@ class OtlpSdkExportTest {
         h.awaitBudgetEmpty();
     }
 
-    private void assertMetrics(List<Capture.Event> got) {
-        Capture.Event orders = got.stream().filter(e -> e.payload().equals("orders")).findFirst().orElseThrow();
+    private void assertMetrics(List<Captured> got) {
+        Captured orders = got.stream().filter(e -> e.payload().equals("orders")).findFirst().orElseThrow();
         assertThat(orders.fields()).containsEntry(OtlpFields.SIGNAL, OtlpFields.SIGNAL_METRIC)
                 .containsEntry(OtlpFields.METRIC_TYPE, OtlpFields.TYPE_SUM)
                 .containsEntry(OtlpFields.METRIC_VALUE_PREFIX + "orders", "5")
                 .containsEntry("shop", "north")
                 .containsEntry("resource.service.name", "checkout");
-        Capture.Event temp = got.stream().filter(e -> e.payload().equals("temperature")).findFirst().orElseThrow();
+        Captured temp = got.stream().filter(e -> e.payload().equals("temperature")).findFirst().orElseThrow();
         assertThat(temp.fields()).containsEntry(OtlpFields.METRIC_TYPE, OtlpFields.TYPE_GAUGE)
                 .containsEntry(OtlpFields.METRIC_VALUE_PREFIX + "temperature", "21.5");
     }
@@ -152,7 +153,7 @@ class OtlpSdkExportTest {
                 .setCompression("gzip").build())).isTrue();
         assertThat(h.received()).hasSize(2);
         assertMetrics(h.received());
-        Capture.reset(h.capture);
+        h.out().clear();
         assertThat(recordMetrics(OtlpHttpMetricExporter.builder().setEndpoint(h.httpUrl("/v1/metrics")).build())).isTrue();
         assertThat(h.received()).hasSize(2);
         assertMetrics(h.received());

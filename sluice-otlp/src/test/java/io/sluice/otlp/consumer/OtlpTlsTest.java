@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter;
 import io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter;
 import io.sluice.core.pipeline.Rejection;
+import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.PipelineHarness;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,12 +88,12 @@ class OtlpTlsTest {
         assertThat(OtlpSdkExportTest.emitLog(OtlpHttpLogRecordExporter.builder()
                 .setEndpoint("https://127.0.0.1:" + h.httpPort + "/v1/logs").setTrustedCertificates(server.certBytes())
                 .addHeader("Authorization", "Bearer t0ken").build(), "over https")).isTrue();
-        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("over h2", "over https");
+        assertThat(h.received()).extracting(Captured::payload).containsExactly("over h2", "over https");
         // the right certificate, the wrong token
         assertThat(OtlpSdkExportTest.emitLog(OtlpGrpcLogRecordExporter.builder()
                 .setEndpoint("https://127.0.0.1:" + h.grpcPort).setTrustedCertificates(server.certBytes())
                 .addHeader("Authorization", "Bearer guess").build(), "refused")).isFalse();
-        assertThat(h.rejected(Rejection.AUTH)).isEqualTo(1);
+        assertThat(h.stats().rejected(Rejection.AUTH)).isEqualTo(1);
         assertThat(h.received()).hasSize(2);
         h.awaitBudgetEmpty();
     }
@@ -106,7 +108,8 @@ class OtlpTlsTest {
         assertThat(OtlpSdkExportTest.emitLog(OtlpHttpLogRecordExporter.builder()
                 .setEndpoint("https://127.0.0.1:" + h.httpPort + "/v1/logs").setTrustedCertificates(server.certBytes())
                 .setRetryPolicy(null).build(), "without one")).isFalse();
-        assertThat(h.received()).extracting(Capture.Event::payload).containsExactly("with a client certificate");
-        Harness.await(() -> h.rejected(Rejection.AUTH) >= 1, 10_000, "the failed handshake to be counted (auth)");
+        assertThat(h.received()).extracting(Captured::payload).containsExactly("with a client certificate");
+        PipelineHarness.await("the failed handshake to be counted (auth)", 10_000,
+                () -> h.stats().rejected(Rejection.AUTH) >= 1);
     }
 }

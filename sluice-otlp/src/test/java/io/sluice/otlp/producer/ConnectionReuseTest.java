@@ -2,6 +2,7 @@ package io.sluice.otlp.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.PipelineHarness;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,7 +25,7 @@ class ConnectionReuseTest {
         try (GrpcReceiver r = new GrpcReceiver(null, 100)) {
             Map<String, Object> s = new HashMap<>();
             s.put("Endpoint", "127.0.0.1:" + r.port());
-            OtlpProducer p = Support.producer(s, Support.quietLog());
+            OtlpProducer p = Support.producer(s, PipelineHarness.quietLog());
             try {
                 int sent = 0;
                 long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
@@ -49,7 +50,7 @@ class ConnectionReuseTest {
             Map<String, Object> s = new HashMap<>();
             s.put("Protocol", "http/protobuf");
             s.put("Endpoint", "http://127.0.0.1:" + server.getLocalPort());
-            OtlpProducer p = Support.producer(s, Support.quietLog());
+            OtlpProducer p = Support.producer(s, PipelineHarness.quietLog());
             try {
                 for (int i = 0; i < 20; i++) {
                     p.deliver(GrpcExportTest.oneLog());

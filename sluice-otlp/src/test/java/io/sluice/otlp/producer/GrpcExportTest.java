@@ -15,8 +15,8 @@ import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.PermanentDeliveryException;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.RetryLaterException;
+import io.sluice.core.testing.PipelineHarness;
 import io.sluice.otlp.TestMessages;
 import java.io.IOException;
 import java.util.HashMap;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 class GrpcExportTest {
     private GrpcReceiver receiver;
     private OtlpProducer producer;
-    private final Support.MemoryLog log = new Support.MemoryLog();
+    private final PipelineHarness.MemoryLog log = new PipelineHarness.MemoryLog();
 
     @BeforeEach
     void startReceiver() throws Exception {
@@ -259,16 +259,17 @@ class GrpcExportTest {
     @Test
     void unavailableThenOkThroughThePipelineDeliversOnce() throws Exception {
         receiver.script.add(GrpcReceiver.Answer.fail(Status.Code.UNAVAILABLE, "not yet"));
-        Pipeline pl = Support.start("Gen:\n  Type: consumer.Profiler\n  Runs: 50\n  Batches: 1\n  Streams: s\n"
-                + "Out:\n  Type: producer.OTLP\n  Streams: s\n  Endpoint: 127.0.0.1:" + receiver.port()
-                + "\n  Retry/BackoffMs: 10\n", Support.quietLog());
+        PipelineHarness pl = PipelineHarness.builder()
+                .yaml("Gen:\n  Type: consumer.Profiler\n  Runs: 50\n  Batches: 1\n  Streams: s\n"
+                        + "Out:\n  Type: producer.OTLP\n  Streams: s\n  Endpoint: 127.0.0.1:" + receiver.port()
+                        + "\n  Retry/BackoffMs: 10\n").start();
         try {
-            Support.await("50 records", 20_000, () -> receiver.logRecords() == 50);
-            Support.await("delivered", 5_000, () -> Support.runner(pl, "Out").stats().out() == 50);
+            PipelineHarness.await("50 records", 20_000, () -> receiver.logRecords() == 50);
+            PipelineHarness.await("delivered", 5_000, () -> pl.runner("Out").stats().out() == 50);
             assertThat(receiver.calls.get()).isEqualTo(2);
-            assertThat(Support.runner(pl, "Out").stats().retried()).isEqualTo(50);
+            assertThat(pl.runner("Out").stats().retried()).isEqualTo(50);
         } finally {
-            pl.stop();
+            pl.close();
         }
         assertThat(receiver.logRecords()).isEqualTo(50);
     }

@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.opentelemetry.proto.logs.v1.LogRecord;
 import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.PermanentDeliveryException;
-import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.RetryLaterException;
+import io.sluice.core.testing.HarnessPlugins;
+import io.sluice.core.testing.PipelineHarness;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 class HttpExportTest {
     private HttpReceiver receiver;
     private OtlpProducer producer;
-    private final Support.MemoryLog log = new Support.MemoryLog();
+    private final PipelineHarness.MemoryLog log = new PipelineHarness.MemoryLog();
 
     @BeforeEach
     void startReceiver() throws Exception {
@@ -121,14 +122,14 @@ class HttpExportTest {
     void tooManyRequestsWaitsForRetryAfterThenDeliversOnce() throws Exception {
         receiver.script.add(HttpReceiver.Answer.status(429, Map.of("Retry-After", "1")));
         long t0 = System.nanoTime();
-        Pipeline pl = start("");
+        PipelineHarness pl = start("");
         try {
-            Support.await("20 records", 20_000, () -> receiver.logRecords() == 20);
+            PipelineHarness.await("20 records", 20_000, () -> receiver.logRecords() == 20);
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertThat(waited).isGreaterThanOrEqualTo(1000); // Retry/BackoffMs is 10: only Retry-After explains it
             assertThat(receiver.calls.get()).isEqualTo(2);
         } finally {
-            pl.stop();
+            pl.close();
         }
         assertThat(receiver.logRecords()).isEqualTo(20);
     }
@@ -136,22 +137,23 @@ class HttpExportTest {
     @Test
     void badRequestSendsTheBatchToTheFallbackStreamWithoutRetrying() throws Exception {
         receiver.script.add(HttpReceiver.Answer.status(400, Map.of()));
-        Pipeline pl = start("  FallbackStream: failed\nFailed:\n  Type: test.Collect\n  Streams: failed\n");
+        PipelineHarness pl = start("  FallbackStream: failed\nFailed:\n  Type: test.Collect\n  Streams: failed\n");
         try {
-            Support.Collect failed = (Support.Collect) Support.runner(pl, "Failed").producer();
-            Support.await("20 messages in the fallback stream", 20_000, () -> failed.payloads.size() == 20);
+            HarnessPlugins.Collect failed = pl.collect("Failed");
+            PipelineHarness.await("20 messages in the fallback stream", 20_000, () -> failed.payloads.size() == 20);
             assertThat(receiver.calls.get()).isEqualTo(1);
-            assertThat(Support.runner(pl, "Out").stats().failed()).isEqualTo(20);
+            assertThat(pl.runner("Out").stats().failed()).isEqualTo(20);
         } finally {
-            pl.stop();
+            pl.close();
         }
         assertThat(receiver.logs).isEmpty();
     }
 
     /** consumer.Profiler (one batch of 20) into producer.OTLP over HTTP; {@code extra} follows the producer. */
-    private Pipeline start(String extra) throws Exception {
-        return Support.start("Gen:\n  Type: consumer.Profiler\n  Runs: 20\n  Batches: 1\n  Streams: s\n"
-                + "Out:\n  Type: producer.OTLP\n  Streams: s\n  Protocol: http/protobuf\n  Endpoint: http://127.0.0.1:"
-                + receiver.port() + "\n  Retry/BackoffMs: 10\n" + extra, Support.quietLog());
+    private PipelineHarness start(String extra) throws Exception {
+        return PipelineHarness.builder()
+                .yaml("Gen:\n  Type: consumer.Profiler\n  Runs: 20\n  Batches: 1\n  Streams: s\n"
+                        + "Out:\n  Type: producer.OTLP\n  Streams: s\n  Protocol: http/protobuf\n  Endpoint: http://127.0.0.1:"
+                        + receiver.port() + "\n  Retry/BackoffMs: 10\n" + extra).start();
     }
 }

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpsServer;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.sluice.core.pipeline.PermanentDeliveryException;
+import io.sluice.core.testing.PipelineHarness;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +71,7 @@ class TlsExportTest {
     }
 
     private static OtlpProducer producer(Map<String, Object> settings) throws Exception {
-        return Support.producer(new HashMap<>(settings), Support.quietLog());
+        return Support.producer(new HashMap<>(settings), PipelineHarness.quietLog());
     }
 
     @Test
