@@ -43,6 +43,8 @@ public final class JsonScanner {
     private int valueStart;
     private int valueEnd;
     private boolean escaped;
+    /** Backslashes seen in strings, counted (wrapping) so that a caller can tell whether one string had any. */
+    private int escapes;
 
     /** A scanner taking strings' bytes at or above 0x80 as they are, nesting up to {@link #MAX_DEPTH}. */
     public JsonScanner() {
@@ -178,13 +180,18 @@ public final class JsonScanner {
             int kl = 0;
             boolean ke = false;
             if (object) {
+                int mark = escapes;
                 ko = p + 1;
                 p = key(b, p, end);
                 if (p < 0) {
                     return p;
                 }
-                kl = valueEnd - ko; // key() leaves its string as the last value
-                ke = escaped;
+                kl = p - 1 - ko;
+                ke = escapes != mark;
+                p = colon(b, p, end);
+                if (p < 0) {
+                    return p;
+                }
             }
             p = value(b, p, end);
             if (p < 0) {
@@ -213,19 +220,25 @@ public final class JsonScanner {
      */
     public int skipValue(byte[] b, int p, int end) {
         base = 0;
+        if (p < end && (b[p] == '{' || b[p] == '[')) { // straight to the loop: one call per value, not two
+            return record(b[p], p, container(b, p, end));
+        }
         return value(b, p, end);
     }
 
     /** {@link #skipValue} for the string whose opening quote is at {@code p}. */
     public int skipString(byte[] b, int p, int end) {
         base = 0;
-        return string(b, p, end);
+        int mark = escapes;
+        int q = string(b, p, end);
+        escaped = escapes != mark;
+        return record((byte) '"', p, q);
     }
 
     /** {@link #skipValue} for a number at {@code p}; stops after its last digit, whatever follows. */
     public int skipNumber(byte[] b, int p, int end) {
         base = 0;
-        return p < end ? number(b, p, end) : fail(p, JsonError.BAD_NUMBER);
+        return record((byte) '0', p, number(b, p, end));
     }
 
     /** Scans one value at {@code p} (no leading whitespace) and records it; returns the position after it. */
@@ -234,28 +247,42 @@ public final class JsonScanner {
             return fail(p, JsonError.END_OF_INPUT);
         }
         byte c = b[p];
-        escaped = false;
+        if (c == '{' || c == '[') {
+            return record(c, p, container(b, p, end)); // which sets escaped
+        }
+        int mark = escapes;
+        int q = scalar(b, p, end, c);
+        escaped = escapes != mark;
+        return record(c, p, q);
+    }
+
+    /** Records the value from {@code p} to {@code q} (-1: none), which starts with {@code c}, as the last value. */
+    private int record(byte c, int p, int q) {
+        if (q >= 0) {
+            kind = c == '"' ? JsonFields.STRING : c == '{' ? JsonFields.OBJECT : c == '[' ? JsonFields.ARRAY
+                    : c == 't' || c == 'f' ? JsonFields.BOOLEAN : c == 'n' ? JsonFields.NULL : JsonFields.NUMBER;
+            valueStart = c == '"' ? p + 1 : p;
+            valueEnd = c == '"' ? q - 1 : q;
+        }
+        return q;
+    }
+
+    /**
+     * Checks the string, number or literal starting with {@code c} at {@code p}; returns the position after it.
+     * Records nothing: the loop over a container's values stores nothing per value.
+     */
+    private int scalar(byte[] b, int p, int end, byte c) {
         switch (c) {
             case '"':
                 return string(b, p, end);
-            case '{', '[': {
-                int q = container(b, p, end);
-                kind = c == '{' ? JsonFields.OBJECT : JsonFields.ARRAY;
-                valueStart = p;
-                valueEnd = q;
-                return q;
-            }
             case 't':
-                return literal(b, p, end, TRUE, JsonFields.BOOLEAN);
+                return literal(b, p, end, TRUE);
             case 'f':
-                return literal(b, p, end, FALSE, JsonFields.BOOLEAN);
+                return literal(b, p, end, FALSE);
             case 'n':
-                return literal(b, p, end, NULL, JsonFields.NULL);
+                return literal(b, p, end, NULL);
             default:
-                if (c == '-' || (c >= '0' && c <= '9')) {
-                    return number(b, p, end);
-                }
-                return fail(p, JsonError.EXPECTED_VALUE);
+                return c == '-' || (c >= '0' && c <= '9') ? number(b, p, end) : fail(p, JsonError.EXPECTED_VALUE);
         }
     }
 
@@ -263,67 +290,29 @@ public final class JsonScanner {
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
-    private int literal(byte[] b, int p, int end, byte[] word, byte k) {
+    private int literal(byte[] b, int p, int end, byte[] word) {
         if (p + word.length > end) {
             return fail(p, JsonError.END_IN_LITERAL);
         }
-        if (!java.util.Arrays.equals(b, p, p + word.length, word, 0, word.length)) {
-            return fail(p, JsonError.BAD_LITERAL);
+        for (int i = 1; i < word.length; i++) { // four or five bytes: a loop beats Arrays.equals' set-up
+            if (b[p + i] != word[i]) {
+                return fail(p, JsonError.BAD_LITERAL);
+            }
         }
-        kind = k;
-        valueStart = p;
-        valueEnd = p + word.length;
-        return valueEnd;
+        return p + word.length;
     }
 
     private int number(byte[] b, int p, int end) {
-        int start = p;
-        if (b[p] == '-') {
-            p++;
-        }
-        if (p >= end || !digit(b[p])) {
-            return fail(p, JsonError.BAD_NUMBER);
-        }
-        p = b[p] == '0' ? p + 1 : digits(b, p, end);
-        if (p < end && b[p] == '.') {
-            if (++p >= end || !digit(b[p])) {
-                return fail(p, JsonError.BAD_NUMBER);
-            }
-            p = digits(b, p, end);
-        }
-        if (p < end && (b[p] == 'e' || b[p] == 'E')) {
-            if (++p < end && (b[p] == '+' || b[p] == '-')) {
-                p++;
-            }
-            if (p >= end || !digit(b[p])) {
-                return fail(p, JsonError.BAD_NUMBER);
-            }
-            p = digits(b, p, end);
-        }
-        kind = JsonFields.NUMBER;
-        valueStart = start;
-        valueEnd = p;
-        return p;
-    }
-
-    private static boolean digit(byte c) {
-        return c >= '0' && c <= '9';
-    }
-
-    private static int digits(byte[] b, int p, int end) {
-        while (p < end && digit(b[p])) {
-            p++;
-        }
-        return p;
+        int q = JsonNumbers.end(b, p, end);
+        return q >= 0 ? q : fail(-1 - q, JsonError.BAD_NUMBER);
     }
 
     /**
-     * Scans the string whose opening quote is at {@code p} and records it as the last value; returns the position
-     * after the closing quote. Eight bytes at a time while none is a quote, a backslash or a control character
-     * (or, checking UTF-8, at or above 0x80): the common case of plain text.
+     * Scans the string whose opening quote is at {@code p}; returns the position after the closing quote, and
+     * counts its escapes in {@link #escapes}. Eight bytes at a time while none is a quote, a backslash or a control
+     * character (or, checking UTF-8, at or above 0x80): the common case of plain text.
      */
     private int string(byte[] b, int p, int end) {
-        boolean esc = false;
         int i = p + 1;
         for (;;) {
             i = JsonStrings.plainEnd(b, i, end, checkUtf8);
@@ -332,14 +321,10 @@ public final class JsonScanner {
             }
             int c = b[i] & 0xFF;
             if (c == '"') {
-                kind = JsonFields.STRING;
-                valueStart = p + 1;
-                valueEnd = i;
-                escaped = esc;
                 return i + 1;
             }
             if (c == '\\') {
-                esc = true;
+                escapes++;
                 i = escape(b, i, end);
                 if (i < 0) {
                     return i;
@@ -389,13 +374,21 @@ public final class JsonScanner {
     private int container(byte[] b, int p, int end) {
         int depth = 0;
         boolean obj = false; // whether the innermost open container is an object
+        boolean lastEscaped = false; // whether the last string value had escapes: what valueEscaped() has said
         for (;;) {
             // At a value: p after '[', ',' or ':' and whitespace (at the first bracket on entry).
             if (p >= end) {
                 return fail(p, JsonError.END_OF_INPUT);
             }
             byte c = b[p];
-            if (c == '{' || c == '[') {
+            if (c == '"') { // the most common value first
+                int mark = escapes;
+                p = string(b, p, end);
+                if (p < 0) {
+                    return p;
+                }
+                lastEscaped = escapes != mark;
+            } else if (c == '{' || c == '[') {
                 if (depth >= maxDepth) {
                     return fail(p, JsonError.TOO_DEEP);
                 }
@@ -403,24 +396,23 @@ public final class JsonScanner {
                 push(depth++, obj);
                 p = ws(b, p + 1, end);
                 if (p >= end || b[p] != (obj ? '}' : ']')) {
-                    if (obj) {
-                        p = key(b, p, end);
-                        if (p < 0) {
-                            return p;
-                        }
+                    if (obj && (p = colon(b, key(b, p, end), end)) < 0) {
+                        return p;
                     }
                     continue;
                 }
                 p++; // empty
                 if (--depth == 0) {
+                    escaped = lastEscaped;
                     return p;
                 }
                 obj = isObject(depth - 1);
             } else {
-                p = value(b, p, end);
+                p = scalar(b, p, end, c);
                 if (p < 0) {
                     return p;
                 }
+                lastEscaped = false;
             }
             // After a value: close containers, or ',' and on to the next value.
             for (;;) {
@@ -431,11 +423,8 @@ public final class JsonScanner {
                 c = b[p];
                 if (c == ',') {
                     p = ws(b, p + 1, end);
-                    if (obj) {
-                        p = key(b, p, end);
-                        if (p < 0) {
-                            return p;
-                        }
+                    if (obj && (p = colon(b, key(b, p, end), end)) < 0) {
+                        return p;
                     }
                     break;
                 }
@@ -444,6 +433,7 @@ public final class JsonScanner {
                 }
                 p++;
                 if (--depth == 0) {
+                    escaped = lastEscaped;
                     return p;
                 }
                 obj = isObject(depth - 1);
@@ -451,12 +441,16 @@ public final class JsonScanner {
         }
     }
 
-    /** Reads {@code "key" :} and the whitespace after it; returns the position of the value. */
+    /** Reads an object's key at {@code p}; returns the position after it. */
     private int key(byte[] b, int p, int end) {
         if (p >= end || b[p] != '"') {
             return fail(p, p >= end ? JsonError.END_BEFORE_KEY : JsonError.EXPECTED_KEY);
         }
-        p = string(b, p, end);
+        return string(b, p, end);
+    }
+
+    /** Reads the colon after a key ending at {@code p} (-1: passed on) and whitespace; returns where the value is. */
+    private int colon(byte[] b, int p, int end) {
         if (p < 0) {
             return p;
         }
