@@ -1,12 +1,8 @@
 package io.sluice.core.json;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * A validating JSON scanner over bytes that allocates nothing: it reports members as byte ranges
- * ({@link JsonFields}) and errors as an offset and a constant reason. Nesting is tracked with a byte stack
+ * ({@link JsonFields}) and errors as an offset and a constant reason. Nesting is tracked with a bit stack
  * instead of recursion, so deep documents cannot overflow the thread stack; they are limited by
  * {@link #MAX_DEPTH} (or the depth given) instead.
  *
@@ -35,17 +31,11 @@ public final class JsonScanner {
     public static final String TOO_DEEP = "nesting too deep";
     public static final String BAD_UTF8 = "invalid UTF-8 in string";
 
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101010101010101L;
-    private static final long HIGHS = 0x8080808080808080L;
-    private static final long QUOTES = 0x2222222222222222L;
-    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-    private static final long SPACES = 0x2020202020202020L;
-
     private final int maxDepth;
     private final boolean checkUtf8;
-    private byte[] stack = new byte[32];
-    private String errorReason;
+    /** A bit per open container past the innermost: set for an object. Grows by 64 levels. */
+    private long[] stack = new long[1];
+    private JsonError error;
     private int errorOffset;
     private int base;
     // The last value scanned by scanValue/value lookups.
@@ -53,9 +43,8 @@ public final class JsonScanner {
     private int valueStart;
     private int valueEnd;
     private boolean escaped;
-    // Set by string().
-    private int strEnd;
-    private boolean strEscaped;
+    /** Backslashes seen in strings, counted (wrapping) so that a caller can tell whether one string had any. */
+    private int escapes;
 
     /** A scanner taking strings' bytes at or above 0x80 as they are, nesting up to {@link #MAX_DEPTH}. */
     public JsonScanner() {
@@ -68,9 +57,14 @@ public final class JsonScanner {
         this.checkUtf8 = checkUtf8;
     }
 
-    /** Why the last scan failed, or null. */
+    /** Why the last scan failed, or null: one of this class's constants. */
     public String errorReason() {
-        return errorReason;
+        return error == null ? null : error.reason();
+    }
+
+    /** Why the last scan (or skip) failed, or null. */
+    public JsonError error() {
+        return error;
     }
 
     /** Offset of the failure, counted from the start of the scanned range. */
@@ -147,18 +141,18 @@ public final class JsonScanner {
     }
 
     private void begin(int off) {
-        errorReason = null;
+        error = null;
         errorOffset = -1;
         base = off;
     }
 
     private boolean finish(byte[] b, int p, int end) {
         p = ws(b, p, end);
-        return p >= end || fail(p, TRAILING_DATA) >= 0;
+        return p >= end || fail(p, JsonError.TRAILING_DATA) >= 0;
     }
 
-    private int fail(int at, String reason) {
-        errorReason = reason;
+    private int fail(int at, JsonError why) {
+        error = why;
         errorOffset = at - base;
         return -1;
     }
@@ -168,7 +162,7 @@ public final class JsonScanner {
         out.clear();
         int p = ws(b, off, end);
         if (p >= end || b[p] != open) {
-            return fail(p, open == '{' ? EXPECTED_OBJECT : EXPECTED_ARRAY) >= 0;
+            return fail(p, open == '{' ? JsonError.EXPECTED_OBJECT : JsonError.EXPECTED_ARRAY) >= 0;
         }
         p = members(b, p + 1, end, out, open == '{');
         return p >= 0 && finish(b, p, end);
@@ -186,23 +180,18 @@ public final class JsonScanner {
             int kl = 0;
             boolean ke = false;
             if (object) {
-                if (p >= end || b[p] != '"') {
-                    return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_KEY);
-                }
+                int mark = escapes;
                 ko = p + 1;
-                p = string(b, p, end);
+                p = key(b, p, end);
                 if (p < 0) {
                     return p;
                 }
-                kl = strEnd - ko;
-                ke = strEscaped;
-                if (p >= end || b[p] != ':') { // compact JSON: the colon right after the key
-                    p = ws(b, p, end);
-                    if (p >= end || b[p] != ':') {
-                        return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_COLON);
-                    }
+                kl = p - 1 - ko;
+                ke = escapes != mark;
+                p = colon(b, p, end);
+                if (p < 0) {
+                    return p;
                 }
-                p = ws(b, p + 1, end);
             }
             p = value(b, p, end);
             if (p < 0) {
@@ -212,53 +201,88 @@ public final class JsonScanner {
             if (p >= end || (b[p] != ',' && b[p] != close)) { // compact JSON: ',' or the close right after
                 p = ws(b, p, end);
                 if (p >= end) {
-                    return fail(p, UNEXPECTED_END);
+                    return fail(p, JsonError.END_OF_INPUT);
                 }
             }
             if (b[p] == close) {
                 return p + 1;
             }
             if (b[p] != ',') {
-                return fail(p, object ? EXPECTED_COMMA_OR_BRACE : EXPECTED_COMMA_OR_BRACKET);
+                return fail(p, object ? JsonError.EXPECTED_COMMA_OR_BRACE : JsonError.EXPECTED_COMMA_OR_BRACKET);
             }
             p = ws(b, p + 1, end);
         }
     }
 
+    /**
+     * Skips the value at {@code p} (no whitespace before it), checking it as {@link #scanValue} does, and records it
+     * as the last value. Returns the position after it, or -1 with {@link #error()} set (offsets from 0).
+     */
+    public int skipValue(byte[] b, int p, int end) {
+        base = 0;
+        if (p < end && (b[p] == '{' || b[p] == '[')) { // straight to the loop: one call per value, not two
+            return record(b[p], p, container(b, p, end));
+        }
+        return value(b, p, end);
+    }
+
+    /** {@link #skipValue} for the string whose opening quote is at {@code p}. */
+    public int skipString(byte[] b, int p, int end) {
+        base = 0;
+        int mark = escapes;
+        int q = string(b, p, end);
+        escaped = escapes != mark;
+        return record((byte) '"', p, q);
+    }
+
+    /** {@link #skipValue} for a number at {@code p}; stops after its last digit, whatever follows. */
+    public int skipNumber(byte[] b, int p, int end) {
+        base = 0;
+        return record((byte) '0', p, number(b, p, end));
+    }
+
     /** Scans one value at {@code p} (no leading whitespace) and records it; returns the position after it. */
     private int value(byte[] b, int p, int end) {
         if (p >= end) {
-            return fail(p, UNEXPECTED_END);
+            return fail(p, JsonError.END_OF_INPUT);
         }
         byte c = b[p];
-        escaped = false;
+        if (c == '{' || c == '[') {
+            return record(c, p, container(b, p, end)); // which sets escaped
+        }
+        int mark = escapes;
+        int q = scalar(b, p, end, c);
+        escaped = escapes != mark;
+        return record(c, p, q);
+    }
+
+    /** Records the value from {@code p} to {@code q} (-1: none), which starts with {@code c}, as the last value. */
+    private int record(byte c, int p, int q) {
+        if (q >= 0) {
+            kind = c == '"' ? JsonFields.STRING : c == '{' ? JsonFields.OBJECT : c == '[' ? JsonFields.ARRAY
+                    : c == 't' || c == 'f' ? JsonFields.BOOLEAN : c == 'n' ? JsonFields.NULL : JsonFields.NUMBER;
+            valueStart = c == '"' ? p + 1 : p;
+            valueEnd = c == '"' ? q - 1 : q;
+        }
+        return q;
+    }
+
+    /**
+     * Checks the string, number or literal starting with {@code c} at {@code p}; returns the position after it.
+     * Records nothing: the loop over a container's values stores nothing per value.
+     */
+    private int scalar(byte[] b, int p, int end, byte c) {
         switch (c) {
-            case '"': {
-                int q = string(b, p, end);
-                kind = JsonFields.STRING;
-                valueStart = p + 1;
-                valueEnd = strEnd;
-                escaped = strEscaped;
-                return q;
-            }
-            case '{', '[': {
-                int q = container(b, p, end);
-                kind = c == '{' ? JsonFields.OBJECT : JsonFields.ARRAY;
-                valueStart = p;
-                valueEnd = q;
-                return q;
-            }
+            case '"':
+                return string(b, p, end);
             case 't':
-                return literal(b, p, end, TRUE, JsonFields.BOOLEAN);
+                return literal(b, p, end, TRUE);
             case 'f':
-                return literal(b, p, end, FALSE, JsonFields.BOOLEAN);
+                return literal(b, p, end, FALSE);
             case 'n':
-                return literal(b, p, end, NULL, JsonFields.NULL);
+                return literal(b, p, end, NULL);
             default:
-                if (c == '-' || (c >= '0' && c <= '9')) {
-                    return number(b, p, end);
-                }
-                return fail(p, EXPECTED_VALUE);
+                return c == '-' || (c >= '0' && c <= '9') ? number(b, p, end) : fail(p, JsonError.EXPECTED_VALUE);
         }
     }
 
@@ -266,88 +290,51 @@ public final class JsonScanner {
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
-    private int literal(byte[] b, int p, int end, byte[] word, byte k) {
-        if (p + word.length > end || !java.util.Arrays.equals(b, p, p + word.length, word, 0, word.length)) {
-            return fail(p, BAD_LITERAL);
+    private int literal(byte[] b, int p, int end, byte[] word) {
+        if (p + word.length > end) {
+            return fail(p, JsonError.END_IN_LITERAL);
         }
-        kind = k;
-        valueStart = p;
-        valueEnd = p + word.length;
-        return valueEnd;
+        for (int i = 1; i < word.length; i++) { // four or five bytes: a loop beats Arrays.equals' set-up
+            if (b[p + i] != word[i]) {
+                return fail(p, JsonError.BAD_LITERAL);
+            }
+        }
+        return p + word.length;
     }
 
     private int number(byte[] b, int p, int end) {
-        int start = p;
-        if (b[p] == '-') {
-            p++;
-        }
-        if (p >= end || !digit(b[p])) {
-            return fail(p, BAD_NUMBER);
-        }
-        p = b[p] == '0' ? p + 1 : digits(b, p, end);
-        if (p < end && b[p] == '.') {
-            if (++p >= end || !digit(b[p])) {
-                return fail(p, BAD_NUMBER);
-            }
-            p = digits(b, p, end);
-        }
-        if (p < end && (b[p] == 'e' || b[p] == 'E')) {
-            if (++p < end && (b[p] == '+' || b[p] == '-')) {
-                p++;
-            }
-            if (p >= end || !digit(b[p])) {
-                return fail(p, BAD_NUMBER);
-            }
-            p = digits(b, p, end);
-        }
-        kind = JsonFields.NUMBER;
-        valueStart = start;
-        valueEnd = p;
-        return p;
-    }
-
-    private static boolean digit(byte c) {
-        return c >= '0' && c <= '9';
-    }
-
-    private static int digits(byte[] b, int p, int end) {
-        while (p < end && digit(b[p])) {
-            p++;
-        }
-        return p;
+        int q = JsonNumbers.end(b, p, end);
+        return q >= 0 ? q : fail(-1 - q, JsonError.BAD_NUMBER);
     }
 
     /**
-     * Scans a string starting at its opening quote; sets {@link #strEnd} (the closing quote) and
-     * {@link #strEscaped}; returns the position after the closing quote. Eight bytes at a time while none is
-     * a quote, a backslash or a control character: the common case of plain text.
+     * Scans the string whose opening quote is at {@code p}; returns the position after the closing quote, and
+     * counts its escapes in {@link #escapes}. Eight bytes at a time while none is a quote, a backslash or a control
+     * character (or, checking UTF-8, at or above 0x80): the common case of plain text.
      */
     private int string(byte[] b, int p, int end) {
-        boolean esc = false;
         int i = p + 1;
         for (;;) {
-            i = JsonStrings.plainEnd(b, i, end, checkUtf8); // with checkUtf8, also stops at bytes from 0x80
+            i = JsonStrings.plainEnd(b, i, end, checkUtf8);
             if (i >= end) {
-                return fail(i, UNEXPECTED_END);
+                return fail(i, JsonError.END_IN_STRING);
             }
             int c = b[i] & 0xFF;
             if (c == '"') {
-                strEnd = i;
-                strEscaped = esc;
                 return i + 1;
             }
             if (c == '\\') {
-                esc = true;
+                escapes++;
                 i = escape(b, i, end);
                 if (i < 0) {
                     return i;
                 }
             } else if (c < 0x20) {
-                return fail(i, CONTROL_CHARACTER);
+                return fail(i, JsonError.CONTROL_CHARACTER);
             } else if (c >= 0x80 && checkUtf8) {
                 int n = Utf8.sequence(b, i, end);
                 if (n < 0) {
-                    return fail(i, BAD_UTF8);
+                    return fail(i, JsonError.BAD_UTF8);
                 }
                 i += n;
             } else {
@@ -356,133 +343,141 @@ public final class JsonScanner {
         }
     }
 
-    /**
-     * Flags (high bit of the byte) the bytes of a little-endian word that are '"', '\\' or below 0x20; bytes at
-     * or above 0x80 are never flagged. Zero when the eight bytes are plain string text.
-     */
-    static long specials(long w) {
-        // Each term is the zero-byte test (x - ONES) & ~x & HIGHS; '"' and '\\' have no high bit, so ~q and ~s
-        // have the high bits of ~w, and one ~w serves all three: two operations fewer per word, same result.
-        long q = w ^ QUOTES;
-        long s = w ^ BACKSLASHES;
-        return ((q - ONES) | (s - ONES) | (w - SPACES)) & ~w & HIGHS;
-    }
-
-    /** Reads eight bytes at {@code i} as a little-endian word. */
-    static long word(byte[] b, int i) {
-        return (long) LONGS.get(b, i);
-    }
-
-    /** Writes {@link #word}'s eight bytes at {@code i}. */
-    static void putWord(byte[] b, int i, long w) {
-        LONGS.set(b, i, w);
-    }
-
     /** Validates the escape at {@code i} (a backslash); returns the position after it. */
     private int escape(byte[] b, int i, int end) {
         if (i + 1 >= end) {
-            return fail(i, UNEXPECTED_END);
+            return fail(i, JsonError.END_IN_STRING);
         }
         switch (b[i + 1]) {
             case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
                 return i + 2;
             case 'u':
                 if (i + 6 > end) {
-                    return fail(i, UNEXPECTED_END);
+                    return fail(i, JsonError.END_IN_UNICODE_ESCAPE);
                 }
                 for (int k = i + 2; k < i + 6; k++) {
                     if (JsonStrings.hexValue(b[k]) < 0) {
-                        return fail(i, BAD_ESCAPE);
+                        return fail(i, JsonError.BAD_UNICODE_ESCAPE);
                     }
                 }
                 return i + 6;
             default:
-                return fail(i, BAD_ESCAPE);
+                return fail(i, JsonError.BAD_ESCAPE);
         }
     }
 
-    /** Skips (and validates) a whole object or array without recursion; returns the position after it. */
+    /**
+     * Skips (and validates) a whole object or array, from its opening bracket, without recursion; returns the
+     * position after it. One pass, the kind of the innermost container in a local and of the others in a bit
+     * stack: consumer.HEC runs this for the nested values of every event.
+     */
     private int container(byte[] b, int p, int end) {
         int depth = 0;
-        boolean expectValue = true;
-        boolean allowClose = true;
-        push(b[p], depth++);
-        p++;
+        boolean obj = false; // whether the innermost open container is an object
+        boolean lastEscaped = false; // whether the last string value had escapes: what valueEscaped() has said
         for (;;) {
-            p = ws(b, p, end);
+            // At a value: p after '[', ',' or ':' and whitespace (at the first bracket on entry).
             if (p >= end) {
-                return fail(p, UNEXPECTED_END);
+                return fail(p, JsonError.END_OF_INPUT);
             }
             byte c = b[p];
-            byte ctx = stack[depth - 1];
-            byte close = ctx == '{' ? (byte) '}' : (byte) ']';
-            if (!expectValue) {
-                if (c == ',') {
-                    p++;
-                    expectValue = true;
-                    allowClose = false;
-                    continue;
-                }
-                if (c != close) {
-                    return fail(p, ctx == '{' ? EXPECTED_COMMA_OR_BRACE : EXPECTED_COMMA_OR_BRACKET);
-                }
-                p++;
-                if (--depth == 0) {
-                    return p;
-                }
-                continue;
-            }
-            if (allowClose && c == close) {
-                p++;
-                expectValue = false;
-                if (--depth == 0) {
-                    return p;
-                }
-                continue;
-            }
-            if (ctx == '{') {
-                if (c != '"') {
-                    return fail(p, EXPECTED_KEY);
-                }
+            if (c == '"') { // the most common value first
+                int mark = escapes;
                 p = string(b, p, end);
                 if (p < 0) {
                     return p;
                 }
-                p = ws(b, p, end);
-                if (p >= end || b[p] != ':') {
-                    return fail(p, p >= end ? UNEXPECTED_END : EXPECTED_COLON);
+                lastEscaped = escapes != mark;
+            } else if (c == '{' || c == '[') {
+                if (depth >= maxDepth) {
+                    return fail(p, JsonError.TOO_DEEP);
                 }
+                obj = c == '{';
+                push(depth++, obj);
                 p = ws(b, p + 1, end);
+                if (p >= end || b[p] != (obj ? '}' : ']')) {
+                    if (obj && (p = colon(b, key(b, p, end), end)) < 0) {
+                        return p;
+                    }
+                    continue;
+                }
+                p++; // empty
+                if (--depth == 0) {
+                    escaped = lastEscaped;
+                    return p;
+                }
+                obj = isObject(depth - 1);
+            } else {
+                p = scalar(b, p, end, c);
+                if (p < 0) {
+                    return p;
+                }
+                lastEscaped = false;
+            }
+            // After a value: close containers, or ',' and on to the next value.
+            for (;;) {
+                p = ws(b, p, end);
                 if (p >= end) {
-                    return fail(p, UNEXPECTED_END);
+                    return fail(p, JsonError.END_OF_INPUT);
                 }
                 c = b[p];
-            }
-            if (c == '{' || c == '[') {
-                if (depth >= maxDepth) {
-                    return fail(p, TOO_DEEP);
+                if (c == ',') {
+                    p = ws(b, p + 1, end);
+                    if (obj && (p = colon(b, key(b, p, end), end)) < 0) {
+                        return p;
+                    }
+                    break;
                 }
-                push(c, depth++);
+                if (c != (obj ? '}' : ']')) {
+                    return fail(p, obj ? JsonError.EXPECTED_COMMA_OR_BRACE : JsonError.EXPECTED_COMMA_OR_BRACKET);
+                }
                 p++;
-                allowClose = true;
-                continue;
+                if (--depth == 0) {
+                    escaped = lastEscaped;
+                    return p;
+                }
+                obj = isObject(depth - 1);
             }
-            p = value(b, p, end);
-            if (p < 0) {
-                return p;
-            }
-            expectValue = false;
         }
     }
 
-    private void push(byte c, int at) {
-        if (at == stack.length) {
-            stack = java.util.Arrays.copyOf(stack, stack.length * 2);
+    /** Reads an object's key at {@code p}; returns the position after it. */
+    private int key(byte[] b, int p, int end) {
+        if (p >= end || b[p] != '"') {
+            return fail(p, p >= end ? JsonError.END_BEFORE_KEY : JsonError.EXPECTED_KEY);
         }
-        stack[at] = c;
+        return string(b, p, end);
     }
 
-    private static int ws(byte[] b, int p, int end) {
+    /** Reads the colon after a key ending at {@code p} (-1: passed on) and whitespace; returns where the value is. */
+    private int colon(byte[] b, int p, int end) {
+        if (p < 0) {
+            return p;
+        }
+        if (p >= end || b[p] != ':') { // compact JSON: the colon right after the key
+            p = ws(b, p, end);
+            if (p >= end || b[p] != ':') {
+                return fail(p, p >= end ? JsonError.END_BEFORE_COLON : JsonError.EXPECTED_COLON);
+            }
+        }
+        return ws(b, p + 1, end);
+    }
+
+    private void push(int depth, boolean object) {
+        int w = depth >> 6;
+        if (w == stack.length) {
+            stack = java.util.Arrays.copyOf(stack, w * 2);
+        }
+        long bit = 1L << depth; // shifts count mod 64
+        stack[w] = object ? stack[w] | bit : stack[w] & ~bit;
+    }
+
+    private boolean isObject(int depth) {
+        return (stack[depth >> 6] & (1L << depth)) != 0;
+    }
+
+    /** Skips JSON whitespace from {@code p}; returns the first other position (or {@code end}). */
+    public static int ws(byte[] b, int p, int end) {
         if (p < end && b[p] > ' ') {
             return p; // the common case, compact JSON: one compare instead of four
         }

@@ -1,5 +1,9 @@
 package io.sluice.core.json;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Unescaping and escaping of JSON string contents, byte for byte, without Strings.
  *
@@ -10,6 +14,7 @@ package io.sluice.core.json;
  * and escaped back to the same escape on output, so it round-trips too (Go would turn it into U+FFFD).
  */
 public final class JsonStrings {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private JsonStrings() {
@@ -18,9 +23,18 @@ public final class JsonStrings {
     /**
      * Unescapes the contents of a validated JSON string {@code src[off, off+len)} (without quotes) into
      * {@code dst} at {@code dstOff}; {@code dst} may be {@code src} with {@code dstOff <= off}. Returns the
-     * number of bytes written.
+     * number of bytes written. A lone surrogate escape is written as its three generalised-UTF-8 bytes, which
+     * {@link #escape} turns back into the escape.
      */
     public static int unescape(byte[] src, int off, int len, byte[] dst, int dstOff) {
+        return unescape(src, off, len, dst, dstOff, false);
+    }
+
+    /**
+     * {@link #unescape}, writing a lone surrogate escape as U+FFFD instead when {@code replaceLoneSurrogates}
+     * (what Go's encoding/json does): the result is then valid UTF-8 when the input was.
+     */
+    public static int unescape(byte[] src, int off, int len, byte[] dst, int dstOff, boolean replaceLoneSurrogates) {
         int end = off + len;
         int w = dstOff;
         int i = off;
@@ -46,6 +60,9 @@ public final class JsonStrings {
                     i += 6;
                     continue;
                 }
+            }
+            if (replaceLoneSurrogates && Character.isSurrogate((char) cu)) {
+                cu = 0xFFFD;
             }
             w = utf8(cu, dst, w);
         }
@@ -197,8 +214,8 @@ public final class JsonStrings {
         long high = stopAtNonAscii ? 0x8080808080808080L : 0;
         int i = from;
         for (; i + 8 <= to; i += 8) {
-            long w = JsonScanner.word(b, i);
-            long hits = JsonScanner.specials(w) | (w & high);
+            long w = word(b, i);
+            long hits = specials(w) | (w & high);
             if (hits != 0) {
                 // The lowest flagged byte is exact: borrows only disturb bytes above a real hit.
                 return i + (Long.numberOfTrailingZeros(hits) >>> 3);
@@ -207,8 +224,8 @@ public final class JsonStrings {
         if (i < to && i + 8 <= b.length) {
             // The last 1-7 bytes as one word read past the range (still inside the array), bytes past it masked
             // off: exact, since a byte past the range can only disturb the flags above it.
-            long w = JsonScanner.word(b, i);
-            long hits = (JsonScanner.specials(w) | (w & high)) & ((1L << ((to - i) << 3)) - 1);
+            long w = word(b, i);
+            long hits = (specials(w) | (w & high)) & ((1L << ((to - i) << 3)) - 1);
             return hits == 0 ? to : i + (Long.numberOfTrailingZeros(hits) >>> 3);
         }
         for (; i < to; i++) {
@@ -231,9 +248,9 @@ public final class JsonStrings {
         int i = from;
         int d = dstOff;
         while (i < to && i + 8 <= src.length) {
-            long w = JsonScanner.word(src, i);
-            JsonScanner.putWord(dst, d, w);
-            long hits = JsonScanner.specials(w) | (w & HIGHS);
+            long w = word(src, i);
+            putWord(dst, d, w);
+            long hits = specials(w) | (w & HIGHS);
             int left = to - i;
             if (left < 8) {
                 hits &= (1L << (left << 3)) - 1; // bytes past the range (read, not part of it) are no hits
@@ -277,7 +294,7 @@ public final class JsonStrings {
         long high = stopAtNonAscii ? HIGHS : 0;
         int i = from;
         for (; i + 8 <= to; i += 8) {
-            long w = JsonScanner.word(b, i);
+            long w = word(b, i);
             long q = w ^ QUOTES;
             long s = w ^ BACKSLASHES;
             long d = w ^ DELS;
@@ -299,14 +316,36 @@ public final class JsonStrings {
         return to;
     }
 
+    /**
+     * Flags (high bit of the byte) the bytes of a little-endian word that are '"', '\\' or below 0x20; bytes at
+     * or above 0x80 are never flagged. Zero when the eight bytes are plain string text.
+     */
+    static long specials(long w) {
+        // Each term is the zero-byte test (x - ONES) & ~x & HIGHS; '"' and '\\' have no high bit, so ~q and ~s
+        // have the high bits of ~w, and one ~w serves all three: two operations fewer per word, same result.
+        long q = w ^ QUOTES;
+        long s = w ^ BACKSLASHES;
+        return ((q - ONES) | (s - ONES) | (w - SPACES)) & ~w & HIGHS;
+    }
+
+    /** Reads eight bytes at {@code i} as a little-endian word. */
+    static long word(byte[] b, int i) {
+        return (long) LONGS.get(b, i);
+    }
+
+    /** Writes {@link #word}'s eight bytes at {@code i}. */
+    static void putWord(byte[] b, int i, long w) {
+        LONGS.set(b, i, w);
+    }
+
     /** Whether {@code src[off, off+len)} needs no escaping at all (the common case: copy it as is). */
     public static boolean isPlain(byte[] src, int off, int len) {
         int end = off + len;
         int i = off;
         for (; i + 8 <= end; i += 8) {
-            long w = JsonScanner.word(src, i);
+            long w = word(src, i);
             long e = w ^ 0xEDEDEDEDEDEDEDEDL;
-            if ((JsonScanner.specials(w) | ((e - 0x0101010101010101L) & ~e & 0x8080808080808080L)) != 0) {
+            if ((specials(w) | ((e - 0x0101010101010101L) & ~e & 0x8080808080808080L)) != 0) {
                 return false;
             }
         }

@@ -66,12 +66,12 @@ public final class Utf8 {
         while (i < end) {
             int left = end - i;
             if (left >= 8) {
-                if ((JsonScanner.word(b, i) & HIGHS) == 0) {
+                if ((JsonStrings.word(b, i) & HIGHS) == 0) {
                     i += 8;
                     continue;
                 }
             } else if (i + 8 <= b.length
-                    && (JsonScanner.word(b, i) & HIGHS & ((1L << (left << 3)) - 1)) == 0) {
+                    && (JsonStrings.word(b, i) & HIGHS & ((1L << (left << 3)) - 1)) == 0) {
                 return true;
             }
             if (b[i] >= 0) {

@@ -1,9 +1,10 @@
 package io.sluice.hec.consumer;
 
+import io.sluice.core.json.JsonError;
+import io.sluice.core.json.JsonScanner;
+import io.sluice.core.json.JsonText;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import io.sluice.hec.codec.ByteOut;
-import io.sluice.hec.codec.HecJsonScanner;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -46,8 +47,12 @@ final class EventParser {
         }
     }
 
-    private final HecJsonScanner scanner;
-    private final ByteOut keyCopy = new ByteOut(64);
+    /** UTF-8 checked, as Splunk requires of an /event body. */
+    private final JsonScanner scanner;
+    private final JsonText keyText = new JsonText();
+    private final JsonText text = new JsonText();
+    /** The detail of {@link JsonError#TOO_DEEP}, with the limit. */
+    private final String tooDeep;
     private final boolean eventRequired;
     /** The allowed indexes of the request being parsed (null: any). */
     private byte[][] indexes;
@@ -61,7 +66,8 @@ final class EventParser {
      *                      the whole object becomes the event (what Fluent Bit's Splunk_Send_Raw sends)
      */
     EventParser(int maxDepth, boolean eventRequired) {
-        this.scanner = new HecJsonScanner(maxDepth);
+        this.scanner = new JsonScanner(maxDepth, true);
+        this.tooDeep = JsonError.TOO_DEEP.detail() + " " + maxDepth;
         this.eventRequired = eventRequired;
     }
 
@@ -94,7 +100,7 @@ final class EventParser {
     boolean parseEvents(byte[] b, int off, int end, BatchCollector out, Defaults dflt, byte[][] indexes, long now) {
         error = null;
         this.indexes = indexes;
-        int p = HecJsonScanner.ws(b, off, end);
+        int p = JsonScanner.ws(b, off, end);
         int n = 0;
         while (p < end) {
             if (!out.admit()) {
@@ -105,7 +111,7 @@ final class EventParser {
                 return false;
             }
             n++;
-            p = skipWs(b, p, end);
+            p = JsonScanner.ws(b, p, end);
         }
         return true;
     }
@@ -122,7 +128,7 @@ final class EventParser {
         boolean hasEvent = false;
         boolean blank = false;
         int iIndex = -1;
-        p = skipWs(b, p + 1, end);
+        p = JsonScanner.ws(b, p + 1, end);
         if (p < end && b[p] == '}') {
             p++;
         } else {
@@ -133,14 +139,14 @@ final class EventParser {
                 int ks = p;
                 p = scanner.skipString(b, p, end);
                 if (p < 0) {
-                    return invalid(out, n, scanner.error());
+                    return invalid(out, n, scanError());
                 }
                 int ke = p - 1;
-                p = skipWs(b, p, end);
+                p = JsonScanner.ws(b, p, end);
                 if (p >= end || b[p] != ':') {
                     return invalid(out, n, "expected ':'");
                 }
-                p = skipWs(b, p + 1, end);
+                p = JsonScanner.ws(b, p + 1, end);
                 if (p >= end) {
                     return invalid(out, n, "unexpected end of data");
                 }
@@ -153,15 +159,15 @@ final class EventParser {
                     if (c == '"') {
                         p = scanner.skipString(b, p, end);
                         if (p < 0) {
-                            return invalid(out, n, scanner.error());
+                            return invalid(out, n, scanError());
                         }
-                        byte[] t = scanner.text(b, vs, p - 1);
-                        m.setPayload(t, scanner.textOffset(), scanner.textLength());
-                        blank = scanner.textLength() == 0;
+                        byte[] t = text.of(scanner, b);
+                        m.setPayload(t, text.offset(), text.length());
+                        blank = text.length() == 0;
                     } else {
                         p = scanner.skipValue(b, p, end);
                         if (p < 0) {
-                            return invalid(out, n, scanner.error());
+                            return invalid(out, n, scanError());
                         }
                         if (c == 'n') {
                             blank = true; // "event": null
@@ -178,30 +184,29 @@ final class EventParser {
                     if (b[p] != '"') {
                         return invalid(out, n, new String(b, k, klen, StandardCharsets.UTF_8) + " must be a string");
                     }
-                    int vs = p;
                     p = scanner.skipString(b, p, end);
                     if (p < 0) {
-                        return invalid(out, n, scanner.error());
+                        return invalid(out, n, scanError());
                     }
-                    byte[] t = scanner.text(b, vs, p - 1);
-                    m.metadata().set(b, k, klen, t, scanner.textOffset(), scanner.textLength(), Metadata.STRING);
+                    byte[] t = text.of(scanner, b);
+                    m.metadata().set(b, k, klen, t, text.offset(), text.length(), Metadata.STRING);
                     if (klen == 5) {
                         iIndex = 0;
                     }
                 } else if (is(b, k, klen, K_FIELDS)) {
                     p = parseFields(b, p, end, m);
                     if (p < 0) {
-                        return invalid(out, n, scanner.error() != null ? scanner.error() : "fields must be an object");
+                        return invalid(out, n, p == SCAN_ERROR ? scanError() : "fields must be an object");
                     }
                 } else {
                     p = scanner.skipValue(b, p, end);
                     if (p < 0) {
-                        return invalid(out, n, scanner.error());
+                        return invalid(out, n, scanError());
                     }
                 }
-                p = skipWs(b, p, end);
+                p = JsonScanner.ws(b, p, end);
                 if (p < end && b[p] == ',') {
-                    p = skipWs(b, p + 1, end);
+                    p = JsonScanner.ws(b, p + 1, end);
                     continue;
                 }
                 if (p < end && b[p] == '}') {
@@ -238,9 +243,10 @@ final class EventParser {
         return p;
     }
 
-    /** {@link HecJsonScanner#ws}, without the call when there is no whitespace (compact JSON, the common case). */
-    private static int skipWs(byte[] b, int p, int end) {
-        return p < end && b[p] <= ' ' ? HecJsonScanner.ws(b, p, end) : p;
+    /** What the scanner found wrong, as consumer.HEC has always logged it. */
+    private String scanError() {
+        JsonError e = scanner.error();
+        return e == JsonError.TOO_DEEP ? tooDeep : e.detail();
     }
 
     private int invalid(BatchCollector out, int n, String why) {
@@ -288,12 +294,15 @@ final class EventParser {
         }
     }
 
-    /** {@code "fields": {...}}: each entry becomes a metadata field with its JSON kind. */
+    /** {@link #parseFields}' answer when the scanner found the JSON invalid ({@link #scanError()} says why). */
+    private static final int SCAN_ERROR = -2;
+
+    /** {@code "fields": {...}}: each entry becomes a metadata field with its JSON kind; -1 if it is no such object. */
     private int parseFields(byte[] b, int p, int end, Message m) {
         if (b[p] != '{') {
             return -1;
         }
-        p = HecJsonScanner.ws(b, p + 1, end);
+        p = JsonScanner.ws(b, p + 1, end);
         if (p < end && b[p] == '}') {
             return p + 1;
         }
@@ -302,49 +311,36 @@ final class EventParser {
             if (p >= end || b[p] != '"') {
                 return -1;
             }
-            int ks = p;
             p = scanner.skipString(b, p, end);
             if (p < 0) {
-                return -1;
+                return SCAN_ERROR;
             }
-            byte[] kb = scanner.text(b, ks, p - 1);
-            int koff = scanner.textOffset();
-            int klen = scanner.textLength();
-            if (kb != b) { // unescaped into the scanner's scratch, which the value will reuse: copy it away
-                keyCopy.clear();
-                keyCopy.write(kb, koff, klen);
-                kb = keyCopy.array();
-                koff = 0;
-            }
-            p = HecJsonScanner.ws(b, p, end);
+            byte[] kb = keyText.of(scanner, b); // its own buffer: the value's text must not overwrite the key
+            p = JsonScanner.ws(b, p, end);
             if (p >= end || b[p] != ':') {
                 return -1;
             }
-            p = HecJsonScanner.ws(b, p + 1, end);
+            p = JsonScanner.ws(b, p + 1, end);
             if (p >= end) {
                 return -1;
             }
             int vs = p;
             byte c = b[p];
+            p = scanner.skipValue(b, p, end);
+            if (p < 0) {
+                return SCAN_ERROR;
+            }
             if (c == '"') {
-                p = scanner.skipString(b, p, end);
-                if (p < 0) {
-                    return -1;
-                }
-                byte[] t = scanner.text(b, vs, p - 1);
-                md.set(kb, koff, klen, t, scanner.textOffset(), scanner.textLength(), Metadata.STRING);
+                byte[] t = text.of(scanner, b);
+                md.set(kb, keyText.offset(), keyText.length(), t, text.offset(), text.length(), Metadata.STRING);
             } else {
-                p = scanner.skipValue(b, p, end);
-                if (p < 0) {
-                    return -1;
-                }
                 byte kind = c == '{' || c == '[' ? Metadata.JSON
                         : c == 't' || c == 'f' ? Metadata.BOOLEAN : c == 'n' ? Metadata.NULL : Metadata.NUMBER;
-                md.set(kb, koff, klen, b, vs, p - vs, kind);
+                md.set(kb, keyText.offset(), keyText.length(), b, vs, p - vs, kind);
             }
-            p = HecJsonScanner.ws(b, p, end);
+            p = JsonScanner.ws(b, p, end);
             if (p < end && b[p] == ',') {
-                p = HecJsonScanner.ws(b, p + 1, end);
+                p = JsonScanner.ws(b, p + 1, end);
                 continue;
             }
             if (p < end && b[p] == '}') {
