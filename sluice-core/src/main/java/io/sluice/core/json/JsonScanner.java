@@ -10,6 +10,8 @@ package io.sluice.core.json;
  * characters in strings. Bytes at or above 0x80 inside strings are taken as they are, valid UTF-8 or not, so
  * that they round-trip exactly; one made {@linkplain #JsonScanner(int, boolean) checking UTF-8} rejects invalid
  * UTF-8 there (RFC 3629), as sluice-hec must before it sends a payload as JSON. One instance per thread.
+ * <p>Close to 500 lines: the grammar's states and the nesting bit stack are one unit on the per-byte path; numbers
+ * ({@code JsonNumbers}), escapes ({@code JsonStrings}) and error texts ({@code JsonError}) are split out.
  */
 public final class JsonScanner {
     /** Deepest nesting accepted; deeper documents are rejected rather than exhausting memory. */

@@ -24,6 +24,8 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * their files when they change (certificate rotation without a restart or a dropped connection), and configures
  * each engine or socket with the minimum version, cipher suites, client authentication and server-name check.
  * Netty plugins wrap the context with {@code NettyTls}; blocking ones use {@link #clientSocket}.
+ * <p>Just over 400 lines: the ten declarations of the group, their checks per role (server or client) and the
+ * deprecated spellings are one contract; key material, reloading and the Netty engine are their own classes.
  */
 public final class TlsSettings {
     /** Which end of the connection a plugin is. */

@@ -25,6 +25,8 @@ import static io.sluice.hec.codec.OtlpKeys.TYPE;
  * summary {@code _sum}, {@code _count} and one event per quantile with {@code qt}. The events share one header and
  * the point's dimensions; each adds its own dimension and measurement, so that the encoder can write them whole
  * (single-metric) or as prefix and measurement (multi-metric).
+ * <p>Just over 400 lines: one method per metric kind (gauge, sum, histogram, exponential histogram, summary), as
+ * the exporter has one function per kind; splitting them would spread one mapping over several files.
  */
 final class OtlpMetricEvents {
     private static final byte[] METRIC_TYPE = ascii("metric_type");
