@@ -78,15 +78,16 @@ class MainTest {
                 + "Check2:\n  Type: consumer.Profiler\n  Streams: s\n  Characters: \"\"\n");
         assertThat(run("validate", bad.toString())).isEqualTo(2);
         String text = err.toString(StandardCharsets.UTF_8);
-        assertThat(text).contains("3 errors").contains("key 'Runz'").contains("key 'Batches'").contains("key 'Chanel'");
+        assertThat(text).contains("4 errors").contains("key 'Runz'").contains("key 'Batches'").contains("key 'Chanel'")
+                .contains("key 'TemplateCount'"); // a declared range is checked with the rest
         err.reset();
         Path checks = Files.writeString(dir.resolve("checks.yaml"),
-                "Check:\n  Type: consumer.Profiler\n  Streams: s\n  TemplateCount: 0\n"
+                "Check:\n  Type: consumer.Profiler\n  Streams: s\n  Characters: \"\"\n"
                 + "Check2:\n  Type: consumer.Profiler\n  Streams: s\n  Characters: \"\"\n"
                 + "Out:\n  Type: producer.Null\n  Streams: s\n");
         assertThat(run("validate", checks.toString())).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("2 errors").contains("key 'TemplateCount'")
-                .contains("key 'Characters'");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("2 errors").contains("plugin 'Check', key 'Characters'")
+                .contains("plugin 'Check2', key 'Characters'");
     }
 
     @Test
