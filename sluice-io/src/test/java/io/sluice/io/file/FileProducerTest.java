@@ -9,6 +9,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.testing.DirectProducerContext;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.pipeline.StartException;
 import io.sluice.core.testing.HarnessPlugins.Collect;
@@ -129,7 +130,8 @@ class FileProducerTest {
 
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
     private final Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.INFO);
-    private final PluginStats stats = new PluginStats("Out", "producer.File");
+    private final DirectProducerContext context = new DirectProducerContext("Out", "producer.File", log);
+    private final PluginStats stats = context.stats();
     private final BatchPool pool = new BatchPool(64);
 
     private FileProducer producer(Path file, Object... more) {
@@ -142,22 +144,7 @@ class FileProducerTest {
     }
 
     private ProducerContext context() {
-        return new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return log;
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-        };
+        return context;
     }
 
     private Batch batch(String... payloads) {

@@ -8,6 +8,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.testing.DirectProducerContext;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.io.Lines;
 import java.io.ByteArrayOutputStream;
@@ -36,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** producer.Socket to a real server socket on 127.0.0.1: what arrives is read back frame by frame. */
 @Timeout(60)
 class SocketProducerTest {
-    private final PluginStats stats = new PluginStats("Out", "producer.Socket");
+    private final DirectProducerContext context = new DirectProducerContext("Out", "producer.Socket",
+            new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR));
+    private final PluginStats stats = context.stats();
     private final BatchPool pool = new BatchPool(64);
 
     /** Texts that try to break their line, as plain payloads and inside JSON strings (quotes escaped, controls raw). */
@@ -46,23 +49,7 @@ class SocketProducerTest {
     };
 
     private ProducerContext context() {
-        Log log = new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
-        return new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return log;
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-        };
+        return context;
     }
 
     /** Sends one batch through a producer configured with {@code settings}; returns every byte the server read. */
