@@ -194,20 +194,7 @@ class MemoryBudgetTest {
     void aMillionTinyRecordsInOnePackedForwardAreChargedPerEventAndDeliveredInParts() {
         EmbeddedForward h = new EmbeddedForward(16 << 20, RecordMapper.PayloadMode.JSON, "", null, Map.of(), PipelineHarness.quietLog());
         h.ctx.memory(new MemoryBudget(16 << 20)); // the frame is 7 MB; a million events cost about 760 MB decoded
-        MsgPackWriter entries = new MsgPackWriter(8 << 20);
-        for (int i = 0; i < 1_000_000; i++) {
-            entries.writeArrayHeader(2);
-            entries.writeLong(1_700_000_000L);
-            entries.writeMapHeader(0);
-        }
-        MsgPackWriter w = new MsgPackWriter(8 << 20);
-        w.writeArrayHeader(3);
-        w.writeString("tiny");
-        w.writeBin(entries.array(), 0, entries.size());
-        w.writeMapHeader(1);
-        w.writeString("chunk");
-        w.writeString("million");
-        byte[] frame = w.toByteArray();
+        byte[] frame = millionEmptyRecords();
         h.ctx.countOnly(true);
         h.ctx.hold(true);
         feedInReads(h, h.channel, frame);
@@ -359,5 +346,26 @@ class MemoryBudgetTest {
                 .isGreaterThanOrEqualTo(2L * json);
         h.channel.close();
         assertThat(h.ctx.memory().used()).isZero();
+    }
+
+    /**
+     * A PackedForward frame of a million empty records (tag "tiny", chunk "million"): 7 MB on the wire, about 760 MB
+     * once decoded, the input that must be decoded in parts within the memory budget. ResourceLimitsTest sends it too.
+     */
+    static byte[] millionEmptyRecords() {
+        MsgPackWriter entries = new MsgPackWriter(8 << 20);
+        for (int i = 0; i < 1_000_000; i++) {
+            entries.writeArrayHeader(2);
+            entries.writeLong(1_700_000_000L);
+            entries.writeMapHeader(0);
+        }
+        MsgPackWriter w = new MsgPackWriter(8 << 20);
+        w.writeArrayHeader(3);
+        w.writeString("tiny");
+        w.writeBin(entries.array(), 0, entries.size());
+        w.writeMapHeader(1);
+        w.writeString("chunk");
+        w.writeString("million");
+        return w.toByteArray();
     }
 }

@@ -217,22 +217,10 @@ class ResourceLimitsTest {
     void aMillionRecordsInOnePackedForwardAreDeliveredInPartsWithinTheBudget() throws Exception {
         Pipeline p = start("", "test.Count", new MemoryBudget(16 << 20));
         Count count = producer(p, "Out");
-        MsgPackWriter entries = new MsgPackWriter(8 << 20);
-        for (int i = 0; i < 1_000_000; i++) {
-            entries.writeArrayHeader(2);
-            entries.writeLong(1_700_000_000L);
-            entries.writeMapHeader(0);
-        }
-        MsgPackWriter w = new MsgPackWriter(8 << 20);
-        w.writeArrayHeader(3);
-        w.writeString("tiny");
-        w.writeBin(entries.array(), 0, entries.size());
-        w.writeMapHeader(1);
-        w.writeString("chunk");
-        w.writeString("million");
+        byte[] frame = MemoryBudgetTest.millionEmptyRecords();
         byte[] ack = FluentBitVectorsTest.acks(List.of("million"));
         try (Socket s = connect()) {
-            s.getOutputStream().write(w.array(), 0, w.size());
+            s.getOutputStream().write(frame);
             s.getOutputStream().flush();
             assertThat(s.getInputStream().readNBytes(ack.length)).isEqualTo(ack);
             assertThat(count.delivered.get()).as("acked after all were delivered").isEqualTo(1_000_000);
