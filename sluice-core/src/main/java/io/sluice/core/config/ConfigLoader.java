@@ -43,6 +43,15 @@ public final class ConfigLoader {
         return new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv()).loadFile(path);
     }
 
+    /**
+     * Reads YAML as configs are read (variables substituted from {@code env}, the same bounds on nesting and
+     * aliases) into plain values: String, List, Map (in the file's order) and null. For files next to configs
+     * that are not configs themselves ({@code sluice test}'s test files).
+     */
+    public static Object readYaml(String text, String name, Map<String, String> env) {
+        return new YamlReader(name, env).read(text).toJava();
+    }
+
     /** Loads and validates a file. */
     public List<PluginConfig> loadFile(Path path) {
         String text;

@@ -42,6 +42,17 @@ public final class PluginConfig {
         return ConfigLoader.fromMap(id, spec.type(), settings, new PluginRegistry(java.util.List.of(spec)));
     }
 
+    /**
+     * These settings for {@code other}, a declaration of the same parameters ({@link PluginSpec#withFactory}), with
+     * the {@code reset} ones back at their defaults: {@code sluice test} swaps a plugin for a stand-in that keeps
+     * its streams and modulators.
+     */
+    public PluginConfig substitute(PluginSpec other, java.util.Collection<Param<?>> reset) {
+        Map<String, Object> kept = new java.util.LinkedHashMap<>(values);
+        reset.forEach(p -> kept.remove(p.name()));
+        return new PluginConfig(id, other, file, line, kept, lines, shared);
+    }
+
     public String id() {
         return id;
     }

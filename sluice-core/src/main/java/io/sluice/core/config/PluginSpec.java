@@ -129,6 +129,14 @@ public final class PluginSpec {
         return params;
     }
 
+    /**
+     * The same declaration (type, parameters, documentation) built by another factory: {@code sluice test} puts an
+     * injector in place of every consumer and a capture in place of every producer, with the settings users wrote.
+     */
+    public PluginSpec withFactory(Function<PluginConfig, ?> otherFactory) {
+        return new PluginSpec(type, kind, doc, new ArrayList<>(params.values()), otherFactory);
+    }
+
     /** Creates the plugin from a validated config. */
     public Object create(PluginConfig config) {
         return factory.apply(config);

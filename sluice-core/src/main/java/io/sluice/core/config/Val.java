@@ -32,6 +32,23 @@ final class Val {
         return new Val(v == null ? null : String.valueOf(v), 0);
     }
 
+    /** The value without its lines: String, List, Map (in the file's order) or null. */
+    Object toJava() {
+        if (raw instanceof Map) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            ((Map<?, ?>) raw).forEach((k, v) -> m.put((String) k, ((Val) v).toJava()));
+            return m;
+        }
+        if (raw instanceof List) {
+            List<Object> l = new ArrayList<>();
+            for (Object v : (List<?>) raw) {
+                l.add(((Val) v).toJava());
+            }
+            return l;
+        }
+        return raw;
+    }
+
     String asString(ConfigLoader loader, String id, String key) {
         if (raw instanceof String) {
             return (String) raw;

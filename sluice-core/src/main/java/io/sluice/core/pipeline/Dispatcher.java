@@ -22,6 +22,8 @@ final class Dispatcher {
     private final Log log;
     private final AtomicLong discarded = new AtomicLong();
     private volatile RouteEntry[] routes = new RouteEntry[0];
+    /** Set by {@link StreamWatch#install} for {@code sluice test}; null in a running pipeline. */
+    private volatile StreamWatch watch;
 
     /** A router with its modulators, for one thread... routers' modulators are shared, so they are synchronized. */
     static final class RouteEntry {
@@ -40,6 +42,10 @@ final class Dispatcher {
         this.producers = producers;
         this.registry = registry;
         this.log = log;
+    }
+
+    void watch(StreamWatch w) {
+        this.watch = w;
     }
 
     /** Installs a configured router for its stream. */
@@ -95,6 +101,10 @@ final class Dispatcher {
     }
 
     private void route(int stream, Batch batch) throws InterruptedException {
+        StreamWatch w = watch;
+        if (w != null) {
+            w.reached(stream, batch);
+        }
         RouteEntry e = entry(stream);
         if (!e.chain.isEmpty()) {
             synchronized (e.chain) {

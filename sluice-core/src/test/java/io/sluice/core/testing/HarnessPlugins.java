@@ -16,10 +16,8 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -77,13 +75,9 @@ public final class HarnessPlugins {
      * hold it shut ({@link #hold()}, or after some messages {@link #holdAfter}), make it fail for good ({@link #fail})
      * or not ready ({@link #ready}), and count the distinct batch completions it saw ({@link #completions()}).
      */
-    public static final class Collect extends Producer {
+    public static final class Collect extends CaptureProducer {
         public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "test.Collect", "collects")
                 .factory(Collect::new);
-        /** Delivered payloads, in delivery order. */
-        public final ConcurrentLinkedQueue<String> payloads = new ConcurrentLinkedQueue<>();
-        /** Delivered messages (tag, stream, time, payload, metadata), in delivery order. */
-        public final ConcurrentLinkedQueue<Captured> events = new ConcurrentLinkedQueue<>();
         /** What {@link #isReady()} answers: tests switch it to see /ready flip. */
         public volatile boolean ready = true;
         /** While true, every delivery fails for good (PermanentDeliveryException). */
@@ -92,7 +86,6 @@ public final class HarnessPlugins {
         public final AtomicLong deliveries = new AtomicLong();
         private AtomicLong deliveriesCounter;
         private final Set<Object> completions = Collections.newSetFromMap(new IdentityHashMap<>());
-        private final AtomicInteger size = new AtomicInteger();
         private volatile CountDownLatch gate;
         private volatile int gateAfter;
 
@@ -125,19 +118,13 @@ public final class HarnessPlugins {
             gate = new CountDownLatch(1);
         }
 
-        /** Messages delivered so far: once it says n, {@link #payloads} and {@link #events} hold n. */
-        public int size() {
-            return size.get();
-        }
-
         /** Forgets what was delivered so far (payloads, events, completions): for a sink reused across runs. */
+        @Override
         public void clear() {
             synchronized (completions) {
                 completions.clear();
             }
-            events.clear();
-            payloads.clear();
-            size.set(0);
+            super.clear();
         }
 
         /**
@@ -168,7 +155,7 @@ public final class HarnessPlugins {
         @Override
         public void deliver(Batch batch) throws InterruptedException, PermanentDeliveryException {
             CountDownLatch g = gate;
-            if (g != null && size.get() >= gateAfter) {
+            if (g != null && size() >= gateAfter) {
                 g.await();
             }
             if (fail) {
@@ -182,12 +169,7 @@ public final class HarnessPlugins {
                     completions.add(batch.completion());
                 }
             }
-            for (int i = 0; i < batch.size(); i++) {
-                Message m = batch.get(i);
-                events.add(Captured.of(m));
-                payloads.add(m.payloadString());
-                size.incrementAndGet();
-            }
+            capture(batch);
         }
     }
 
