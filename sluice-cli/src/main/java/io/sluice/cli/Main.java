@@ -12,14 +12,17 @@ import picocli.CommandLine.Option;
 /**
  * The {@code sluice} command. With no arguments it runs the embedded quickstart pipeline; Gollum's flags
  * ({@code -c}, {@code -ll}, {@code -v}, {@code -l}) work as in Gollum. Exit codes: 0 done, 2 bad config or a plugin
- * that cannot start (a port in use, a path that cannot be written), 1 failure, 70 a plugin failed while running.
+ * that cannot start (a port in use, a path that cannot be written), 1 failure (a {@code sluice test} that failed
+ * too), 70 a plugin failed while running.
  */
 @Command(name = "sluice", mixinStandardHelpOptions = false, sortOptions = false,
         description = "A telemetry pipeline for logs and metrics. Runs Gollum configs unchanged.",
         subcommands = {RunCommand.class, ValidateCommand.class, ListCommand.class, GraphCommand.class, TopCommand.class,
-            TapCommand.class, DocsCommand.class, CommandLine.HelpCommand.class})
+            TapCommand.class, TestCommand.class, DocsCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
+    /** A {@code sluice test} assertion failed: the generic failure code, as any command that failed. */
+    static final int EXIT_TESTS_FAILED = 1;
     /** A plugin thread failed while running (EX_SOFTWARE): the process ends rather than stay half-alive. */
     static final int EXIT_FAILED = 70;
     /** Where commands print; main() uses the process streams, tests their own. */

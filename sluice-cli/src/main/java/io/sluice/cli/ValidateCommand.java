@@ -24,6 +24,20 @@ final class ValidateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<PluginConfig> configs = ConfigLoader.load(file);
+        List<String> warnings = check(configs);
+        for (String w : warnings) {
+            Main.stderr.println("warning: " + w);
+        }
+        Main.stdout.println(file + ": ok, " + configs.size() + " plugins"
+                + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning" + (warnings.size() == 1 ? "" : "s")));
+        return 0;
+    }
+
+    /**
+     * The checks past loading that {@code sluice run} makes before it starts anything: each plugin's own and the
+     * pipeline's (modulator chains). Throws a {@link ConfigException} with every error; returns the warnings.
+     */
+    static List<String> check(List<PluginConfig> configs) {
         // Making each plugin runs its own checks (regexes, formats) without starting it; every plugin is
         // checked, so that one run reports every error in the file.
         List<String> errors = new ArrayList<>();
@@ -46,11 +60,6 @@ final class ValidateCommand implements Callable<Integer> {
             throw new ConfigException(errors.size() + " errors:\n  " + String.join("\n  ", errors));
         }
         new Pipeline(configs, PluginRegistry.defaultRegistry(), new Log(Main.stderr, Log.WARNING));
-        for (String w : warnings) {
-            Main.stderr.println("warning: " + w);
-        }
-        Main.stdout.println(file + ": ok, " + configs.size() + " plugins"
-                + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning" + (warnings.size() == 1 ? "" : "s")));
-        return 0;
+        return warnings;
     }
 }
