@@ -13,10 +13,10 @@ import java.util.List;
 record ConfigTestCase(String name, List<TestInput> inputs, List<TestExpectation> expectations) {
 
     /** A {@code Tests} item. */
-    static ConfigTestCase parse(TestFileNode n) {
-        n.only("Name", "Input", "Expect");
-        String name = n.required("Name");
-        String where = n.where() + " '" + name + "'";
+    static ConfigTestCase parse(TestFileNode item) {
+        String name = item.required("Name");
+        TestFileNode n = item.at(item.where() + " '" + name + "'").only("Name", "Input", "Expect");
+        String where = n.where();
         List<TestInput> inputs = new ArrayList<>();
         List<Object> in = n.items("Input");
         for (int i = 0; i < in.size(); i++) {
@@ -28,7 +28,7 @@ record ConfigTestCase(String name, List<TestInput> inputs, List<TestExpectation>
             expectations.add(TestExpectation.parse(TestFileNode.of(ex.get(i), where + ", Expect[" + i + "]")));
         }
         if (inputs.isEmpty() || expectations.isEmpty()) {
-            throw new io.sluice.core.config.ConfigException(where + ": a test needs an Input and an Expect");
+            throw n.error("a test needs an Input and an Expect");
         }
         return new ConfigTestCase(name, List.copyOf(inputs), List.copyOf(expectations));
     }

@@ -29,6 +29,11 @@ final class TestFileNode {
         return new TestFileNode((Map<String, Object>) raw, where);
     }
 
+    /** The same mapping, named {@code otherWhere} in errors (a test, once its name is known). */
+    TestFileNode at(String otherWhere) {
+        return new TestFileNode(map, otherWhere);
+    }
+
     /** Fails on any key not in {@code allowed}, suggesting the closest one. */
     TestFileNode only(String... allowed) {
         List<String> names = List.of(allowed);
