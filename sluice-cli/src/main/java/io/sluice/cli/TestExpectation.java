@@ -22,7 +22,8 @@ import java.util.regex.PatternSyntaxException;
  * @param equals the payload, or null
  * @param contains text the payload contains, or null
  * @param matches a regular expression found in the payload (anchor it with ^ and $ for the whole), or null
- * @param metadata fields the message has, with these values
+ * @param metadata fields the message has, with these values; a field whose value is null (written {@code ~}) it
+ *     does not have
  */
 record TestExpectation(String producer, String stream, boolean absent, Integer count, List<String> payloads,
                        Integer index, String equals, String contains, Pattern matches, Map<String, String> metadata) {
@@ -120,7 +121,9 @@ record TestExpectation(String producer, String stream, boolean absent, Integer c
         }
         metadata.forEach((key, value) -> {
             String actual = m.fields().get(key);
-            if (!value.equals(actual)) {
+            if (value == null && actual != null) {
+                failures.add(at + "metadata " + key + " should be absent\n  actual:   " + quote(actual));
+            } else if (value != null && !value.equals(actual)) {
                 failures.add(at + "metadata " + key + " differs\n  expected: " + quote(value) + "\n  actual:   "
                         + (actual == null ? "(no such field)" : quote(actual)));
             }

@@ -97,7 +97,7 @@ final class TestFileNode {
         throw error(key + ": expected true or false, got '" + v + "'");
     }
 
-    /** A mapping of text to text (metadata, environment), empty when missing. */
+    /** A mapping of text to text (metadata, environment), empty when missing; a value left empty ({@code ~}) is null. */
     Map<String, String> strings(String key) {
         Object v = map.get(key);
         if (v == null) {
@@ -108,7 +108,7 @@ final class TestFileNode {
             if (x instanceof Map || x instanceof List) {
                 throw error(key + "." + k + ": expected text, got " + describe(x));
             }
-            out.put(k, x == null ? "" : (String) x);
+            out.put(k, (String) x);
         });
         return out;
     }

@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +49,9 @@ record TestInput(String consumer, String stream, List<Message> messages) {
         }
         TestFileNode m = TestFileNode.of(raw, where).only("Payload", "Metadata", "Stream");
         String payload = m.string("Payload");
-        return new Message(payload == null ? "" : payload, m.strings("Metadata"), m.string("Stream"));
+        Map<String, String> metadata = new LinkedHashMap<>(m.strings("Metadata"));
+        metadata.replaceAll((k, v) -> v == null ? "" : v);
+        return new Message(payload == null ? "" : payload, metadata, m.string("Stream"));
     }
 
     /** "consumer In" or "stream s", for reports. */

@@ -38,14 +38,12 @@ class ConfigTestCommandTest {
     @Test
     void everyExampleHasTestsAndTheyAllPass() throws Exception {
         List<Path> configs;
-        try (Stream<Path> files = Files.list(EXAMPLES)) {
-            configs = files.filter(f -> f.toString().endsWith(".yaml") && !f.toString().endsWith(ConfigTestFile.SUFFIX))
-                    .sorted().toList();
+        try (Stream<Path> files = Files.walk(EXAMPLES)) {
+            configs = files.filter(f -> f.toString().matches(".*\\.(yaml|conf)") && !isTest(f)).sorted().toList();
         }
-        assertThat(configs).hasSizeGreaterThanOrEqualTo(12);
+        assertThat(configs).hasSizeGreaterThanOrEqualTo(17);
         for (Path config : configs) {
-            String name = config.getFileName().toString();
-            assertThat(config.resolveSibling(name.replace(".yaml", ConfigTestFile.SUFFIX))).as("tests of " + name).exists();
+            assertThat(testsOf(config)).as("tests of " + config).exists();
         }
 
         int exit = run("test", EXAMPLES.toString());
@@ -54,13 +52,22 @@ class ConfigTestCommandTest {
         assertThat(out()).doesNotContain("FAIL");
         int cases = 0;
         for (Path config : configs) {
-            Path tests = config.resolveSibling(config.getFileName().toString().replace(".yaml", ConfigTestFile.SUFFIX));
-            for (ConfigTestCase c : ConfigTestFile.parse(tests).cases()) {
+            for (ConfigTestCase c : ConfigTestFile.parse(testsOf(config)).cases()) {
                 assertThat(out()).contains("PASS " + c.name() + System.lineSeparator());
                 cases++;
             }
         }
         assertThat(out()).contains(cases + " passed, 0 failed");
+    }
+
+    private static boolean isTest(Path f) {
+        return f.getFileName().toString().endsWith(ConfigTestFile.SUFFIX);
+    }
+
+    /** {@code x.test.yaml} next to {@code x.yaml} or {@code x.conf}. */
+    private static Path testsOf(Path config) {
+        String name = config.getFileName().toString();
+        return config.resolveSibling(name.substring(0, name.lastIndexOf('.')) + ConfigTestFile.SUFFIX);
     }
 
     @Test
