@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +107,24 @@ class ConfigTestCommandTest {
         assertThat(out()).contains("FAIL counts", "producer Out: expected 3 messages, got 1",
                 "[0] 'out:<keep a>'", "producer Dropped: expected nothing, got 1 message", "[0] '<drop b>'",
                 "stream nowhere: expected messages, got none", "what reached stream nowhere (0):");
+    }
+
+    /** The stand-ins open no socket and write no file: a port in use and a file path stay untouched. */
+    @Test
+    void consumersAndProducersAreReplacedAndEnvFillsTheConfig(@TempDir Path dir) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Path out = dir.resolve("out").resolve("events.ndjson");
+            Files.writeString(dir.resolve("edges.yaml"), "In:\n  Type: consumer.HEC\n  Address: 127.0.0.1:"
+                    + taken.getLocalPort() + "\n  Tokens: [t]\n  Streams: ${S:?set S}\n"
+                    + "Out:\n  Type: producer.File\n  Streams: ${S}\n  File: " + out + "\n");
+            Path tests = Files.writeString(dir.resolve("edges.test.yaml"), "Env: {S: events}\nTests:\n"
+                    + "  - Name: through\n    Input: {Consumer: In, Messages: [hello]}\n"
+                    + "    Expect: {Producer: Out, Payloads: [hello]}\n");
+
+            assertThat(run("test", tests.toString())).as(out() + err()).isZero();
+            assertThat(out()).contains("PASS through");
+            assertThat(out).doesNotExist();
+        }
     }
 
     @Test
