@@ -65,8 +65,8 @@ final class ConfigTestRun {
                 check(c, "consumer", in.consumer(), PluginKind.CONSUMER);
                 byConsumer.computeIfAbsent(in.consumer(), k -> new ArrayList<>()).addAll(in.messages());
             } else {
-                all.add(PluginConfig.of("input(" + in.stream() + ")", InjectConsumer.spec(in.messages()),
-                        Map.of("Streams", in.stream())));
+                String id = "input" + all.size() + "(" + in.stream() + ")";
+                all.add(PluginConfig.of(id, InjectConsumer.spec(in.messages()), Map.of("Streams", in.stream())));
             }
         }
         for (TestExpectation e : c.expectations()) {

@@ -109,7 +109,8 @@ final class TestCommand implements Callable<Integer> {
 
     /** The messages that did reach a target, so that a failure shows what came instead. */
     private static String arrived(String target, List<Captured> got) {
-        StringBuilder b = new StringBuilder("what reached ").append(target).append(" (").append(got.size()).append("):");
+        StringBuilder b = new StringBuilder("what reached ").append(target);
+        b.append(" (").append(got.size()).append("):");
         for (int i = 0; i < got.size(); i++) {
             Captured m = got.get(i);
             b.append("\n  [").append(i).append("] ").append(TestExpectation.quote(m.payload()));

@@ -97,7 +97,7 @@ final class TestFileNode {
         throw error(key + ": expected true or false, got '" + v + "'");
     }
 
-    /** A mapping of text to text (metadata, environment), empty when missing; a value left empty ({@code ~}) is null. */
+    /** A mapping of text to text (metadata, environment), empty when missing; a value left out ({@code ~}) is null. */
     Map<String, String> strings(String key) {
         Object v = map.get(key);
         if (v == null) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Every Sluice config the project ships passes {@code sluice validate}: the examples (the tarball's conf/),
  * the Kubernetes agent and aggregator configs under deploy/, and the tarball's CDS training run. Kubernetes
- * objects (files with a top-level {@code apiVersion:}) in the same folders are not Sluice configs and are skipped.
+ * objects (files with a top-level {@code apiVersion:}) in the same folders are not Sluice configs and are skipped, nor
+ * are the configs' unit tests ({@code *.test.yaml}, which ConfigTestCommandTest runs).
  */
 class DeployConfigsTest {
     /** Module folder relative paths: surefire runs in sluice-cli/. */
@@ -53,8 +54,10 @@ class DeployConfigsTest {
             try (Stream<Path> files = Files.walk(folder)) {
                 for (Path p : files.filter(Files::isRegularFile).sorted().collect(Collectors.toList())) {
                     String name = p.getFileName().toString();
-                    boolean sluiceConfig = name.endsWith(".yaml") || name.endsWith(".yml")
-                            || (name.endsWith(".conf") && p.startsWith(FOLDERS.get(1)));
+                    // NAME.test.yaml files are the configs' unit tests (sluice test), not configs.
+                    boolean sluiceConfig = (name.endsWith(".yaml") || name.endsWith(".yml")
+                            || (name.endsWith(".conf") && p.startsWith(FOLDERS.get(1))))
+                            && !name.endsWith(ConfigTestFile.SUFFIX);
                     if (sluiceConfig && !KUBERNETES_OBJECT.matcher(Files.readString(p)).find()) {
                         configs.add(p);
                     }
