@@ -79,7 +79,7 @@ public final class ProducerRunner {
     void enqueue(Batch batch) throws InterruptedException {
         ProducerBuffer b = buffer;
         if (b == null) {
-            // A disk buffer taking over a replaced producer's files opens once that one has stopped.
+            // A disk buffer replacing a producer's opens once that one has stopped and left its files.
             opened.await();
             b = buffer;
         }
@@ -222,14 +222,6 @@ public final class ProducerRunner {
     /** Samples the next messages this producer delivers (after its modulators). */
     public void tap(Tap t) {
         this.tap = t;
-    }
-
-    /**
-     * Whether this producer, replacing {@code other} of the same id, must wait for it to stop before it starts: both
-     * keep a disk buffer (a directory only one may have open, whose undelivered records the new one replays).
-     */
-    boolean takesOverFilesOf(ProducerRunner other) {
-        return bufferSettings.kind() == BufferSettings.Kind.DISK && other.bufferSettings.kind() == BufferSettings.Kind.DISK;
     }
 
     /**

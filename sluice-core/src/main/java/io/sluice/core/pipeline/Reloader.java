@@ -16,10 +16,11 @@ import java.util.Map;
  * <ol>
  *   <li>Build every new or changed producer, router and consumer (constructors validate): a bad config stops here,
  *       with nothing changed.</li>
- *   <li>Start the new producers, except one that takes over a disk buffer's files from the producer it replaces.</li>
+ *   <li>Start the added producers (one that cannot start refuses the reload).</li>
  *   <li>Switch the dispatcher's routes to the new producers in one write.</li>
  *   <li>Retire the replaced and removed producers: each drains its buffer, and a batch routed to it just before the
- *       switch is routed again; then start the disk-buffered successors (batches for them wait until they open).</li>
+ *       switch is routed again; then start their successors, which may need what they held (a file, a disk buffer's
+ *       directory). Batches wait in a successor's memory buffer meanwhile, or until its disk buffer opens.</li>
  *   <li>Retire changed and removed consumers, then open and start the new ones; a listener on an unchanged address
  *       keeps its socket across the swap.</li>
  * </ol>
@@ -139,14 +140,17 @@ final class Reloader {
         return out;
     }
 
-    /** Starts new producers beside the running ones; one taking over a disk buffer waits in {@code deferred}. */
+    /**
+     * Starts the added producers beside the running ones (one that cannot start refuses the reload). A producer that
+     * replaces one of the same id waits in {@code deferred} until its predecessor has stopped: they may share what
+     * only one may hold open (a file it writes, a disk buffer's directory).
+     */
     private void startProducers(List<ProducerRunner> fresh, Map<String, ProducerRunner> old,
             List<ProducerRunner> deferred) {
         List<ProducerRunner> started = new ArrayList<>();
         try {
             for (ProducerRunner p : fresh) {
-                ProducerRunner before = old.get(p.producer().config().id());
-                if (before != null && p.takesOverFilesOf(before)) {
+                if (old.containsKey(p.producer().config().id())) {
                     deferred.add(p);
                 } else {
                     pipeline.startProducer(p);
