@@ -1,7 +1,6 @@
 package io.sluice.forward.consumer;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,6 +20,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
 import io.sluice.core.net.ServerListener;
 import io.sluice.core.pipeline.ConsumerContext;
@@ -64,7 +64,6 @@ final class ForwardServer {
     private final ConsumerContext context;
     private final Log log;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-    private EventLoopGroup boss;
     private EventLoopGroup workers;
     private final ExecutorService publisher;
     private final RecentChunks recentChunks;
@@ -79,7 +78,7 @@ final class ForwardServer {
     /** Connections admitted and not closed yet (MaxConnections). */
     private final ConnectionSlots slots;
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile Channel listener;
+    private volatile ServerListener listener;
     private volatile Channel heartbeatSocket;
     /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
     private volatile boolean started;
@@ -127,18 +126,16 @@ final class ForwardServer {
      * @throws IOException naming the address when it cannot be bound (a port in use)
      */
     InetSocketAddress start() throws IOException, InterruptedException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads(), NioIoHandler.newFactory());
-        // TCP_NODELAY (ServerListener's): acks are small and awaited, so they go at once.
-        ServerBootstrap b = ServerListener.bootstrap(boss, workers, 1024, this::accepted)
-                .childOption(ChannelOption.SO_KEEPALIVE, true);
+        // TCP_NODELAY (ChildSetup's): acks are small and awaited, so they go at once.
+        ChildSetup children = new ChildSetup(workers, this::accepted).option(ChannelOption.SO_KEEPALIVE, true);
         try {
-            listener = ServerListener.bind(b, settings.host(), settings.port(), "");
+            listener = ServerListener.bind(settings.host(), settings.port(), 1024, children, "");
         } catch (IOException e) {
             stop(1000);
             throw e;
         }
-        InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
+        InetSocketAddress bound = listener.localAddress();
         if (settings.udpHeartbeat()) {
             bindHeartbeat(bound.getPort());
         }
@@ -173,7 +170,7 @@ final class ForwardServer {
      */
     private void bindHeartbeat(int port) throws InterruptedException {
         try {
-            heartbeatSocket = new Bootstrap().group(boss).channel(NioDatagramChannel.class)
+            heartbeatSocket = new Bootstrap().group(workers).channel(NioDatagramChannel.class)
                     .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
                         @Override
                         protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
@@ -201,8 +198,8 @@ final class ForwardServer {
 
     /** Whether the listening socket is open (and the heartbeat socket bound, or given up on). */
     boolean isListening() {
-        Channel l = listener;
-        return started && l != null && l.isOpen();
+        ServerListener l = listener;
+        return started && l != null && l.isActive();
     }
 
     /**
@@ -214,7 +211,7 @@ final class ForwardServer {
             return;
         }
         if (listener != null) {
-            listener.close().await(timeoutMillis);
+            listener.close(); // under a reload's hold, parked for the consumer that replaces this one
         }
         Channel hb = heartbeatSocket;
         if (hb != null) {
@@ -223,7 +220,6 @@ final class ForwardServer {
         channels.close().await(timeoutMillis);
         if (workers != null) {
             workers.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).await(timeoutMillis);
-            boss.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).await(timeoutMillis);
         }
         publisher.shutdown();
         if (!publisher.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS)) {
@@ -232,8 +228,8 @@ final class ForwardServer {
         }
     }
 
-    /** The listening socket (tests close it to see the process fail). */
-    Channel listener() {
+    /** The listening socket (tests close its channel to see the process fail). */
+    ServerListener listener() {
         return listener;
     }
 
