@@ -17,7 +17,7 @@ import java.util.Map;
  * channels of sluice-io. An address is its transport and socket address, so TCP and UDP on one port are two.
  */
 public final class ListenerHandover {
-    /** Under which a socket is parked: {@code "tcp"}, {@code "udp"} or {@code "unix"}, and its address. */
+    /** Under which a socket is parked: {@code "tcp"}, {@code "udp"} or {@code "unix"}, and its address ({@link #at}). */
     public record Address(String transport, SocketAddress address) {
     }
 
@@ -50,12 +50,13 @@ public final class ListenerHandover {
     /**
      * Parks {@code socket} (still bound, no longer served) under {@code address} when a hold is open.
      *
+     * @param address where it was bound ({@link #at}); null parks nothing
      * @return false, with nothing kept, when no hold is open: the caller closes the socket as usual
      */
     public static boolean park(Address address, AutoCloseable socket) {
         AutoCloseable replaced;
         synchronized (LOCK) {
-            if (holds == 0) {
+            if (holds == 0 || address == null) {
                 return false;
             }
             replaced = PARKED.put(address, socket);
@@ -73,6 +74,9 @@ public final class ListenerHandover {
      * @return the parked socket, now the caller's, or null: bind as usual
      */
     public static <T extends AutoCloseable> T take(Address address, Class<T> type) {
+        if (address == null) {
+            return null;
+        }
         AutoCloseable s;
         synchronized (LOCK) {
             s = PARKED.remove(address);
@@ -87,9 +91,15 @@ public final class ListenerHandover {
         return null;
     }
 
-    /** {@code host:port} as a parking address (a port 0 listener is parked under the port it got). */
-    public static Address tcp(InetSocketAddress address) {
-        return new Address("tcp", address);
+    /**
+     * The parking address of a socket bound (or to be bound) at {@code address}; null when nothing can be parked
+     * there: port 0 (any free port) or a name that did not resolve.
+     */
+    public static Address at(String transport, SocketAddress address) {
+        if (address instanceof InetSocketAddress a && (a.isUnresolved() || a.getPort() == 0)) {
+            return null;
+        }
+        return new Address(transport, address);
     }
 
     static void release() {

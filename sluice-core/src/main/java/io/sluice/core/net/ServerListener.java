@@ -64,8 +64,9 @@ public final class ServerListener {
     public static ServerListener bind(String host, int port, int backlog, ChildSetup children, String what)
             throws IOException {
         InetSocketAddress want = new InetSocketAddress(host, port);
-        if (port != 0 && !want.isUnresolved()) {
-            ChildAcceptor parked = ListenerHandover.take(ListenerHandover.tcp(want), ChildAcceptor.class);
+        ListenerHandover.Address at = ListenerHandover.at("tcp", want);
+        if (at != null) {
+            ChildAcceptor parked = ListenerHandover.take(at, ChildAcceptor.class);
             if (parked != null && parked.channel().isOpen()) {
                 ServerListener l = new ServerListener(parked, children);
                 parked.adopt(l);
@@ -87,7 +88,7 @@ public final class ServerListener {
             throw new IOException("cannot listen on " + host + ":" + port + what + ": " + why, c);
         }
         int bound = ((InetSocketAddress) ch.localAddress()).getPort();
-        l.acceptor.bound(ListenerHandover.tcp(new InetSocketAddress(want.getAddress(), bound)));
+        l.acceptor.bound(ListenerHandover.at("tcp", new InetSocketAddress(want.getAddress(), bound)));
         ch.closeFuture().addListener(cf -> l.acceptor.socketClosed());
         return l;
     }
