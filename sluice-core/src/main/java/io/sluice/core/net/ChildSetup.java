@@ -60,8 +60,8 @@ public final class ChildSetup {
     /** Sets up {@code child} and registers it on the workers; one that cannot be registered is closed. */
     void serve(Channel child) {
         child.pipeline().addLast(initializer);
-        for (Option<?> o : options) {
-            o.apply(child);
+        for (int i = 0; i < options.size(); i++) {
+            options.get(i).apply(child);
         }
         try {
             workers.register(child).addListener(CLOSE_UNREGISTERED);
