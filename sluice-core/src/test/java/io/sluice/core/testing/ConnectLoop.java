@@ -62,6 +62,24 @@ public final class ConnectLoop implements AutoCloseable {
         PipelineHarness.await(n + " more connections to " + address, 20_000, () -> connected() >= target);
     }
 
+    /**
+     * Waits until connecting to {@code 127.0.0.1:port} is refused (10 s at most): a closed listener's descriptor is
+     * released by its selector's next round, a moment after the close returned.
+     */
+    public static void awaitRefused(int port) {
+        InetSocketAddress a = new InetSocketAddress("127.0.0.1", port);
+        PipelineHarness.await("connecting to " + a + " refused", 10_000, () -> {
+            try (Socket s = new Socket()) {
+                s.connect(a, 2000);
+                return false;
+            } catch (ConnectException e) {
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
     /** Stops connecting and waits for the thread. */
     @Override
     public void close() throws InterruptedException {
