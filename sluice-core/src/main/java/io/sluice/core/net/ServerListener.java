@@ -64,15 +64,23 @@ public final class ServerListener {
     public static ServerListener bind(String host, int port, int backlog, ChildSetup children, String what)
             throws IOException {
         InetSocketAddress want = new InetSocketAddress(host, port);
-        ListenerHandover.Address at = ListenerHandover.at("tcp", want);
-        if (at != null) {
-            ChildAcceptor parked = ListenerHandover.take(at, ChildAcceptor.class);
-            if (parked != null && parked.channel().isOpen()) {
-                ServerListener l = new ServerListener(parked, children);
-                parked.adopt(l);
-                return l;
-            }
+        ServerListener taken = takeParked(want, children);
+        return taken != null ? taken : bindNew(want, backlog, children, host + ":" + port + what);
+    }
+
+    /** The socket parked at {@code want}, now serving {@code children}; null when none is. */
+    private static ServerListener takeParked(InetSocketAddress want, ChildSetup children) {
+        ChildAcceptor parked = ListenerHandover.take(ListenerHandover.at("tcp", want), ChildAcceptor.class);
+        if (parked == null || !parked.channel().isOpen()) {
+            return null;
         }
+        ServerListener l = new ServerListener(parked, children);
+        parked.adopt(l);
+        return l;
+    }
+
+    private static ServerListener bindNew(InetSocketAddress want, int backlog, ChildSetup children, String named)
+            throws IOException {
         NioServerSocketChannel ch = new NioServerSocketChannel();
         ch.config().setBacklog(backlog);
         ServerListener l = new ServerListener(ch, children);
@@ -85,8 +93,9 @@ public final class ServerListener {
             ch.close().awaitUninterruptibly();
             Throwable c = f.cause();
             String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
-            throw new IOException("cannot listen on " + host + ":" + port + what + ": " + why, c);
+            throw new IOException("cannot listen on " + named + ": " + why, c);
         }
+        // parked under the address asked for (0.0.0.0 stays 0.0.0.0 whatever the socket reports) and the port bound
         int bound = ((InetSocketAddress) ch.localAddress()).getPort();
         l.acceptor.bound(ListenerHandover.at("tcp", new InetSocketAddress(want.getAddress(), bound)));
         ch.closeFuture().addListener(cf -> l.acceptor.socketClosed());

@@ -180,7 +180,7 @@ final class SocketServer {
                 yield u == null ? null : u.channel();
             }
         };
-        if (ch == null) {
+        if (ch == null || !ch.isOpen()) {
             return false;
         }
         listener = ch;
@@ -189,15 +189,16 @@ final class SocketServer {
         return true;
     }
 
-    /** Where this server's socket is parked when bound at {@code address} (port 0 resolved): null for none. */
-    private ListenerHandover.Address parkingAddress(java.net.SocketAddress address) {
-        String transport = s.address.transport().name().toLowerCase(java.util.Locale.ROOT);
-        if (address instanceof InetSocketAddress bound && s.address.socketAddress() instanceof InetSocketAddress asked) {
-            // keyed by the address asked for (0.0.0.0 stays 0.0.0.0 whatever the socket reports), the port bound
-            return asked.isUnresolved() ? null : ListenerHandover.at(transport, new InetSocketAddress(asked.getAddress(),
-                    bound.getPort()));
+    /**
+     * Where this server's socket is parked once bound at {@code bound}: the address asked for (0.0.0.0 stays
+     * 0.0.0.0 whatever the socket reports, a unix path as configured) with the port bound; null for none.
+     */
+    private ListenerHandover.Address parkingAddress(java.net.SocketAddress bound) {
+        java.net.SocketAddress asked = s.address.socketAddress();
+        if (asked instanceof InetSocketAddress a && bound instanceof InetSocketAddress b && !a.isUnresolved()) {
+            asked = new InetSocketAddress(a.getAddress(), b.getPort());
         }
-        return ListenerHandover.at(transport, address);
+        return ListenerHandover.at(s.address.transport().name().toLowerCase(java.util.Locale.ROOT), asked);
     }
 
     /**
