@@ -17,7 +17,10 @@ import java.util.Map;
  * channels of sluice-io. An address is its transport and socket address, so TCP and UDP on one port are two.
  */
 public final class ListenerHandover {
-    /** Under which a socket is parked: {@code "tcp"}, {@code "udp"} or {@code "unix"}, and its address ({@link #at}). */
+    /**
+     * Under which a socket is parked: {@code "tcp"}, {@code "udp"} or {@code "unix"}, and its address (see
+     * {@link ListenerHandover#at}).
+     */
     public record Address(String transport, SocketAddress address) {
     }
 

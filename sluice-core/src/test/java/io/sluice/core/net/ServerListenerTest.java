@@ -57,7 +57,8 @@ class ServerListenerTest {
             loop.awaitMore(20);
             assertThat(loop.refused()).isZero();
             early.setSoTimeout(10_000);
-            assertThat((char) early.getInputStream().read()).as("a connection made while parked goes to B").isEqualTo('B');
+            assertThat((char) early.getInputStream().read()).as("a connection made while parked goes to B")
+                    .isEqualTo('B');
             early.close();
         }
         assertThat(b.isActive()).isTrue();
@@ -131,7 +132,8 @@ class ServerListenerTest {
         return new ChildSetup(workers, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
-                ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {(byte) letter})).addListener(ChannelFutureListener.CLOSE);
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {(byte) letter}))
+                        .addListener(ChannelFutureListener.CLOSE);
             }
         }));
     }

@@ -47,7 +47,8 @@ class SocketHandoverTest {
             try (ListenerHold hold = ListenerHandover.hold()) {
                 a.close();
                 between = new Socket("127.0.0.1", port); // no consumer now: the kernel's backlog takes it
-                between.getOutputStream().write("<13>Oct 11 22:14:15 host app: between\n".getBytes(StandardCharsets.UTF_8));
+                between.getOutputStream()
+                        .write("<13>Oct 11 22:14:15 host app: between\n".getBytes(StandardCharsets.UTF_8));
                 loop.awaitMore(10);
                 b = start(type, address);
             }

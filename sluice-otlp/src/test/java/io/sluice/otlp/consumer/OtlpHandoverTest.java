@@ -66,7 +66,8 @@ class OtlpHandoverTest {
 
     private static void post(OutputStream out, byte[] body) throws IOException {
         out.write(("POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + OtlpHttpConnection.PROTOBUF
-                + "\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                + "\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
         out.write(body);
         out.flush();
     }
