@@ -87,13 +87,16 @@ class ServerListenerTest {
         AtomicReference<Throwable> lost = new AtomicReference<>();
         a.onLost(() -> false, lost::set);
         ListenerHold outer = ListenerHandover.hold();
-        try (ListenerHold inner = ListenerHandover.hold()) {
-            a.close();
+        try {
+            try (ListenerHold inner = ListenerHandover.hold()) {
+                a.close();
+            }
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                assertThat(s.isConnected()).as("still parked while the outer hold is open").isTrue();
+            }
+        } finally {
+            outer.close();
         }
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            assertThat(s.isConnected()).as("still parked while the outer hold is open").isTrue();
-        }
-        outer.close();
         outer.close(); // twice is harmless: the count must not go below zero
         ConnectLoop.awaitRefused(port);
         assertThat(lost.get()).isNull();
