@@ -67,6 +67,10 @@ final class ChildAcceptor extends ChannelInboundHandlerAdapter implements AutoCl
     void adopt(ServerListener next) {
         onLoop(() -> {
             owner = next;
+            if (!server.isOpen()) {
+                socketClosed(); // closed while parked: its close was heard by nobody, so the new owner hears it now
+                return;
+            }
             for (Channel c; (c = waiting.poll()) != null; ) {
                 next.children().serve(c);
             }
