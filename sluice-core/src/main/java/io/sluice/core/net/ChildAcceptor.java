@@ -107,10 +107,6 @@ final class ChildAcceptor extends ChannelInboundHandlerAdapter implements AutoCl
     }
 
     private void onLoop(Runnable task) {
-        if (server.eventLoop().inEventLoop()) {
-            task.run();
-        } else {
-            server.eventLoop().submit(task).syncUninterruptibly();
-        }
+        AcceptLoop.run(server, task);
     }
 }

@@ -2,11 +2,7 @@ package io.sluice.core.net;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
@@ -28,12 +24,6 @@ import java.util.function.Consumer;
  * closes.
  */
 public final class ServerListener {
-    /** The accept loop, started on first use: one daemon thread, as accepting is a small part of the work. */
-    private static final class AcceptLoop {
-        static final EventLoopGroup GROUP = new MultiThreadIoEventLoopGroup(1,
-                new DefaultThreadFactory("sluice-accept", true), NioIoHandler.newFactory());
-    }
-
     private final ChildAcceptor acceptor;
     private final ChildSetup children;
     private final Promise<Void> closed = ImmediateEventExecutor.INSTANCE.newPromise();

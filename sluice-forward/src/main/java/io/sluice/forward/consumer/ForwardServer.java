@@ -1,6 +1,5 @@
 package io.sluice.forward.consumer;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,7 +13,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
@@ -23,6 +21,7 @@ import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
 import io.sluice.core.net.ServerListener;
+import io.sluice.core.net.UdpListener;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -79,7 +78,7 @@ final class ForwardServer {
     private final ConnectionSlots slots;
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile ServerListener listener;
-    private volatile Channel heartbeatSocket;
+    private volatile UdpListener heartbeatSocket;
     /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
     private volatile boolean started;
 
@@ -168,31 +167,32 @@ final class ForwardServer {
      * sees this server alive. The answer is never larger than the datagram's headers, so it amplifies nothing.
      * Not being able to bind costs the heartbeats only: the TCP side runs on, with a warning.
      */
-    private void bindHeartbeat(int port) throws InterruptedException {
+    private void bindHeartbeat(int port) {
         try {
-            heartbeatSocket = new Bootstrap().group(workers).channel(NioDatagramChannel.class)
-                    .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
-                        @Override
-                        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
-                            heartbeats.incrementAndGet();
-                            ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(HEARTBEAT_REPLY), packet.sender()),
-                                    ctx.voidPromise());
-                        }
-
-                        @Override
-                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                            // A datagram to a peer that went away (ICMP) must not close the socket.
-                            log.limited(Log.DEBUG, settings.id() + ": heartbeat", settings.id()
-                                    + ": UDP heartbeat answer failed: " + cause);
-                        }
-                    })
-                    .bind(settings.host(), port).sync().channel();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
+            // on the accept loop, not the workers: kept, like the TCP listener, across a reload (UdpListener)
+            heartbeatSocket = UdpListener.bind(settings.host(), port, new HeartbeatAnswer());
+        } catch (IOException | RuntimeException e) {
+            Throwable why = e.getCause() != null ? e.getCause() : e;
             log.warn(settings.id() + ": cannot answer UDP heartbeats on " + settings.host() + ":" + port + " ("
-                    + e.getMessage() + "); Forward over TCP is not affected, senders using heartbeat_type udp will see "
+                    + why.getMessage() + "); Forward over TCP is not affected, senders using heartbeat_type udp will see "
                     + "this server as down");
+        }
+    }
+
+    /** One zero byte back to any datagram. */
+    private final class HeartbeatAnswer extends SimpleChannelInboundHandler<DatagramPacket> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+            heartbeats.incrementAndGet();
+            ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(HEARTBEAT_REPLY), packet.sender()),
+                    ctx.voidPromise());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // A datagram to a peer that went away (ICMP) must not close the socket.
+            log.limited(Log.DEBUG, settings.id() + ": heartbeat", settings.id()
+                    + ": UDP heartbeat answer failed: " + cause);
         }
     }
 
@@ -213,9 +213,9 @@ final class ForwardServer {
         if (listener != null) {
             listener.close(); // under a reload's hold, parked for the consumer that replaces this one
         }
-        Channel hb = heartbeatSocket;
+        UdpListener hb = heartbeatSocket;
         if (hb != null) {
-            hb.close().await(timeoutMillis);
+            hb.close(); // under a reload's hold, parked like the listener
         }
         channels.close().await(timeoutMillis);
         if (workers != null) {
@@ -366,7 +366,7 @@ final class ForwardServer {
 
     /** The UDP port answering heartbeats, or -1. */
     int heartbeatPort() {
-        Channel hb = heartbeatSocket;
-        return hb == null ? -1 : ((InetSocketAddress) hb.localAddress()).getPort();
+        UdpListener hb = heartbeatSocket;
+        return hb == null ? -1 : hb.localAddress().getPort();
     }
 }

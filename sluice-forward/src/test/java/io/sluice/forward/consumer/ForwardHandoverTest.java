@@ -10,6 +10,8 @@ import io.sluice.core.testing.Captured;
 import io.sluice.core.testing.ConnectLoop;
 import io.sluice.core.testing.HarnessPlugins.Collect;
 import io.sluice.core.testing.PipelineHarness;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A reload replaces consumer.Forward with one on the same address: under a hold its listening socket passes from
  * the old consumer to the new one, so a sender connecting throughout is never refused, and a chunk sent on a
- * connection made in between is acked and delivered by the new consumer.
+ * connection made in between is acked and delivered by the new consumer; the UDP heartbeat socket is kept too.
  */
 @Timeout(60)
 class ForwardHandoverTest {
@@ -32,17 +34,24 @@ class ForwardHandoverTest {
         Socket between;
         byte[] frame = ConsumerForwardTest.frameWithEventMetadata("between");
         byte[] ack = FluentBitVectorsTest.acks(List.of("between"));
-        try (ConnectLoop loop = new ConnectLoop(port)) {
+        try (ConnectLoop loop = new ConnectLoop(port);
+                DatagramSocket heartbeat = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             loop.awaitMore(20);
             try (ListenerHold hold = ListenerHandover.hold()) {
                 a.stop();
                 between = new Socket("127.0.0.1", port); // no consumer now: the kernel's backlog takes it
                 between.getOutputStream().write(frame);
+                // and the heartbeat socket's receive buffer keeps a ping for the next consumer to answer
+                heartbeat.send(new DatagramPacket(new byte[] {0}, 1, InetAddress.getLoopbackAddress(), port));
                 loop.awaitMore(10);
                 b = start(port);
             }
             loop.awaitMore(20);
             assertThat(loop.refused()).isZero();
+            heartbeat.setSoTimeout(10_000);
+            DatagramPacket pong = new DatagramPacket(new byte[8], 8);
+            heartbeat.receive(pong);
+            assertThat(pong.getLength()).as("the ping sent in between answered").isEqualTo(1);
         }
         try {
             between.setSoTimeout(20_000);
