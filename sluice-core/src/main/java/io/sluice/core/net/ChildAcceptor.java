@@ -11,13 +11,14 @@ import java.util.concurrent.TimeUnit;
  * The handler on a listening channel, in place of Netty's ServerBootstrap acceptor: it hands each accepted
  * connection to the {@link ChildSetup} of the listener's current owner, so that the socket can change owners
  * across a reload. Parked (no owner), it stops accepting; connections accepted just before wait here for the
- * next owner. Its state is touched on the channel's event loop only.
+ * next owner. Its owner and waiting connections are touched on the channel's event loop only.
  */
 final class ChildAcceptor extends ChannelInboundHandlerAdapter implements AutoCloseable {
     private final Channel server;
     private final ArrayDeque<Channel> waiting = new ArrayDeque<>();
     private ServerListener owner;
-    private ListenerHandover.Address address;
+    /** Set by the binding thread, read by whichever thread closes the listener. */
+    private volatile ListenerHandover.Address address;
 
     ChildAcceptor(Channel server, ServerListener firstOwner) {
         this.server = server;
