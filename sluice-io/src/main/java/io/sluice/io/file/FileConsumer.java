@@ -356,8 +356,8 @@ public final class FileConsumer extends Consumer {
     /** Truncated or replaced under us: the lines batched so far are passed on, and the file is read from its start. */
     private void readAgain(TailedFile f) throws IOException, InterruptedException {
         out.publish();
+        f.newGeneration(0); // first: a checkpoint taken meanwhile holds the new generation's offset and fingerprint
         f.seek(0);
-        f.newGeneration(0);
     }
 
     /**
