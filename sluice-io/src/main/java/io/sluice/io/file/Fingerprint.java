@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  * content. One instance belongs to one reader thread: it reuses its buffer and checksum.
  */
 final class Fingerprint {
-    /** How many leading bytes identify a file (Vector's legacy fingerprint_bytes default). */
+    /** How many leading bytes identify a file: a first line's timestamp and more, and little to read per check. */
     static final int BYTES = 256;
     /** Covers nothing yet: matches every file. */
     static final long NONE = 0;
