@@ -15,6 +15,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -184,6 +185,41 @@ class FileFollowTest {
             assertThat(p.payloads("Out")).isEqualTo(want);
             assertThat(p.logText()).contains(log + " was truncated");
         }
+    }
+
+    @Test
+    void copytruncateWhileTheReaderIsBehindReadsNoMiddleOfTheNewContent() throws Exception {
+        Path log = dir.resolve("behind.log");
+        append(log, lines("old-", 0, 30_000));
+        PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "  ReadBufferKB: 4\n")).build();
+        Collect out = p.collect("Out");
+        out.holdAfter(2_000);
+        try (p) {
+            p.start();
+            // The producer holds, its queue fills, and the reader waits in the middle of the file: the copytruncate
+            // puts more bytes back than it had read, so its next read lands in the middle of the new content.
+            p.await("2000 lines, then the producer holds", () -> out.size() >= 2_000);
+            PipelineHarness.await("the reader to wait for room in the queue", 10_000, FileFollowTest::readerBlocked);
+            copytruncate(log, lines("new-", 0, 40_000));
+            out.open();
+            p.await("the new content", () -> out.size() >= 2_000 && out.payloads.contains("new-39999"));
+            awaitLastLine(p, log, out.size() + 1);
+            List<String> got = p.payloads("Out");
+            int read = got.indexOf("new-0");
+            assertThat(read).as("old lines read before the truncation").isBetween(2_000, 29_999);
+            assertThat(got.subList(0, read)).as("the old lines it had read, once, in order").isEqualTo(lines("old-", 0, read));
+            List<String> want = new ArrayList<>(lines("new-", 0, 40_000));
+            want.add("last");
+            assertThat(got.subList(read, got.size())).as("the new content from its start, once").isEqualTo(want);
+            assertThat(p.logText()).as("no shrink seen: the first bytes told").contains(log + " was truncated and written again");
+        }
+    }
+
+    /** Whether a reader of consumer.File waits, in the middle of publishing a batch, for room in a full queue. */
+    private static boolean readerBlocked() {
+        return Thread.getAllStackTraces().entrySet().stream().anyMatch(e -> e.getKey().getState() == Thread.State.WAITING
+                && Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(LinePublisher.class.getName())));
     }
 
     @Test
