@@ -45,7 +45,8 @@ class FileFollowTest {
     }
 
     private String tail(String file, String extra, int pollMs) {
-        return "In:\n  Type: consumer.File\n  File: \"" + file + "\"\n  PollingDelayMs: " + pollMs + "\n  RotateWaitMs: 1000\n"
+        return "In:\n  Type: consumer.File\n  File: \"" + file + "\"\n  PollingDelayMs: " + pollMs
+                + "\n  RotateWaitMs: 1000\n"
                 + "  DirScanIntervalSec: 1\n  CheckpointIntervalMs: 20\n  DefaultOffset: oldest\n  Streams: s\n" + extra
                 + "Out:\n  Type: test.Collect\n  Streams: s\n";
     }
@@ -208,18 +209,21 @@ class FileFollowTest {
             List<String> got = p.payloads("Out");
             int read = got.indexOf("new-0");
             assertThat(read).as("old lines read before the truncation").isBetween(2_000, 29_999);
-            assertThat(got.subList(0, read)).as("the old lines it had read, once, in order").isEqualTo(lines("old-", 0, read));
+            assertThat(got.subList(0, read)).as("the old lines it had read, once, in order")
+                    .isEqualTo(lines("old-", 0, read));
             List<String> want = new ArrayList<>(lines("new-", 0, 40_000));
             want.add("last");
             assertThat(got.subList(read, got.size())).as("the new content from its start, once").isEqualTo(want);
-            assertThat(p.logText()).as("no shrink seen: the first bytes told").contains(log + " was truncated and written again");
+            assertThat(p.logText()).as("no shrink seen: the first bytes told")
+                    .contains(log + " was truncated and written again");
         }
     }
 
     /** Whether a reader of consumer.File waits, in the middle of publishing a batch, for room in a full queue. */
     private static boolean readerBlocked() {
-        return Thread.getAllStackTraces().entrySet().stream().anyMatch(e -> e.getKey().getState() == Thread.State.WAITING
-                && Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(LinePublisher.class.getName())));
+        return Thread.getAllStackTraces().entrySet().stream()
+                .anyMatch(e -> e.getKey().getState() == Thread.State.WAITING && Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getClassName().equals(LinePublisher.class.getName())));
     }
 
     @Test
