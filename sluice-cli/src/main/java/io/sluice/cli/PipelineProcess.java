@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The process around one running pipeline, for {@code sluice}, {@code sluice -c} and {@code sluice run}: the log,
@@ -30,7 +31,9 @@ final class PipelineProcess {
         if (loader.memoryLimit() != null && options.memoryLimit == null) {
             options.memoryLimit = Long.toString(loader.memoryLimit()); // the command line wins over the file
         }
-        return run(configs, logLevel, stats, options);
+        Supplier<List<PluginConfig>> reload = () -> new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
+                .loadFile(file);
+        return run(configs, logLevel, stats, options, reload, List.of(file));
     }
 
     static int runQuickstart(int logLevel, boolean stats, RunOptions options) throws Exception {
@@ -45,16 +48,25 @@ final class PipelineProcess {
                 + " (Ctrl-C stops; sluice --help for more)");
         List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
                 .loadString(text, QUICKSTART);
-        return run(configs, logLevel, stats, options);
+        return run(configs, logLevel, stats, options, null, List.of());
     }
 
-    static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options) throws Exception {
+    /**
+     * Runs until stopped.
+     *
+     * @param reload reads the config again for a reload, or null when it cannot change (the embedded quickstart)
+     * @param files the files {@code --watch-config} watches
+     */
+    static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options,
+            Supplier<List<PluginConfig>> reload, List<Path> files) throws Exception {
         Log log = new Log(Main.stderr, logLevel, options.logFormat.equalsIgnoreCase("json"));
         ThirdPartyLog.routeTo(log);
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
         log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         failFast(pipeline);
-        AdminStart admin = options.noAdmin ? null : AdminStart.start(pipeline, options, log);
+        ConfigReload reloads = reload == null ? null : new ConfigReload(pipeline, reload, files, log);
+        AdminStart admin = options.noAdmin ? null : AdminStart.start(pipeline, options, log,
+                reloads == null ? null : () -> reloads.reload("POST /api/reload"));
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
             haltAfter(pipeline.stopDeadlineMillis(), "the graceful stop did not finish", 1);
@@ -72,6 +84,12 @@ final class PipelineProcess {
         }
         if (line != null) {
             line.start();
+        }
+        if (reloads != null) {
+            Signals.onReload(() -> reloads.reload("SIGHUP"));
+            if (options.watchConfig) {
+                reloads.watch();
+            }
         }
         pipeline.awaitTermination();
         if (line != null) {
