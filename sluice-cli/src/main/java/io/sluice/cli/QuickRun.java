@@ -11,9 +11,9 @@ import java.util.List;
  * {@code --no-admin}, {@code --admin-token TOKEN}, {@code --admin-token-file FILE}, {@code --admin-tap},
  * {@code --log-format F}, {@code --memory-limit SIZE}) written as separate words. Building
  * picocli's model of the command costs about 120–150 ms of a cold JVM, more than the rest of the start together,
- * and a pipeline run needs none of it. Anything else (help, other commands, {@code --opt=value}, a repeated or
- * unknown option, a value that is not a plain number) returns null, and picocli parses the line as before, with its
- * messages.
+ * and a pipeline run needs none of it. Anything else (help, other commands, {@code --opt=value}, a repeated option
+ * other than {@code -c}, an unknown option, a value that is not a plain number) returns null, and picocli parses the
+ * line as before, with its messages.
  */
 final class QuickRun {
     private final List<Path> paths = new ArrayList<>();
