@@ -4,11 +4,13 @@ import io.sluice.core.admin.AdminServer;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.ReloadResult;
 import io.sluice.core.tls.NettyTls;
 import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The admin endpoint, started on its own thread while the pipeline starts: nothing in the pipeline waits for it,
@@ -36,7 +38,7 @@ final class AdminStart {
     }
 
     /** Checks the address and the token before anything runs, so that a mistake in either is a config error. */
-    static AdminStart start(Pipeline pipeline, RunOptions options, Log log) {
+    static AdminStart start(Pipeline pipeline, RunOptions options, Log log, Supplier<ReloadResult> reload) {
         String address = options.admin;
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
@@ -54,6 +56,7 @@ final class AdminStart {
         settings.port = port;
         settings.token = AdminToken.resolve(options.adminToken, options.adminTokenFile, System.getenv());
         settings.tap = options.adminTap;
+        settings.reload = reload;
         return new AdminStart(pipeline, settings, adminTls(options), address, log);
     }
 

@@ -31,7 +31,10 @@ final class PipelineProcess {
         return run(quickstart, logLevel, stats, options);
     }
 
-    /** Runs the pipeline {@code source} describes until it ends or a signal stops it; returns the exit code. */
+    /**
+     * Runs the pipeline {@code source} describes until it ends or a signal stops it; returns the exit code. A reload
+     * reads the source again; the embedded quickstart cannot change, so it has none.
+     */
     static int run(ConfigSource source, int logLevel, boolean stats, RunOptions options) throws Exception {
         List<PluginConfig> configs = source.load();
         if (source.memoryLimit() != null && options.memoryLimit == null) {
@@ -42,7 +45,9 @@ final class PipelineProcess {
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
         log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         failFast(pipeline);
-        AdminStart admin = options.noAdmin ? null : AdminStart.start(pipeline, options, log);
+        ConfigReload reloads = source.paths().isEmpty() ? null : new ConfigReload(pipeline, source::load, source.paths(), log);
+        AdminStart admin = options.noAdmin ? null : AdminStart.start(pipeline, options, log,
+                reloads == null ? null : () -> reloads.reload("POST /api/reload"));
         Signals.onStop(() -> {
             log.info("stop requested: stopping consumers, draining queues, flushing producers");
             haltAfter(pipeline.stopDeadlineMillis(), "the graceful stop did not finish", 1);
@@ -60,6 +65,12 @@ final class PipelineProcess {
         }
         if (line != null) {
             line.start();
+        }
+        if (reloads != null) {
+            Signals.onReload(() -> reloads.reload("SIGHUP"));
+            if (options.watchConfig) {
+                reloads.watch();
+            }
         }
         pipeline.awaitTermination();
         if (line != null) {

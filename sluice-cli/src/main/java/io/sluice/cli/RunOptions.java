@@ -41,6 +41,10 @@ final class RunOptions {
             description = "Serve /api/tap (it streams message payloads) without a token; off unless this or a token is set.")
     boolean adminTap;
 
+    @Option(names = "--watch-config",
+            description = "Reload the config when its file changes (SIGHUP and POST /api/reload always reload).")
+    boolean watchConfig;
+
     @Option(names = "--log-format", paramLabel = "plain|json", description = "Log line format (default plain).")
     String logFormat = "plain";
 

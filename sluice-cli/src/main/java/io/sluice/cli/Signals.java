@@ -16,6 +16,22 @@ final class Signals {
     private Signals() {
     }
 
+    /**
+     * SIGHUP reloads the config (on its own thread: a reload drains replaced producers). A second SIGHUP during a
+     * reload waits for it, then reloads again.
+     */
+    static void onReload(Runnable reload) {
+        try {
+            Signal.handle(new Signal("HUP"), sig -> {
+                Thread t = new Thread(reload, "signal-reload");
+                t.setDaemon(true);
+                t.start();
+            });
+        } catch (IllegalArgumentException e) {
+            // No SIGHUP on this platform: POST /api/reload and --watch-config still reload.
+        }
+    }
+
     static void onStop(Runnable stop) {
         for (String name : new String[] {"INT", "TERM"}) {
             try {

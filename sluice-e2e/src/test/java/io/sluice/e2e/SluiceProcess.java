@@ -219,6 +219,27 @@ final class SluiceProcess implements AutoCloseable {
         return String.join("\n", lines.subList(Math.max(0, n - 40), n));
     }
 
+    /** SIGHUP: the process reloads its config file. */
+    void hangup() throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(process.pid())).inheritIO().start();
+        assertThat(kill.waitFor()).as("kill -HUP " + process.pid()).isZero();
+    }
+
+    /** {@code POST /api/reload}: the status code and the JSON outcome. */
+    HttpResponse<String> postReload() throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/api/reload"))
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(120)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A process-wide sample of {@code /metrics} without labels, or with exactly {@code labels}, e.g. {@code result="applied"}. */
+    long globalMetric(String name, String labels) throws IOException, InterruptedException {
+        String key = labels.isEmpty() ? name : name + "{" + labels + "}";
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(key) + " (\\d+)$").matcher(metrics());
+        assertThat(m.find()).as(key + " in /metrics").isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
     /** SIGKILL: no shutdown code runs, as in a crash or the OOM killer. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

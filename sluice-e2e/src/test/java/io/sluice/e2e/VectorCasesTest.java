@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Timeout;
  *   <li>file_truncate: the log is truncated in place and written again;</li>
  *   <li>disk_buffer_persistence: acknowledged events wait in a disk buffer for a down receiver, the process is
  *       killed with SIGKILL, and the restarted one delivers them all;</li>
- *   <li>wrapped_json: JSON inside a JSON string field is decoded once, exactly.</li>
+ *   <li>wrapped_json: JSON inside a JSON string field is decoded once, exactly;</li>
+ *   <li>sighup: the config is reloaded by SIGHUP while lines keep coming, its input's and its output's settings
+ *       changed in turn (the tailer is replaced and goes on from its checkpoint).</li>
  * </ul>
  */
 @Timeout(300)
@@ -151,6 +153,38 @@ class VectorCasesTest extends ProcessTest {
             checked++;
         }
         assertThat(checked).isEqualTo(n);
+    }
+
+    @Test
+    void sighupReloadsWhileLinesKeepComing() throws Exception {
+        Path log = dir.resolve("app.log");
+        Path out = dir.resolve("out.ndjson");
+        SluiceProcess p = start("sighup", tail(log, out));
+        Path conf = dir.resolve("sighup.yaml");
+        Ledger ledger = new Ledger(out);
+        int reloads = 6;
+        int perStep = LINES / (reloads + 1);
+        int n = 0;
+        try (OutputStream o = Files.newOutputStream(log, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+            n = writeLines(o, n, 1);
+            Await.until("the first line", 120, () -> ledger.refresh().hasAll('f', 1));
+            for (int r = 0; r < reloads; r++) {
+                // The input's settings change on even reloads (the tailer is replaced), the output's on odd ones.
+                String changed = r % 2 == 0
+                        ? tail(log, out).replace("PollingDelayMs: 20", "PollingDelayMs: " + (21 + r))
+                        : tail(log, out) + "    FlushIntervalMs: " + (101 + r) + "\n";
+                Files.writeString(conf, changed);
+                n = writeLines(o, n, perStep / 2);
+                p.hangup();
+                n = writeLines(o, n, perStep - perStep / 2);
+                int applied = r + 1;
+                Await.until("reload " + r + " applied", 60,
+                        () -> p.globalMetric("sluice_config_reloads_total", "result=\"applied\"") == applied);
+            }
+            n = writeLines(o, n, perStep);
+        }
+        assertExactlyOnce(out, n);
+        assertThat(p.globalMetric("sluice_config_reloads_total", "result=\"failed\"")).isZero();
     }
 
     /** The inner document of wrapped_json: escapes of its own (a quote, a backslash, a tab, a non-ASCII letter). */

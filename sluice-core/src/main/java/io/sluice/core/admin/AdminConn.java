@@ -17,6 +17,7 @@ import io.sluice.core.net.http.HttpConnection;
 import io.sluice.core.net.http.HttpResponses;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
+import io.sluice.core.pipeline.ReloadResult;
 import io.sluice.core.pipeline.Tap;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -130,6 +131,10 @@ final class AdminConn extends HttpConnection {
             send(r, a);
             return;
         }
+        if (path.equals("/api/reload")) {
+            reload(r);
+            return;
+        }
         boolean tapPath = path.equals("/api/tap");
         if (r.method() != HttpMethod.GET && (tapPath || r.method() != HttpMethod.HEAD)) {
             FullHttpResponse a = response(r, HttpResponseStatus.METHOD_NOT_ALLOWED, TEXT, r.method() + " not allowed\n");
@@ -149,7 +154,7 @@ final class AdminConn extends HttpConnection {
             case "/api/plugins" -> answer(r, HttpResponseStatus.OK, JSON, PluginsJson.render(p));
             case "/api/tap" -> tap(r, uri);
             default -> answer(r, HttpResponseStatus.NOT_FOUND, TEXT, "no such path; the admin endpoint serves "
-                    + "/metrics /health /ready /api/plugins /api/tap\n");
+                    + "/metrics /health /ready /api/plugins /api/tap /api/reload\n");
         }
     }
 
@@ -185,6 +190,36 @@ final class AdminConn extends HttpConnection {
         tap = new TapStream(this, context, r, t, limit);
         busy = true;
         tap.start();
+    }
+
+    /**
+     * {@code POST /api/reload}: re-reads the config and applies it, answering once it is done with the outcome as
+     * JSON: 200 when the new config runs (or was the same), 400 when it was refused and the pipeline runs on as it
+     * was. The reload (which drains replaced producers) runs off the event loop; this connection waits for it.
+     */
+    private void reload(HttpRequest r) {
+        if (r.method() != HttpMethod.POST) {
+            FullHttpResponse a = response(r, HttpResponseStatus.METHOD_NOT_ALLOWED, TEXT, r.method() + " not allowed\n");
+            a.headers().set(HttpHeaderNames.ALLOW, "POST");
+            send(r, a);
+            return;
+        }
+        java.util.function.Supplier<ReloadResult> reloader = server.settings().reload;
+        if (reloader == null) {
+            answer(r, HttpResponseStatus.CONFLICT, TEXT, "this pipeline has no config file to reload\n");
+            return;
+        }
+        busy = true;
+        Thread t = new Thread(() -> {
+            ReloadResult result = reloader.get();
+            context.executor().execute(() -> {
+                busy = false;
+                answer(r, result.ok() ? HttpResponseStatus.OK : HttpResponseStatus.BAD_REQUEST, JSON,
+                        ReloadJson.render(result));
+            });
+        }, "admin-reload");
+        t.setDaemon(true);
+        t.start();
     }
 
     private static String param(QueryStringDecoder uri, String name) {

@@ -84,6 +84,8 @@ public final class AdminServer implements AutoCloseable {
         public int maxConnections = MAX_CONNECTIONS;
         /** Taps streaming at once; more are answered 429. */
         public int maxTaps = MAX_TAPS;
+        /** What {@code POST /api/reload} runs (re-read the config, apply it); null when there is nothing to reload. */
+        public java.util.function.Supplier<io.sluice.core.pipeline.ReloadResult> reload;
 
         /** Whether a token is set. */
         boolean hasToken() {
@@ -138,6 +140,7 @@ public final class AdminServer implements AutoCloseable {
         InetSocketAddress bound = (InetSocketAddress) admin.server.localAddress();
         log.info("admin endpoint on " + (tls == null ? "http" : "https") + "://" + settings.host + ":" + bound.getPort()
                 + " (/metrics /health /ready /api/plugins /api/tap" + (admin.tapEnabled() ? "" : " off")
+                + (settings.reload != null ? " /api/reload" : "")
                 + (settings.hasToken() ? "; bearer token required but for /health /ready" : "") + ")");
         Exposure.warnIfOpen(log, "admin endpoint", bound, settings.hasToken(), "--admin-token");
         return admin;

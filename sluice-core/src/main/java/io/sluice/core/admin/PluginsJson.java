@@ -45,7 +45,8 @@ final class PluginsJson {
         w.endObject();
     }
 
-    private static void strings(JsonWriter w, List<String> items) {
+    /** Writes a JSON array of strings. */
+    static void strings(JsonWriter w, List<String> items) {
         w.beginArray();
         for (String item : items) {
             w.string(item);

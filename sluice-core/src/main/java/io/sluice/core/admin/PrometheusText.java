@@ -5,6 +5,7 @@ import io.sluice.core.pipeline.LatencyHistogram;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginInfo;
 import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.pipeline.Reloads;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
@@ -38,10 +39,21 @@ final class PrometheusText {
         header(b, "sluice_unrouted_discarded_total", "counter", "Messages discarded because no producer read their stream.");
         b.append("sluice_unrouted_discarded_total ").append(pipeline.unroutedDiscarded()).append('\n');
         memory(b, pipeline);
+        reloads(b, pipeline.reloads());
         header(b, "sluice_ready", "gauge", "1 when every consumer accepts input and every producer can deliver.");
         b.append("sluice_ready ").append(pipeline.isReady() ? 1 : 0).append('\n');
         jvm(b);
         return b.toString();
+    }
+
+    private static void reloads(StringBuilder b, Reloads r) {
+        header(b, "sluice_config_reloads_total", "counter", "Config reloads by outcome: applied (the pipeline changed), "
+                + "unchanged (the same config), failed (refused; the pipeline ran on as it was).");
+        b.append("sluice_config_reloads_total{result=\"applied\"} ").append(r.applied()).append('\n');
+        b.append("sluice_config_reloads_total{result=\"unchanged\"} ").append(r.unchanged()).append('\n');
+        b.append("sluice_config_reloads_total{result=\"failed\"} ").append(r.failed()).append('\n');
+        header(b, "sluice_config_last_reload_successful", "gauge", "0 when the last reload was refused, else 1.");
+        b.append("sluice_config_last_reload_successful ").append(r.lastSucceeded() ? 1 : 0).append('\n');
     }
 
     private static void counter(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {

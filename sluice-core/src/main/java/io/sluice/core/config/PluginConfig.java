@@ -129,6 +129,45 @@ public final class PluginConfig {
         return new ConcurrentHashMap<>();
     }
 
+    /**
+     * Whether {@code other} configures the same plugin the same way: same id, type and values (modulators compared
+     * by their own settings). Where a value came from (file, line) does not matter. A reload keeps a plugin running
+     * untouched when this holds.
+     */
+    public boolean sameSettings(PluginConfig other) {
+        return other != null && id.equals(other.id) && spec.type().equals(other.spec.type())
+                && sameValue(values, other.values);
+    }
+
+    private static boolean sameValue(Object a, Object b) {
+        if (a instanceof PluginConfig pa && b instanceof PluginConfig pb) {
+            return pa.spec.type().equals(pb.spec.type()) && sameValue(pa.values, pb.values);
+        }
+        if (a instanceof java.util.List<?> la && b instanceof java.util.List<?> lb) {
+            if (la.size() != lb.size()) {
+                return false;
+            }
+            for (int i = 0; i < la.size(); i++) {
+                if (!sameValue(la.get(i), lb.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (a instanceof Map<?, ?> ma && b instanceof Map<?, ?> mb) {
+            if (!ma.keySet().equals(mb.keySet())) {
+                return false;
+            }
+            for (Map.Entry<?, ?> e : ma.entrySet()) {
+                if (!sameValue(e.getValue(), mb.get(e.getKey()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return java.util.Objects.equals(a, b);
+    }
+
     @Override
     public String toString() {
         return id + " (" + spec.type() + ")";

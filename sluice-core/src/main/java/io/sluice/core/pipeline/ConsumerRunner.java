@@ -29,6 +29,8 @@ final class ConsumerRunner implements ConsumerContext {
     private Thread thread;
     private volatile Tap tap;
     private volatile boolean routinesStop;
+    /** Replaced or removed by a reload: its end does not count toward the pipeline's end. */
+    private volatile boolean retired;
     private boolean generatedMarked;
 
     ConsumerRunner(Consumer consumer, Pipeline pipeline, PluginStats stats) {
@@ -220,6 +222,16 @@ final class ConsumerRunner implements ConsumerContext {
     /** Samples the next messages this consumer publishes (after its modulators). */
     void tap(Tap t) {
         this.tap = t;
+    }
+
+    /** Stops a consumer a reload replaced or removed. */
+    void retire(long timeoutMillis) throws InterruptedException {
+        retired = true;
+        stop(timeoutMillis);
+    }
+
+    boolean retired() {
+        return retired;
     }
 
     boolean endsPipeline() {

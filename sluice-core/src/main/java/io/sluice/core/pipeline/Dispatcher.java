@@ -17,38 +17,75 @@ import java.util.concurrent.atomic.AtomicLong;
  * wildcard producers.
  */
 final class Dispatcher {
-    private final List<ProducerRunner> producers;
+    private volatile List<ProducerRunner> producers = List.of();
     private final PluginRegistry registry;
     private final Log log;
     private final AtomicLong discarded = new AtomicLong();
     private volatile RouteEntry[] routes = new RouteEntry[0];
 
-    /** A router with its modulators, for one thread... routers' modulators are shared, so they are synchronized. */
+    /**
+     * A router with its modulators and its stream. Routers' modulators are shared by every publishing thread, so they
+     * run synchronized. A router is bound to the producers reading its stream when it is made and never rebound (it
+     * may be distributing on another thread): a reload that changes those producers makes a new router.
+     */
     static final class RouteEntry {
         final Router router;
         final ModulatorChain chain;
         final PluginStats stats;
+        final int stream;
 
-        RouteEntry(Router router, ModulatorChain chain, PluginStats stats) {
+        RouteEntry(Router router, ModulatorChain chain, PluginStats stats, int stream) {
             this.router = router;
             this.chain = chain;
             this.stats = stats;
+            this.stream = stream;
+        }
+
+        PluginConfig config() {
+            return router.config();
         }
     }
 
-    Dispatcher(List<ProducerRunner> producers, PluginRegistry registry, Log log) {
-        this.producers = producers;
+    Dispatcher(PluginRegistry registry, Log log) {
         this.registry = registry;
         this.log = log;
     }
 
-    /** Installs a configured router for its stream. */
-    synchronized void addRouter(Router router, PluginStats stats) {
+    /**
+     * A configured router bound to the producers of {@code producers} that read its stream.
+     *
+     * @param chain its modulators, or null to build them from its config
+     */
+    RouteEntry newRoute(Router router, ModulatorChain chain, PluginStats stats, List<ProducerRunner> producers) {
         PluginConfig c = router.config();
         int stream = Streams.id(c.get(io.sluice.core.config.PluginSpec.STREAM));
         int fallback = Streams.id(c.get(io.sluice.core.config.PluginSpec.FALLBACK_STREAM));
-        router.bind(readersOf(stream), this);
-        install(stream, new RouteEntry(router, new ModulatorChain(c.get(io.sluice.core.config.PluginSpec.MODULATORS), fallback), stats));
+        router.bind(readersOf(stream, producers), this);
+        if (chain == null) {
+            chain = new ModulatorChain(c.get(io.sluice.core.config.PluginSpec.MODULATORS), fallback);
+        }
+        return new RouteEntry(router, chain, stats, stream);
+    }
+
+    /**
+     * Switches to a new set of producers and configured routes, in one write. Streams without a configured router
+     * get a new default one on their next batch, bound to the new producers.
+     */
+    synchronized void install(List<ProducerRunner> producers, List<RouteEntry> configured) {
+        this.producers = producers;
+        RouteEntry[] r = new RouteEntry[Math.max(routes.length, Streams.count())];
+        for (RouteEntry e : configured) {
+            if (e.stream >= r.length) {
+                r = Arrays.copyOf(r, e.stream + 1);
+            }
+            r[e.stream] = e;
+        }
+        routes = r;
+    }
+
+    /** Whether {@code e} still routes to exactly the producers of {@code producers} that read its stream. */
+    boolean boundTo(RouteEntry e, List<ProducerRunner> producers) {
+        return e.router.targets().equals(readersOf(e.stream, producers));
     }
 
     /** Routes a batch; it is the dispatcher's afterwards. */
@@ -130,9 +167,9 @@ final class Dispatcher {
         String name = Streams.name(stream);
         PluginConfig c = PluginConfig.of("router(" + name + ")", "router.Broadcast", Map.of("Stream", name));
         Router router = (Router) registry.find("router.Broadcast").create(c);
-        router.bind(readersOf(stream), this);
+        router.bind(readersOf(stream, producers), this);
         RouteEntry e = new RouteEntry(router, new ModulatorChain(List.of(), Streams.DROPPED),
-                new PluginStats(c.id(), "router.Broadcast"));
+                new PluginStats(c.id(), "router.Broadcast"), stream);
         install(stream, e);
         return e;
     }
@@ -149,7 +186,7 @@ final class Dispatcher {
     }
 
     /** Producers subscribed to a stream; wildcard producers read every stream whose name does not start with '_'. */
-    private List<ProducerRunner> readersOf(int stream) {
+    private static List<ProducerRunner> readersOf(int stream, List<ProducerRunner> producers) {
         List<ProducerRunner> out = new ArrayList<>();
         boolean internal = Streams.isInternal(Streams.name(stream));
         for (ProducerRunner p : producers) {

@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginRegistry;
@@ -8,7 +9,6 @@ import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Streams;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A running set of consumers, routers and producers built from validated configs.
  * Lifecycle: {@link #start()}, then {@link #stop()} (or the end of every consumer that ends the pipeline):
- * stop consumers, drain queues, flush producers, report.
+ * stop consumers, drain queues, flush producers, report. {@link #reload} changes it while it runs ({@link Reloader}).
+ * It stays one class of about 470 lines because it owns the lists of running plugins that start, stop, reload and the
+ * admin views all read: split, they would need a shared mutable holder that says less.
  */
 public final class Pipeline {
     private final Log log;
@@ -28,9 +30,15 @@ public final class Pipeline {
     private volatile String failure;
     private volatile java.util.function.Consumer<String> onFailure = reason -> { };
     private final Dispatcher dispatcher;
-    private final List<ConsumerRunner> consumers = new ArrayList<>();
-    private final List<ProducerRunner> producers = new ArrayList<>();
-    private final List<PluginStats> routerStats = new ArrayList<>();
+    private final PluginRegistry registry;
+    /** What runs now; replaced whole (never changed in place) by a reload, under {@link #changeLock}. */
+    private volatile List<ConsumerRunner> consumers = List.of();
+    private volatile List<ProducerRunner> producers = List.of();
+    private volatile List<Dispatcher.RouteEntry> routers = List.of();
+    private volatile List<PluginConfig> configs;
+    /** Held by a reload and by the stop, so that they never interleave. */
+    private final java.util.concurrent.locks.ReentrantLock changeLock = new java.util.concurrent.locks.ReentrantLock();
+    private final Reloads reloads = new Reloads();
     private final AtomicBoolean active = new AtomicBoolean(false);
     private final AtomicBoolean stopping = new AtomicBoolean(false);
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -54,34 +62,57 @@ public final class Pipeline {
         this.memory = memory;
         // Free batches keep their messages' buffers: an eighth of the budget, so they stay a small share of the heap.
         this.pool = new BatchPool(BatchPool.DEFAULT_BATCH_SIZE, Math.min(64L << 20, memory.limit() / 8));
-        this.dispatcher = new Dispatcher(Collections.unmodifiableList(producers), registry, log);
+        this.registry = registry;
+        this.dispatcher = new Dispatcher(registry, log);
+        this.configs = List.copyOf(configs);
         for (PluginConfig c : configs) {
             c.deprecations().forEach(log::warn);
         }
+        List<ProducerRunner> ps = new ArrayList<>();
+        List<ConsumerRunner> cs = new ArrayList<>();
+        List<Dispatcher.RouteEntry> rs = new ArrayList<>();
+        for (PluginConfig c : enabled(configs, PluginKind.PRODUCER)) {
+            ps.add(newProducer(c, new PluginStats(c.id(), c.type())));
+        }
+        for (PluginConfig c : enabled(configs, PluginKind.ROUTER)) {
+            rs.add(dispatcher.newRoute((Router) c.spec().create(c), null, new PluginStats(c.id(), c.type()), ps));
+        }
+        for (PluginConfig c : enabled(configs, PluginKind.CONSUMER)) {
+            cs.add(newConsumer(c, new PluginStats(c.id(), c.type())));
+        }
+        validateChains(configs);
+        this.producers = List.copyOf(ps);
+        this.consumers = List.copyOf(cs);
+        this.routers = List.copyOf(rs);
+        dispatcher.install(producers, routers);
+    }
+
+    /** The enabled plugins of one kind, in config order. */
+    static List<PluginConfig> enabled(List<PluginConfig> configs, PluginKind kind) {
+        List<PluginConfig> out = new ArrayList<>();
         for (PluginConfig c : configs) {
-            if (c.get(PluginSpec.ENABLE) && c.spec().kind() == PluginKind.PRODUCER) {
-                producers.add(new ProducerRunner((Producer) c.spec().create(c), new PluginStats(c.id(), c.type())));
+            if (c.get(PluginSpec.ENABLE) && c.spec().kind() == kind) {
+                out.add(c);
             }
         }
-        for (PluginConfig c : configs) {
-            if (!c.get(PluginSpec.ENABLE)) {
-                continue;
-            }
-            if (c.spec().kind() == PluginKind.ROUTER) {
-                PluginStats s = new PluginStats(c.id(), c.type());
-                routerStats.add(s);
-                dispatcher.addRouter((Router) c.spec().create(c), s);
-            } else if (c.spec().kind() == PluginKind.CONSUMER) {
-                Consumer consumer = (Consumer) c.spec().create(c);
-                consumers.add(new ConsumerRunner(consumer, this, new PluginStats(c.id(), c.type())));
-            }
-        }
-        // Validate each modulator chain once now, so a bad modulator setting fails before anything starts.
+        return out;
+    }
+
+    /** Builds each modulator chain once, so that a bad modulator setting fails before anything starts. */
+    static void validateChains(List<PluginConfig> configs) {
         for (PluginConfig c : configs) {
             if (c.get(PluginSpec.ENABLE) && c.spec().kind() != PluginKind.MODULATOR) {
                 new ModulatorChain(c.get(PluginSpec.MODULATORS), Streams.DROPPED);
             }
         }
+    }
+
+    ProducerRunner newProducer(PluginConfig c, PluginStats stats) {
+        return new ProducerRunner((Producer) c.spec().create(c), stats);
+    }
+
+    ConsumerRunner newConsumer(PluginConfig c, PluginStats stats) {
+        return new ConsumerRunner((Consumer) c.spec().create(c), this, stats);
     }
 
     /**
@@ -95,7 +126,7 @@ public final class Pipeline {
         startedNanos = System.nanoTime();
         try {
             for (ProducerRunner p : producers) {
-                p.start(dispatcher, log, producerContext(p.stats()), pool, this::fail);
+                startProducer(p);
             }
             for (ConsumerRunner c : consumers) {
                 c.open();
@@ -114,6 +145,10 @@ public final class Pipeline {
         for (ConsumerRunner c : consumers) {
             c.start();
         }
+    }
+
+    void startProducer(ProducerRunner p) {
+        p.start(dispatcher, log, producerContext(p.stats()), pool, this::fail);
     }
 
     private ProducerContext producerContext(PluginStats stats) {
@@ -136,7 +171,7 @@ public final class Pipeline {
     }
 
     void consumerDone(ConsumerRunner c) {
-        if (c.endsPipeline() && endingConsumersLeft.decrementAndGet() == 0) {
+        if (c.endsPipeline() && !c.retired() && endingConsumersLeft.decrementAndGet() == 0) {
             log.info("every message was generated; shutting down");
             Thread t = new Thread(this::stop, "shutdown");
             t.setDaemon(true);
@@ -154,6 +189,7 @@ public final class Pipeline {
             return;
         }
         active.set(false);
+        changeLock.lock(); // a reload under way finishes first; none starts after this
         try {
             long timeout = maxShutdownTimeout();
             for (ConsumerRunner c : consumers) {
@@ -166,6 +202,7 @@ public final class Pipeline {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            changeLock.unlock();
             log.flushSuppressed();
             stoppedNanos = System.nanoTime();
             terminated.countDown();
@@ -193,6 +230,11 @@ public final class Pipeline {
             producersTotal += p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + 1000;
         }
         return 3 * maxShutdownTimeout() + producersTotal + 5000;
+    }
+
+    /** How long a reload waits for a consumer it replaces to stop. */
+    long consumerStopMillis() {
+        return maxShutdownTimeout();
     }
 
     private long maxShutdownTimeout() {
@@ -278,9 +320,76 @@ public final class Pipeline {
     public List<PluginStats> stats() {
         List<PluginStats> all = new ArrayList<>();
         consumers.forEach(c -> all.add(c.stats()));
-        all.addAll(routerStats);
+        routers.forEach(r -> all.add(r.stats));
         producers.forEach(p -> all.add(p.stats()));
         return all;
+    }
+
+    /**
+     * Changes the running pipeline to {@code next} without a restart: plugins whose settings did not change keep
+     * running untouched; new and changed ones are built first (a bad setting changes nothing), producers are started
+     * before the routes switch to them, the ones they replace are drained and stopped, then changed consumers are
+     * swapped, a listener on an unchanged address keeping its socket. Nothing accepted is lost: a batch that reaches
+     * a replaced producer after the switch is routed again. Serialized with other reloads and with {@link #stop()}.
+     *
+     * @param load reads and validates the new config (as the first was read); a {@link ConfigException} it throws
+     *     refuses the reload
+     * @return what changed, or why nothing did
+     */
+    public ReloadResult reload(java.util.function.Supplier<List<PluginConfig>> load) {
+        changeLock.lock();
+        try {
+            if (stopping.get() || !active.get()) {
+                return reloads.count(ReloadResult.failed("the pipeline is not running"));
+            }
+            List<PluginConfig> next;
+            try {
+                next = load.get();
+            } catch (ConfigException e) {
+                return reloads.count(ReloadResult.failed(e.getMessage()));
+            }
+            ReloadResult r = new Reloader(this).apply(next);
+            if (r.ok()) {
+                configs = List.copyOf(next);
+            }
+            return reloads.count(r);
+        } finally {
+            changeLock.unlock();
+        }
+    }
+
+    /** Reloads tried, and their outcomes. */
+    public Reloads reloads() {
+        return reloads;
+    }
+
+    /** The config running now (the last one a reload applied). */
+    public List<PluginConfig> configs() {
+        return configs;
+    }
+
+    List<ConsumerRunner> consumerRunners() {
+        return consumers;
+    }
+
+    List<Dispatcher.RouteEntry> routes() {
+        return routers;
+    }
+
+    /** Installs what a reload built: the dispatcher's routes first, so that new batches reach the new producers. */
+    void replace(List<ProducerRunner> ps, List<Dispatcher.RouteEntry> rs) {
+        producers = List.copyOf(ps);
+        routers = List.copyOf(rs);
+        dispatcher.install(producers, routers);
+    }
+
+    void replaceConsumers(List<ConsumerRunner> cs) {
+        consumers = List.copyOf(cs);
+    }
+
+    /** A consumer started by a reload that ends the pipeline when it is done (a generator) is counted. */
+    void addEndingConsumer() {
+        endingConsumersLeft.incrementAndGet();
     }
 
     /** The consumers' counters. */
@@ -338,7 +447,7 @@ public final class Pipeline {
 
     /** The running producers, with their queues and counters. */
     public List<ProducerRunner> producers() {
-        return Collections.unmodifiableList(producers);
+        return producers;
     }
 
     /** Messages discarded because no producer read their stream. */
@@ -359,27 +468,6 @@ public final class Pipeline {
 
     /** A multi-line summary of what every plugin counted, printed at shutdown. */
     public String summary() {
-        // Numbers, not String.format: the summary is written on the way out (see Numbers).
-        String nl = System.lineSeparator();
-        StringBuilder b = new StringBuilder("summary after ").append(Numbers.fixed(runNanos() / 1e9, 3)).append(" s:");
-        for (PluginStats s : stats()) {
-            Numbers.appendPadded(b.append(nl).append("  "), s.id(), 24).append(' ');
-            Numbers.appendPadded(b, s.type(), 22).append(" in ");
-            Numbers.appendGrouped(b, s.in()).append("  out ");
-            Numbers.appendGrouped(b, s.out());
-            if (s.dropped() > 0) {
-                Numbers.appendGrouped(b.append("  dropped "), s.dropped());
-            }
-            if (s.discarded() > 0) {
-                Numbers.appendGrouped(b.append("  discarded "), s.discarded());
-            }
-            if (s.failed() > 0) {
-                Numbers.appendGrouped(b.append("  failed "), s.failed());
-            }
-        }
-        if (unroutedDiscarded() > 0) {
-            Numbers.appendGrouped(b.append(nl).append("  discarded (no reader): "), unroutedDiscarded());
-        }
-        return b.toString();
+        return Summary.of(this);
     }
 }

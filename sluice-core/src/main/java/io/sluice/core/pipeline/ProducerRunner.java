@@ -31,7 +31,11 @@ public final class ProducerRunner {
     private final BufferSettings bufferSettings;
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final List<Thread> workers = new ArrayList<>();
-    private ProducerBuffer buffer;
+    private volatile ProducerBuffer buffer;
+    /** Counted down when the buffer is open (or the start failed): batches routed here before wait for it. */
+    private final java.util.concurrent.CountDownLatch opened = new java.util.concurrent.CountDownLatch(1);
+    /** Replaced by a reload: batches that still reach it are routed again, to its successor. */
+    private volatile boolean retired;
     private boolean started;
     private Dispatcher dispatcher;
     private Log log;
@@ -47,6 +51,9 @@ public final class ProducerRunner {
         // A memory buffer is made with the runner (its queue can be watched before the start); a disk buffer opens
         // and replays its files only at the start, so that validating a config touches no disk.
         this.buffer = bufferSettings.kind() == BufferSettings.Kind.MEMORY ? bufferSettings.open(null, stats, null) : null;
+        if (buffer != null) {
+            opened.countDown();
+        }
         List<String> names = config.get(PluginSpec.STREAMS);
         this.streams = names.stream().mapToInt(Streams::id).toArray();
         this.wildcard = names.contains("*");
@@ -70,7 +77,18 @@ public final class ProducerRunner {
 
     /** Hands a batch to this producer's buffer, blocking while it is full (or up to ChannelTimeoutMs). */
     void enqueue(Batch batch) throws InterruptedException {
-        if (buffer.put(batch, enqueueTimeoutNanos)) {
+        ProducerBuffer b = buffer;
+        if (b == null) {
+            // A disk buffer replacing a producer's opens once that one has stopped and left its files.
+            opened.await();
+            b = buffer;
+        }
+        if (b != null && b.put(batch, enqueueTimeoutNanos)) {
+            return;
+        }
+        if (retired) {
+            // Routed here just before a reload switched the routes: its successor takes it.
+            dispatcher.dispatch(batch);
             return;
         }
         // Timed out or shutting down: the batch goes to the fallback stream rather than vanishing.
@@ -99,7 +117,11 @@ public final class ProducerRunner {
         this.log = log;
         this.fatal = fatal;
         if (buffer == null) {
-            buffer = bufferSettings.open(pool, stats, log);
+            try {
+                buffer = bufferSettings.open(pool, stats, log);
+            } finally {
+                opened.countDown();
+            }
         }
         started = true;
         try {
@@ -203,13 +225,23 @@ public final class ProducerRunner {
     }
 
     /**
+     * Marks this producer as replaced by a reload and stops it: what is in its buffer is delivered (or, for a disk
+     * buffer, kept for its successor), and a batch that still reaches it is routed again.
+     */
+    void retire(long timeoutMillis) throws InterruptedException {
+        retired = true;
+        stop(timeoutMillis);
+    }
+
+    /**
      * Stops taking new batches, lets the workers drain the buffer until the timeout, then closes the producer.
      * A disk buffer keeps what was not delivered for the next start.
      */
     void stop(long timeoutMillis) throws InterruptedException {
         stopping = true;
         if (!started) {
-            return; // never started: the start stopped at an earlier plugin
+            opened.countDown(); // never started: the start stopped at an earlier plugin
+            return;
         }
         buffer.close();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);

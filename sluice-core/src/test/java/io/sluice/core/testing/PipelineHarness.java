@@ -47,11 +47,13 @@ public final class PipelineHarness implements AutoCloseable {
     public static final long AWAIT_MILLIS = 20_000;
 
     private final Pipeline pipeline;
+    private final PluginRegistry registry;
     private final MemoryLog memoryLog;
     private final long awaitMillis;
 
-    private PipelineHarness(Pipeline pipeline, MemoryLog memoryLog, long awaitMillis) {
+    private PipelineHarness(Pipeline pipeline, PluginRegistry registry, MemoryLog memoryLog, long awaitMillis) {
         this.pipeline = pipeline;
+        this.registry = registry;
         this.memoryLog = memoryLog;
         this.awaitMillis = awaitMillis;
     }
@@ -80,6 +82,11 @@ public final class PipelineHarness implements AutoCloseable {
     public PipelineHarness start() throws Exception {
         pipeline.start();
         return this;
+    }
+
+    /** Reloads the running pipeline with the config in {@code yaml}, read with the same registry. */
+    public io.sluice.core.pipeline.ReloadResult reload(String yaml) {
+        return pipeline.reload(() -> new ConfigLoader(registry, Map.of()).loadString(yaml, "reload.yaml"));
     }
 
     /** The pipeline under test. */
@@ -357,7 +364,8 @@ public final class PipelineHarness implements AutoCloseable {
         /** The pipeline, built and not started. */
         public PipelineHarness build() {
             PluginRegistry registry = registry();
-            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory), memoryLog, awaitMillis);
+            return new PipelineHarness(new Pipeline(configs(registry), registry, log, memory), registry, memoryLog,
+                    awaitMillis);
         }
 
         /** The pipeline, built and started. */

@@ -53,6 +53,8 @@ import java.util.regex.PatternSyntaxException;
  * ties the scanner, checkpoints, multiline assembly and rotation together; each of those is its own class.
  */
 public final class FileConsumer extends Consumer {
+    /** Longest wait at the stop for what was published to be acknowledged before the last checkpoint. */
+    static final long SETTLE_MILLIS = 5000;
     public static final Param<List<String>> FILE = Param.strings("File", List.of(),
             "The files to read: paths or globs (*, ?, [..], ** across folders), one or a list.");
     public static final Param<List<String>> FILES = Param.strings("Files", List.of(), "Same as File.");
@@ -224,6 +226,7 @@ public final class FileConsumer extends Consumer {
         } finally {
             stopping = true;
             out.discard();
+            awaitSettled();
             checkpointAll();
             for (TailedFile f : files.values()) {
                 f.close();
@@ -429,6 +432,26 @@ public final class FileConsumer extends Consumer {
     private void acknowledged() {
         if (stopping) {
             checkpointAll();
+        }
+    }
+
+    /**
+     * Waits (up to {@value #SETTLE_MILLIS} ms) for the producers to complete what was published, so that the last
+     * checkpoint covers it: a consumer replaced by a reload, or the next run, then goes on exactly where this one
+     * stopped instead of reading those lines again. Producers run until every consumer has stopped, so acks come
+     * unless a producer is stuck; then the lines are read again (at least once).
+     */
+    private void awaitSettled() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
+        while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+            boolean settled = true;
+            for (TailedFile f : files.values()) {
+                settled &= f.settled();
+            }
+            if (settled) {
+                return;
+            }
+            LockSupport.parkNanos(1_000_000);
         }
     }
 

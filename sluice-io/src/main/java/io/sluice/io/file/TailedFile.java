@@ -152,6 +152,13 @@ final class TailedFile {
         }
     }
 
+    /** Whether every batch published from this file has completed. */
+    boolean settled() {
+        synchronized (inflight) {
+            return inflight.isEmpty();
+        }
+    }
+
     /** The end of the last line delivered by every producer, with everything before it. */
     long committed() {
         return committed;
