@@ -15,9 +15,9 @@ import java.util.stream.Stream;
 
 /**
  * The rules that make one pipeline of a config given in pieces ({@code -c conf.d/}, {@code -c a.yaml -c b.yaml}):
- * a directory stands for its {@code *.yaml} and {@code *.yml} files sorted by name (not recursive, hidden files
- * skipped), a plugin id is defined once across all pieces, and a top-level setting given by several pieces must
- * agree. Every error names both places, so that a user sees which two files disagree.
+ * a directory stands for its {@code *.yaml} and {@code *.yml} files sorted by name (not recursive; hidden files and
+ * {@code *.test.yaml} skipped), a plugin id is defined once across all pieces, and a top-level setting given by
+ * several pieces must agree. Every error names both places, so that a user sees which two files disagree.
  */
 final class ConfigPieces {
     /** A top-level setting as one piece gave it: its value once parsed, the text written and where. */
@@ -76,11 +76,13 @@ final class ConfigPieces {
     /**
      * Hidden files are skipped: editors leave {@code .name.yaml.swp}-like copies next to the file, and a
      * Kubernetes ConfigMap volume keeps its real files under {@code ..data}; its visible names are links to them.
+     * So are {@code sluice test}'s files ({@code NAME.test.yaml}), which live next to the configs they test.
      */
     private static boolean isConfigFile(Path f) {
         String name = f.getFileName().toString();
         String lower = name.toLowerCase(Locale.ROOT);
-        return !name.startsWith(".") && (lower.endsWith(".yaml") || lower.endsWith(".yml")) && Files.isRegularFile(f);
+        return !name.startsWith(".") && (lower.endsWith(".yaml") || lower.endsWith(".yml"))
+                && !lower.endsWith(".test.yaml") && !lower.endsWith(".test.yml") && Files.isRegularFile(f);
     }
 
     private static void requireDistinct(List<Path> files) {

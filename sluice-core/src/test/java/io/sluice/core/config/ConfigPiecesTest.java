@@ -46,6 +46,8 @@ class ConfigPiecesTest {
         write("conf.d/30-more.YAML", "More:\n  Type: producer.Null\n  Streams: s\n");
         write("conf.d/README.md", "not a config");
         write("conf.d/.10-gen.yaml.swp", "Bad: [");
+        write("conf.d/.hidden.yaml", "Bad: [");
+        write("conf.d/10-gen.test.yaml", "Tests: []"); // sluice test's file, next to the config it tests
         write("conf.d/sub/40-nested.yaml", "Nested:\n  Type: producer.Null\n  Streams: s\n");
         List<PluginConfig> configs = loader.loadPaths(List.of(dir.resolve("conf.d")));
         assertThat(configs).extracting(PluginConfig::id).containsExactly("Gen", "Out", "More");
