@@ -1,7 +1,5 @@
 package io.sluice.core.admin;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -13,6 +11,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
 import io.sluice.core.net.ServerListener;
 import io.sluice.core.net.http.HttpResponses;
@@ -100,7 +99,7 @@ public final class AdminServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final ConnectionSlots connections;
     private final AtomicInteger taps = new AtomicInteger();
-    private Channel server;
+    private ServerListener server;
 
     private AdminServer(Pipeline pipeline, Settings settings, Log log, EventLoopGroup group) {
         this.pipeline = pipeline;
@@ -126,8 +125,8 @@ public final class AdminServer implements AutoCloseable {
      * @throws IOException naming the address when it cannot be bound
      */
     public static AdminServer start(Pipeline pipeline, Settings settings, SslContext tls, Log log) throws IOException {
-        // One thread accepts and serves: admin traffic is a few requests a second, and a single loop makes every
-        // counter and connection state single-threaded. Daemon, as the JDK server's threads were.
+        // One thread serves (ServerListener's loop accepts): admin traffic is a few requests a second, and a single
+        // loop makes every counter and connection state single-threaded. Daemon, as the JDK server's threads were.
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-admin", true),
                 NioIoHandler.newFactory());
         AdminServer admin = new AdminServer(pipeline, settings, log, group);
@@ -137,7 +136,7 @@ public final class AdminServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
-        InetSocketAddress bound = (InetSocketAddress) admin.server.localAddress();
+        InetSocketAddress bound = admin.server.localAddress();
         log.info("admin endpoint on " + (tls == null ? "http" : "https") + "://" + settings.host + ":" + bound.getPort()
                 + " (/metrics /health /ready /api/plugins /api/tap" + (admin.tapEnabled() ? "" : " off")
                 + (settings.reload != null ? " /api/reload" : "")
@@ -147,10 +146,10 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private void bind(SslContext tls) throws IOException {
-        ServerBootstrap b = ServerListener.bootstrap(group, group, 128, ch -> accepted(ch, tls))
+        ChildSetup children = new ChildSetup(group, ch -> accepted(ch, tls))
                 // A tap stops polling while 64 KiB wait for a slow reader, so one cannot fill the heap.
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024));
-        server = ServerListener.bind(b, settings.host, settings.port, "");
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024));
+        server = ServerListener.bind(settings.host, settings.port, 128, children, "");
     }
 
     /** A new connection: served, or answered 503 and closed beyond {@link Settings#maxConnections}. */
@@ -172,7 +171,7 @@ public final class AdminServer implements AutoCloseable {
 
     /** The bound port. */
     public int port() {
-        return ((InetSocketAddress) server.localAddress()).getPort();
+        return server.localAddress().getPort();
     }
 
     Pipeline pipeline() {
@@ -228,7 +227,7 @@ public final class AdminServer implements AutoCloseable {
     @Override
     public void close() {
         if (server != null) {
-            server.close().syncUninterruptibly();
+            server.close();
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -1,7 +1,5 @@
 package io.sluice.forward.consumer;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,14 +13,15 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
 import io.sluice.core.net.ServerListener;
+import io.sluice.core.net.UdpListener;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
@@ -64,7 +63,6 @@ final class ForwardServer {
     private final ConsumerContext context;
     private final Log log;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-    private EventLoopGroup boss;
     private EventLoopGroup workers;
     private final ExecutorService publisher;
     private final RecentChunks recentChunks;
@@ -79,8 +77,8 @@ final class ForwardServer {
     /** Connections admitted and not closed yet (MaxConnections). */
     private final ConnectionSlots slots;
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile Channel listener;
-    private volatile Channel heartbeatSocket;
+    private volatile ServerListener listener;
+    private volatile UdpListener heartbeatSocket;
     /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
     private volatile boolean started;
 
@@ -127,18 +125,16 @@ final class ForwardServer {
      * @throws IOException naming the address when it cannot be bound (a port in use)
      */
     InetSocketAddress start() throws IOException, InterruptedException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads(), NioIoHandler.newFactory());
-        // TCP_NODELAY (ServerListener's): acks are small and awaited, so they go at once.
-        ServerBootstrap b = ServerListener.bootstrap(boss, workers, 1024, this::accepted)
-                .childOption(ChannelOption.SO_KEEPALIVE, true);
+        // TCP_NODELAY (ChildSetup's): acks are small and awaited, so they go at once.
+        ChildSetup children = new ChildSetup(workers, this::accepted).option(ChannelOption.SO_KEEPALIVE, true);
         try {
-            listener = ServerListener.bind(b, settings.host(), settings.port(), "");
+            listener = ServerListener.bind(settings.host(), settings.port(), 1024, children, "");
         } catch (IOException e) {
             stop(1000);
             throw e;
         }
-        InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
+        InetSocketAddress bound = listener.localAddress();
         if (settings.udpHeartbeat()) {
             bindHeartbeat(bound.getPort());
         }
@@ -171,38 +167,39 @@ final class ForwardServer {
      * sees this server alive. The answer is never larger than the datagram's headers, so it amplifies nothing.
      * Not being able to bind costs the heartbeats only: the TCP side runs on, with a warning.
      */
-    private void bindHeartbeat(int port) throws InterruptedException {
+    private void bindHeartbeat(int port) {
         try {
-            heartbeatSocket = new Bootstrap().group(boss).channel(NioDatagramChannel.class)
-                    .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
-                        @Override
-                        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
-                            heartbeats.incrementAndGet();
-                            ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(HEARTBEAT_REPLY), packet.sender()),
-                                    ctx.voidPromise());
-                        }
-
-                        @Override
-                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                            // A datagram to a peer that went away (ICMP) must not close the socket.
-                            log.limited(Log.DEBUG, settings.id() + ": heartbeat", settings.id()
-                                    + ": UDP heartbeat answer failed: " + cause);
-                        }
-                    })
-                    .bind(settings.host(), port).sync().channel();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
+            // on the accept loop, not the workers: kept, like the TCP listener, across a reload (UdpListener)
+            heartbeatSocket = UdpListener.bind(settings.host(), port, new HeartbeatAnswer());
+        } catch (IOException | RuntimeException e) {
+            Throwable why = e.getCause() != null ? e.getCause() : e;
             log.warn(settings.id() + ": cannot answer UDP heartbeats on " + settings.host() + ":" + port + " ("
-                    + e.getMessage() + "); Forward over TCP is not affected, senders using heartbeat_type udp will see "
+                    + why.getMessage() + "); Forward over TCP is not affected, senders using heartbeat_type udp will see "
                     + "this server as down");
+        }
+    }
+
+    /** One zero byte back to any datagram. */
+    private final class HeartbeatAnswer extends SimpleChannelInboundHandler<DatagramPacket> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+            heartbeats.incrementAndGet();
+            ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(HEARTBEAT_REPLY), packet.sender()),
+                    ctx.voidPromise());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // A datagram to a peer that went away (ICMP) must not close the socket.
+            log.limited(Log.DEBUG, settings.id() + ": heartbeat", settings.id()
+                    + ": UDP heartbeat answer failed: " + cause);
         }
     }
 
     /** Whether the listening socket is open (and the heartbeat socket bound, or given up on). */
     boolean isListening() {
-        Channel l = listener;
-        return started && l != null && l.isOpen();
+        ServerListener l = listener;
+        return started && l != null && l.isActive();
     }
 
     /**
@@ -214,16 +211,15 @@ final class ForwardServer {
             return;
         }
         if (listener != null) {
-            listener.close().await(timeoutMillis);
+            listener.close(); // under a reload's hold, parked for the consumer that replaces this one
         }
-        Channel hb = heartbeatSocket;
+        UdpListener hb = heartbeatSocket;
         if (hb != null) {
-            hb.close().await(timeoutMillis);
+            hb.close(); // under a reload's hold, parked like the listener
         }
         channels.close().await(timeoutMillis);
         if (workers != null) {
             workers.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).await(timeoutMillis);
-            boss.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).await(timeoutMillis);
         }
         publisher.shutdown();
         if (!publisher.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS)) {
@@ -232,8 +228,8 @@ final class ForwardServer {
         }
     }
 
-    /** The listening socket (tests close it to see the process fail). */
-    Channel listener() {
+    /** The listening socket (tests close its channel to see the process fail). */
+    ServerListener listener() {
         return listener;
     }
 
@@ -370,7 +366,7 @@ final class ForwardServer {
 
     /** The UDP port answering heartbeats, or -1. */
     int heartbeatPort() {
-        Channel hb = heartbeatSocket;
-        return hb == null ? -1 : ((InetSocketAddress) hb.localAddress()).getPort();
+        UdpListener hb = heartbeatSocket;
+        return hb == null ? -1 : hb.localAddress().getPort();
     }
 }

@@ -318,7 +318,7 @@ class ResourceLimitsTest {
             }
         });
         consumer.start();
-        forward.server().listener().close().sync();
+        forward.server().listener().channel().close().sync();
         consumer.join(10_000);
         assertThat(consumer.isAlive()).isFalse();
         assertThat(failure.get()).isInstanceOf(IOException.class)

@@ -1,6 +1,5 @@
 package io.sluice.hec.consumer;
 
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -9,6 +8,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
 import io.sluice.core.net.ServerListener;
 import io.sluice.core.net.http.HttpResponses;
@@ -101,9 +101,8 @@ public final class HecServer {
     private final FastThreadLocal<EventLoopState> state;
     private volatile boolean stopping;
     private boolean stopped;
-    private EventLoopGroup boss;
     private EventLoopGroup workers;
-    private volatile Channel server;
+    private volatile ServerListener server;
     private volatile Throwable listenerLost;
 
     /** A server of {@code settings} publishing to {@code ctx}; it listens once {@link #start()} ran. */
@@ -132,27 +131,25 @@ public final class HecServer {
      * @throws IOException naming the address when it cannot be bound (in use, not local, not resolvable)
      */
     public synchronized InetSocketAddress start() throws IOException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads, NioIoHandler.newFactory());
-        Channel ch;
+        ServerListener ch;
         try {
-            ch = ServerListener.bind(ServerListener.bootstrap(boss, workers, 1024, this::accepted), settings.host,
-                    settings.port, "");
+            ch = ServerListener.bind(settings.host, settings.port, 1024, new ChildSetup(workers, this::accepted), "");
         } catch (IOException e) {
             shutdownGroups();
             throw e;
         }
         server = ch;
-        ServerListener.onLost(ch, () -> stopping, lost -> {
+        ch.onLost(() -> stopping, lost -> {
             listenerLost = lost;
             log.error(settings.id + ": the listener on " + ch.localAddress() + " is gone: " + lost);
         });
-        return (InetSocketAddress) ch.localAddress();
+        return ch.localAddress();
     }
 
     /** Whether the listening socket is open and the server not stopping: {@code /ready}. */
     public boolean listening() {
-        Channel s = server;
+        ServerListener s = server;
         return s != null && s.isActive() && !stopping;
     }
 
@@ -173,9 +170,9 @@ public final class HecServer {
         }
         stopped = true;
         stopping = true;
-        Channel s = server;
+        ServerListener s = server;
         if (s != null) {
-            s.close().syncUninterruptibly();
+            s.close(); // under a reload's hold, parked for the consumer that replaces this one
         }
         ingest.publisher().awaitAnswered(ANSWER_TIMEOUT_MS);
         shutdownGroups();
@@ -183,8 +180,7 @@ public final class HecServer {
     }
 
     private void shutdownGroups() {
-        if (boss != null) {
-            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        if (workers != null) {
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }

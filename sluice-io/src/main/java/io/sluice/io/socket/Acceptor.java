@@ -75,8 +75,8 @@ final class Acceptor {
             }
             String peer = remote(ch);
             if (open >= s.maxConnections) {
+                ctx.reject(Rejection.BUSY, peer, busyDetail); // counted before the peer can see the close
                 SocketServer.closeQuietly(ch);
-                ctx.reject(Rejection.BUSY, peer, busyDetail);
                 continue;
             }
             try {

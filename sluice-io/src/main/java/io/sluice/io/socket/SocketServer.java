@@ -5,16 +5,19 @@ import io.sluice.core.message.Clock;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.net.HostPort;
+import io.sluice.core.net.ListenerHandover;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.FileModes;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.NetworkChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -78,6 +81,8 @@ final class SocketServer {
     private volatile StreamLoop loop;
     private volatile boolean serving;
     private volatile java.net.SocketAddress boundAddress;
+    /** Where the socket is parked under a reload's hold: null for none (not bound, or port 0 unresolved). */
+    private volatile ListenerHandover.Address parkAt;
 
     /**
      * The network listener this server will open, for the exposure check: TCP and UDP listen on an address, a
@@ -109,6 +114,11 @@ final class SocketServer {
      */
     void open(ConsumerContext ctx) throws IOException {
         if (listener != null) {
+            return;
+        }
+        if (takeParked()) {
+            ctx.log().info(id + ": listening on " + s.address + (s.tls == null ? "" : " (TLS)")
+                    + ", on the socket of the consumer it replaces");
             return;
         }
         try {
@@ -145,6 +155,7 @@ final class SocketServer {
                 server.configureBlocking(false);
                 boundAddress = server.getLocalAddress();
             }
+            parkAt = parkingAddress(boundAddress);
         } catch (IOException | RuntimeException e) {
             closeListener();
             throw new IOException("cannot listen on " + s.address + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
@@ -153,6 +164,41 @@ final class SocketServer {
             s.tls.logTo(ctx.log(), id);
         }
         ctx.log().info(id + ": listening on " + s.address + (s.tls == null ? "" : " (TLS)"));
+    }
+
+    /**
+     * Takes the socket a consumer stopped under a reload's hold left on this address (see {@link ListenerHandover}):
+     * bound all along, so no connection was refused and no datagram dropped in between.
+     */
+    private boolean takeParked() throws IOException {
+        ListenerHandover.Address at = parkingAddress(s.address.socketAddress());
+        NetworkChannel ch = switch (s.address.transport()) {
+            case UDP -> ListenerHandover.take(at, DatagramChannel.class);
+            case TCP -> ListenerHandover.take(at, ServerSocketChannel.class);
+            case UNIX -> {
+                ParkedUnixSocket u = ListenerHandover.take(at, ParkedUnixSocket.class);
+                yield u == null ? null : u.channel();
+            }
+        };
+        if (ch == null || !ch.isOpen()) {
+            return false;
+        }
+        listener = ch;
+        boundAddress = ch.getLocalAddress();
+        parkAt = at;
+        return true;
+    }
+
+    /**
+     * Where this server's socket is parked once bound at {@code bound}: the address asked for (0.0.0.0 stays
+     * 0.0.0.0 whatever the socket reports, a unix path as configured) with the port bound; null for none.
+     */
+    private ListenerHandover.Address parkingAddress(java.net.SocketAddress bound) {
+        java.net.SocketAddress asked = s.address.socketAddress();
+        if (asked instanceof InetSocketAddress a && bound instanceof InetSocketAddress b && !a.isUnresolved()) {
+            asked = new InetSocketAddress(a.getAddress(), b.getPort());
+        }
+        return ListenerHandover.at(s.address.transport().name().toLowerCase(java.util.Locale.ROOT), asked);
     }
 
     /**
@@ -303,10 +349,16 @@ final class SocketServer {
         return l != null && l.isOpen() && (sl == null || sl.isHealthy());
     }
 
+    /** Closes the socket, or under a reload's hold parks it, still bound, for the consumer that replaces this one. */
     void closeListener() {
         java.nio.channels.Channel l = listener;
         listener = null;
         if (l != null) {
+            boolean unix = s.address.transport() == HostPort.Transport.UNIX;
+            if (l.isOpen() && ListenerHandover.park(parkAt, unix
+                    ? new ParkedUnixSocket((ServerSocketChannel) l, Path.of(s.address.path())) : l)) {
+                return;
+            }
             closeQuietly(l);
             if (s.address.transport() == HostPort.Transport.UNIX) {
                 try {
@@ -315,6 +367,15 @@ final class SocketServer {
                     // Best effort: RemoveOldSocket clears it at the next start.
                 }
             }
+        }
+    }
+
+    /** A parked unix socket: its file goes when it is closed, as when its server closes it. */
+    private record ParkedUnixSocket(ServerSocketChannel channel, Path path) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            channel.close();
+            Files.deleteIfExists(path);
         }
     }
 

@@ -473,12 +473,12 @@ final class StreamLoop {
             }
         } finally {
             out.count();
-            server.closeListener();
             try {
-                selector.close();
+                selector.close(); // first: it deregisters the listener, which a replacing consumer may take over
             } catch (IOException ignored) {
                 // Closing.
             }
+            server.closeListener();
             long held = out.discard(); // interrupted while stopping: back to the pool, and its memory to the budget
             if (tlsPool != null) {
                 held += tlsPool.pooledBytes(); // pooled TLS buffers stayed reserved until now

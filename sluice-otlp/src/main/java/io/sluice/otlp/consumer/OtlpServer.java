@@ -1,7 +1,5 @@
 package io.sluice.otlp.consumer;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -16,6 +14,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.core.message.MemoryBudget;
+import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
 import io.sluice.core.net.ServerListener;
 import io.sluice.core.pipeline.ConsumerContext;
@@ -84,10 +83,9 @@ final class OtlpServer {
     private final ConnectionSlots slots;
     private volatile boolean stopping;
     private boolean stopped;
-    private EventLoopGroup boss;
     private EventLoopGroup workers;
-    private volatile Channel grpcChannel;
-    private volatile Channel httpChannel;
+    private volatile ServerListener grpcListener;
+    private volatile ServerListener httpListener;
     private volatile Throwable listenerLost;
 
     OtlpServer(Settings settings, ConsumerContext ctx) {
@@ -106,17 +104,16 @@ final class OtlpServer {
      * @throws IOException naming the address when one cannot be bound
      */
     synchronized InetSocketAddress[] start() throws IOException {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads, NioIoHandler.newFactory());
         InetSocketAddress[] bound = new InetSocketAddress[2];
         try {
             if (settings.grpcPort >= 0) {
-                grpcChannel = bind(settings.grpcHost, settings.grpcPort, true);
-                bound[0] = (InetSocketAddress) grpcChannel.localAddress();
+                grpcListener = bind(settings.grpcHost, settings.grpcPort, true);
+                bound[0] = grpcListener.localAddress();
             }
             if (settings.httpPort >= 0) {
-                httpChannel = bind(settings.httpHost, settings.httpPort, false);
-                bound[1] = (InetSocketAddress) httpChannel.localAddress();
+                httpListener = bind(settings.httpHost, settings.httpPort, false);
+                bound[1] = httpListener.localAddress();
             }
         } catch (IOException e) {
             stopping = true;
@@ -127,10 +124,10 @@ final class OtlpServer {
         return bound;
     }
 
-    private Channel bind(String host, int port, boolean grpc) throws IOException {
-        ServerBootstrap b = ServerListener.bootstrap(boss, workers, 1024, ch -> accepted(ch, grpc));
-        Channel ch = ServerListener.bind(b, host, port, grpc ? " (gRPC)" : " (HTTP)");
-        ServerListener.onLost(ch, () -> stopping, lost -> {
+    private ServerListener bind(String host, int port, boolean grpc) throws IOException {
+        ServerListener ch = ServerListener.bind(host, port, 1024, new ChildSetup(workers, c -> accepted(c, grpc)),
+                grpc ? " (gRPC)" : " (HTTP)");
+        ch.onLost(() -> stopping, lost -> {
             listenerLost = lost;
             log.error(settings.id + ": the listener on " + ch.localAddress() + " is gone: " + lost);
         });
@@ -201,8 +198,8 @@ final class OtlpServer {
         if (stopping) {
             return false;
         }
-        Channel g = grpcChannel;
-        Channel h = httpChannel;
+        ServerListener g = grpcListener;
+        ServerListener h = httpListener;
         return (settings.grpcPort < 0 || g != null && g.isActive()) && (settings.httpPort < 0 || h != null && h.isActive());
     }
 
@@ -255,16 +252,15 @@ final class OtlpServer {
     }
 
     private void closeListeners() {
-        for (Channel c : new Channel[] {grpcChannel, httpChannel}) {
+        for (ServerListener c : new ServerListener[] {grpcListener, httpListener}) {
             if (c != null) {
-                c.close().syncUninterruptibly();
+                c.close(); // under a reload's hold, parked for the consumer that replaces this one
             }
         }
     }
 
     private void shutdownGroups() {
-        if (boss != null) {
-            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        if (workers != null) {
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }

@@ -32,10 +32,16 @@ final class Harness implements AutoCloseable {
 
     /** consumer.OTLP with {@code settings} (Address and HTTPAddress are set here) → test.Collect {@code capture}. */
     Harness(String capture, Map<String, Object> settings, MemoryBudget memory) throws Exception {
+        this(capture, settings, memory, PipelineHarness.freePort(), PipelineHarness.freePort());
+    }
+
+    /** The same on the given ports (a second receiver on the ports of a first one). */
+    Harness(String capture, Map<String, Object> settings, MemoryBudget memory, int grpcPort, int httpPort)
+            throws Exception {
         this.capture = capture;
         this.memory = memory;
-        this.grpcPort = PipelineHarness.freePort();
-        this.httpPort = PipelineHarness.freePort();
+        this.grpcPort = grpcPort;
+        this.httpPort = httpPort;
         Map<String, Object> in = new HashMap<>(settings);
         in.put("Address", "127.0.0.1:" + grpcPort);
         in.put("HTTPAddress", "127.0.0.1:" + httpPort);
