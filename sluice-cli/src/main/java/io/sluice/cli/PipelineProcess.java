@@ -67,7 +67,10 @@ final class PipelineProcess {
             line.start();
         }
         if (reloads != null) {
-            Signals.onReload(() -> reloads.reload("SIGHUP"));
+            if (!Signals.onReload(() -> reloads.reload("SIGHUP"))) {
+                log.warn("SIGHUP cannot reload the config: this process was started with it ignored (nohup?); "
+                        + "use POST /api/reload or --watch-config");
+            }
             if (options.watchConfig) {
                 reloads.watch();
             }

@@ -19,16 +19,20 @@ final class Signals {
     /**
      * SIGHUP reloads the config (on its own thread: a reload drains replaced producers). A second SIGHUP during a
      * reload waits for it, then reloads again.
+     *
+     * @return false when SIGHUP cannot be handled: the process started with it ignored (under {@code nohup}, say),
+     *     which the JVM cannot undo
      */
-    static void onReload(Runnable reload) {
+    static boolean onReload(Runnable reload) {
         try {
             Signal.handle(new Signal("HUP"), sig -> {
                 Thread t = new Thread(reload, "signal-reload");
                 t.setDaemon(true);
                 t.start();
             });
+            return true;
         } catch (IllegalArgumentException e) {
-            // No SIGHUP on this platform: POST /api/reload and --watch-config still reload.
+            return false;
         }
     }
 

@@ -75,6 +75,10 @@ class ReloadUnderLoadTest extends ProcessTest {
         Await.until("events of both senders in the file", 60,
                 () -> ledger.refresh().distinct('f') > 10_000 && ledger.distinct('h') > 10_000);
 
+        if (!p.canHangup()) {
+            System.out.println("reload under load: this environment starts processes with SIGHUP ignored; every reload "
+                    + "goes through POST /api/reload");
+        }
         List<Long> reloadedAt = new ArrayList<>();
         int generation = 0;
         for (int i = 0; i < RELOADS; i++) {
@@ -86,7 +90,7 @@ class ReloadUnderLoadTest extends ProcessTest {
             long before = p.globalMetric("sluice_config_reloads_total", "result=\"applied\"")
                     + p.globalMetric("sluice_config_reloads_total", "result=\"unchanged\"");
             reloadedAt.add(System.nanoTime());
-            if (i % 4 < 2) {
+            if (i % 4 < 2 && p.canHangup()) {
                 p.hangup();
                 Await.until("reload " + i + " done", 60, () -> p.globalMetric("sluice_config_reloads_total", "result=\"applied\"")
                         + p.globalMetric("sluice_config_reloads_total", "result=\"unchanged\"") == before + 1);
