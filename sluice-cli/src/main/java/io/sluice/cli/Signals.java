@@ -24,6 +24,9 @@ final class Signals {
      *     which the JVM cannot undo
      */
     static boolean onReload(Runnable reload) {
+        if (sighupIgnored()) {
+            return false; // the JVM accepts a handler for it, and never calls it
+        }
         try {
             Signal.handle(new Signal("HUP"), sig -> {
                 Thread t = new Thread(reload, "signal-reload");
@@ -34,6 +37,20 @@ final class Signals {
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    /** Whether this process started with SIGHUP ignored: bit 0 of SigIgn in /proc/self/status (Linux; else false). */
+    static boolean sighupIgnored() {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (l.startsWith("SigIgn:")) {
+                    return (Long.parseLong(l.substring(7).trim(), 16) & 1) != 0;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // Not Linux: the handler is taken at its word.
+        }
+        return false;
     }
 
     static void onStop(Runnable stop) {
