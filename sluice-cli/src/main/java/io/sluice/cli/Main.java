@@ -4,6 +4,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.pipeline.Log;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -29,14 +30,16 @@ public final class Main implements Callable<Integer> {
     static PrintStream stdout = System.out;
     static PrintStream stderr = System.err;
 
-    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Run the pipeline in FILE.")
-    Path config;
+    @Option(names = {"-c", "--config"}, paramLabel = "PATH", description = "Run the pipeline in PATH: a file, or a "
+            + "directory of *.yaml/*.yml files; repeat to merge several into one pipeline.")
+    List<Path> config;
 
     @Option(names = {"-ll", "--loglevel"}, paramLabel = "N", description = "Log level: 0 error, 1 warning, 2 info (default), 3 debug.")
     int logLevel = Log.INFO;
 
-    @Option(names = {"-tc", "--testconfig"}, paramLabel = "FILE", description = "Validate FILE and exit (as Gollum's -tc).")
-    Path testConfig;
+    @Option(names = {"-tc", "--testconfig"}, paramLabel = "PATH",
+            description = "Validate PATH (a file or directory; repeatable, merged as -c) and exit (as Gollum's -tc).")
+    List<Path> testConfig;
 
     @Option(names = {"-l", "--list"}, description = "List every plugin with its parameters and defaults.")
     boolean list;
@@ -107,11 +110,11 @@ public final class Main implements Callable<Integer> {
         }
         if (testConfig != null) {
             ValidateCommand v = new ValidateCommand();
-            v.file = testConfig;
+            v.paths = testConfig;
             return v.call();
         }
         if (config != null) {
-            return PipelineProcess.runFile(config, logLevel, !noStats, runOptions);
+            return PipelineProcess.runFiles(config, logLevel, !noStats, runOptions);
         }
         return PipelineProcess.runQuickstart(logLevel, !noStats, runOptions);
     }

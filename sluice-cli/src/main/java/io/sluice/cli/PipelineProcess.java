@@ -1,17 +1,12 @@
 package io.sluice.cli;
 
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.StartException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * The process around one running pipeline, for {@code sluice}, {@code sluice -c} and {@code sluice run}: the log,
@@ -20,51 +15,37 @@ import java.util.function.Supplier;
 final class PipelineProcess {
     /** How long a failing process may take to drain before it is halted. */
     private static final long FAIL_DRAIN_MILLIS = 10_000;
-    static final String QUICKSTART = "examples/quickstart.yaml";
 
     private PipelineProcess() {
     }
 
-    static int runFile(Path file, int logLevel, boolean stats, RunOptions options) throws Exception {
-        ConfigLoader loader = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv());
-        List<PluginConfig> configs = loader.loadFile(file);
-        if (loader.memoryLimit() != null && options.memoryLimit == null) {
-            options.memoryLimit = Long.toString(loader.memoryLimit()); // the command line wins over the file
-        }
-        Supplier<List<PluginConfig>> reload = () -> new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
-                .loadFile(file);
-        return run(configs, logLevel, stats, options, reload, List.of(file));
+    /** Runs the pipeline made of these files and directories (merged, see {@link ConfigSource}). */
+    static int runFiles(List<Path> paths, int logLevel, boolean stats, RunOptions options) throws Exception {
+        return run(ConfigSource.of(paths), logLevel, stats, options);
     }
 
     static int runQuickstart(int logLevel, boolean stats, RunOptions options) throws Exception {
-        String text;
-        try (InputStream in = PipelineProcess.class.getClassLoader().getResourceAsStream(QUICKSTART)) {
-            if (in == null) {
-                throw new IOException("embedded " + QUICKSTART + " missing from the jar");
-            }
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        Main.stderr.println("sluice: no config given, running the embedded " + QUICKSTART
+        ConfigSource quickstart = ConfigSource.quickstart();
+        Main.stderr.println("sluice: no config given, running the embedded " + quickstart
                 + " (Ctrl-C stops; sluice --help for more)");
-        List<PluginConfig> configs = new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv())
-                .loadString(text, QUICKSTART);
-        return run(configs, logLevel, stats, options, null, List.of());
+        return run(quickstart, logLevel, stats, options);
     }
 
     /**
-     * Runs until stopped.
-     *
-     * @param reload reads the config again for a reload, or null when it cannot change (the embedded quickstart)
-     * @param files the files {@code --watch-config} watches
+     * Runs the pipeline {@code source} describes until it ends or a signal stops it; returns the exit code. A reload
+     * reads the source again; the embedded quickstart cannot change, so it has none.
      */
-    static int run(List<PluginConfig> configs, int logLevel, boolean stats, RunOptions options,
-            Supplier<List<PluginConfig>> reload, List<Path> files) throws Exception {
+    static int run(ConfigSource source, int logLevel, boolean stats, RunOptions options) throws Exception {
+        List<PluginConfig> configs = source.load();
+        if (source.memoryLimit() != null && options.memoryLimit == null) {
+            options.memoryLimit = Long.toString(source.memoryLimit()); // the command line wins over the file
+        }
         Log log = new Log(Main.stderr, logLevel, options.logFormat.equalsIgnoreCase("json"));
         ThirdPartyLog.routeTo(log);
         Pipeline pipeline = new Pipeline(configs, PluginRegistry.defaultRegistry(), log, options.memory());
         log.info("memory budget " + (pipeline.memory().limit() >> 20) + " MiB (--memory-limit)");
         failFast(pipeline);
-        ConfigReload reloads = reload == null ? null : new ConfigReload(pipeline, reload, files, log);
+        ConfigReload reloads = source.paths().isEmpty() ? null : new ConfigReload(pipeline, source::load, source.paths(), log);
         AdminStart admin = options.noAdmin ? null : AdminStart.start(pipeline, options, log,
                 reloads == null ? null : () -> reloads.reload("POST /api/reload"));
         Signals.onStop(() -> {
@@ -86,7 +67,10 @@ final class PipelineProcess {
             line.start();
         }
         if (reloads != null) {
-            Signals.onReload(() -> reloads.reload("SIGHUP"));
+            if (!Signals.onReload(() -> reloads.reload("SIGHUP"))) {
+                log.warn("SIGHUP cannot reload the config: this process was started with it ignored (nohup?); "
+                        + "use POST /api/reload or --watch-config");
+            }
             if (options.watchConfig) {
                 reloads.watch();
             }

@@ -2,19 +2,21 @@ package io.sluice.cli;
 
 import io.sluice.core.pipeline.Log;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * The command lines that run a pipeline, recognised without picocli: {@code sluice}, {@code sluice -c FILE} and
- * {@code sluice run FILE}, each with the run options ({@code -ll N}, {@code --no-stats}, {@code --admin HOST:PORT},
+ * The command lines that run a pipeline, recognised without picocli: {@code sluice}, {@code sluice -c PATH} (repeatable)
+ * and {@code sluice run PATH...}, each with the run options ({@code -ll N}, {@code --no-stats}, {@code --admin HOST:PORT},
  * {@code --no-admin}, {@code --admin-token TOKEN}, {@code --admin-token-file FILE}, {@code --admin-tap},
  * {@code --log-format F}, {@code --memory-limit SIZE}) written as separate words. Building
  * picocli's model of the command costs about 120–150 ms of a cold JVM, more than the rest of the start together,
- * and a pipeline run needs none of it. Anything else (help, other commands, {@code --opt=value}, a repeated or
- * unknown option, a value that is not a plain number) returns null, and picocli parses the line as before, with its
- * messages.
+ * and a pipeline run needs none of it. Anything else (help, other commands, {@code --opt=value}, a repeated option
+ * other than {@code -c}, an unknown option, a value that is not a plain number) returns null, and picocli parses the
+ * line as before, with its messages.
  */
 final class QuickRun {
-    private Path file;
+    private final List<Path> paths = new ArrayList<>();
     private boolean quickstart;
     private int logLevel = Log.INFO;
     private boolean noStats;
@@ -50,10 +52,10 @@ final class QuickRun {
             boolean hasValue = value != null && !value.isEmpty() && value.charAt(0) != '-';
             switch (a) {
                 case "-c", "--config" -> {
-                    if (run || q.file != null || !hasValue) {
+                    if (run || !hasValue) {
                         return null;
                     }
-                    q.file = Path.of(value);
+                    q.paths.add(Path.of(value));
                     i++;
                 }
                 case "-ll", "--loglevel" -> {
@@ -123,15 +125,15 @@ final class QuickRun {
                     i++;
                 }
                 default -> {
-                    // run's one positional FILE; anything else is for picocli
-                    if (!run || q.file != null || a.isEmpty() || a.charAt(0) == '-') {
+                    // run's positional PATHs; anything else is for picocli
+                    if (!run || a.isEmpty() || a.charAt(0) == '-') {
                         return null;
                     }
-                    q.file = Path.of(a);
+                    q.paths.add(Path.of(a));
                 }
             }
         }
-        if (q.file == null) {
+        if (q.paths.isEmpty()) {
             return null; // options without a file run the quickstart: rare enough to leave to picocli
         }
         return q;
@@ -153,11 +155,12 @@ final class QuickRun {
         if (quickstart) {
             return PipelineProcess.runQuickstart(logLevel, !noStats, options);
         }
-        return PipelineProcess.runFile(file, logLevel, !noStats, options);
+        return PipelineProcess.runFiles(paths, logLevel, !noStats, options);
     }
 
-    Path file() {
-        return file;
+    /** The config files and directories given, in order; empty for the quickstart. */
+    List<Path> paths() {
+        return paths;
     }
 
     int logLevel() {

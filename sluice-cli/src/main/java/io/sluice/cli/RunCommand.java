@@ -2,17 +2,20 @@ package io.sluice.cli;
 
 import io.sluice.core.pipeline.Log;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code sluice run FILE}. */
-@Command(name = "run", mixinStandardHelpOptions = true, description = "Run the pipeline in FILE until its consumers end or Ctrl-C.")
+/** {@code sluice run PATH...}. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run the pipeline in PATH (several files and directories are merged) until its consumers end or Ctrl-C.")
 final class RunCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "FILE", description = "Gollum-style YAML config.")
-    Path file;
+    @Parameters(paramLabel = "PATH", arity = "1..*",
+            description = "Gollum-style YAML config files, or directories of *.yaml/*.yml files.")
+    List<Path> paths;
 
     @Option(names = {"-ll", "--loglevel"}, paramLabel = "N", description = "Log level 0-3.")
     int logLevel = Log.INFO;
@@ -25,6 +28,6 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return PipelineProcess.runFile(file, logLevel, !noStats, runOptions);
+        return PipelineProcess.runFiles(paths, logLevel, !noStats, runOptions);
     }
 }

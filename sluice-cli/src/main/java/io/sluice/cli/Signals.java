@@ -19,17 +19,38 @@ final class Signals {
     /**
      * SIGHUP reloads the config (on its own thread: a reload drains replaced producers). A second SIGHUP during a
      * reload waits for it, then reloads again.
+     *
+     * @return false when SIGHUP cannot be handled: the process started with it ignored (under {@code nohup}, say),
+     *     which the JVM cannot undo
      */
-    static void onReload(Runnable reload) {
+    static boolean onReload(Runnable reload) {
+        if (sighupIgnored()) {
+            return false; // the JVM accepts a handler for it, and never calls it
+        }
         try {
             Signal.handle(new Signal("HUP"), sig -> {
                 Thread t = new Thread(reload, "signal-reload");
                 t.setDaemon(true);
                 t.start();
             });
+            return true;
         } catch (IllegalArgumentException e) {
-            // No SIGHUP on this platform: POST /api/reload and --watch-config still reload.
+            return false;
         }
+    }
+
+    /** Whether this process started with SIGHUP ignored: bit 0 of SigIgn in /proc/self/status (Linux; else false). */
+    static boolean sighupIgnored() {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (l.startsWith("SigIgn:")) {
+                    return (Long.parseLong(l.substring(7).trim(), 16) & 1) != 0;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // Not Linux: the handler is taken at its word.
+        }
+        return false;
     }
 
     static void onStop(Runnable stop) {

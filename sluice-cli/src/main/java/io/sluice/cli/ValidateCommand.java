@@ -1,7 +1,6 @@
 package io.sluice.cli;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.config.PluginSpec;
@@ -15,20 +14,22 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code sluice validate FILE}. */
-@Command(name = "validate", mixinStandardHelpOptions = true, description = "Check FILE (types, keys, values, streams) without starting anything.")
+/** {@code sluice validate PATH...}. */
+@Command(name = "validate", mixinStandardHelpOptions = true, description = "Check PATH (types, keys, values, streams) "
+        + "without starting anything; several files and directories are checked as the one pipeline they merge into.")
 final class ValidateCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "FILE")
-    Path file;
+    @Parameters(paramLabel = "PATH", arity = "1..*", description = "Config files, or directories of *.yaml/*.yml files.")
+    List<Path> paths;
 
     @Override
     public Integer call() {
-        List<PluginConfig> configs = ConfigLoader.load(file);
+        ConfigSource source = ConfigSource.of(paths);
+        List<PluginConfig> configs = source.load();
         List<String> warnings = check(configs);
         for (String w : warnings) {
             Main.stderr.println("warning: " + w);
         }
-        Main.stdout.println(file + ": ok, " + configs.size() + " plugins"
+        Main.stdout.println(source + ": ok, " + configs.size() + " plugins"
                 + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning" + (warnings.size() == 1 ? "" : "s")));
         return 0;
     }

@@ -48,6 +48,49 @@ class MainTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot read config");
     }
 
+    private static final String GEN = "Gen:\n  Type: consumer.Profiler\n  Runs: 100\n  Batches: 2\n  Streams: s\n";
+    private static final String OUT = "Out:\n  Type: producer.Benchmark\n  Streams: s\n";
+
+    /** issue 21: a directory, or several files, are one pipeline to validate, graph and run. */
+    @Test
+    void aConfigInPiecesIsValidatedGraphedAndRunAsOnePipeline(@TempDir Path dir) throws Exception {
+        Path confD = Files.createDirectories(dir.resolve("conf.d"));
+        Path gen = Files.writeString(confD.resolve("10-gen.yaml"), GEN);
+        Path out = Files.writeString(confD.resolve("20-out.yml"), OUT);
+        assertThat(run("validate", confD.toString())).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(run("validate", gen.toString(), out.toString())).isZero();
+        assertThat(run("-tc", gen.toString(), "-tc", out.toString())).isZero();
+        assertThat(this.out.toString(StandardCharsets.UTF_8)).contains(confD + ": ok, 2 plugins")
+                .contains(gen + " " + out + ": ok, 2 plugins");
+        this.out.reset();
+        assertThat(run("graph", gen.toString(), out.toString())).isZero();
+        assertThat(this.out.toString(StandardCharsets.UTF_8)).contains("\"Gen\"").contains("\"Out\"");
+        assertThat(run("-c", confD.toString(), "--no-stats", "--admin", "127.0.0.1:0")).isZero();
+        assertThat(run("run", gen.toString(), out.toString(), "--no-stats", "--admin", "127.0.0.1:0")).isZero();
+        assertThat(run("-c", gen.toString(), "-c", out.toString(), "--no-stats", "--no-admin", "--log-format=json"))
+                .isZero(); // picocli's parse of a line QuickRun leaves to it
+        assertThat(err.toString(StandardCharsets.UTF_8).split("Out: delivered 200 messages", -1)).hasSize(4);
+    }
+
+    @Test
+    void piecesThatDisagreeAreAConfigErrorNamingBothFiles(@TempDir Path dir) throws Exception {
+        Path a = Files.writeString(dir.resolve("a.yaml"), "MemoryLimit: 64m\n" + GEN + OUT);
+        Path b = Files.writeString(dir.resolve("b.yaml"), OUT);
+        assertThat(run("validate", a.toString(), b.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains(b + ":2: plugin 'Out': defined twice: first at " + a + ":8");
+        err.reset();
+        Files.writeString(b, "MemoryLimit: 32m\n");
+        assertThat(run("run", a.toString(), b.toString(), "--no-admin")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains(b + ":1: MemoryLimit: 32m differs from 64m set at " + a + ":1");
+        err.reset();
+        assertThat(run("-c", dir.resolve("none").toString(), "-c", a.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("none: cannot read config");
+        err.reset();
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        assertThat(run("validate", empty.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains(empty + ": no config files in the directory");
+    }
+
     /** issue 19: a listener open to the network without TLS or authentication is named by validate, loopback is not. */
     @Test
     void validateWarnsAboutPublicListenersWithoutTlsOrAuthentication(@TempDir Path dir) throws Exception {

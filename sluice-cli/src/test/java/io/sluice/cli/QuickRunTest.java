@@ -17,13 +17,14 @@ class QuickRunTest {
             {"-c", "a.conf", "-m", "0.0.0.0:9000"},
             {"-c", "a.conf", "--admin-token", "s3cret", "--admin-tap"},
             {"--admin-token-file", "/run/secrets/admin", "-c", "a.conf", "--admin", "0.0.0.0:9696"},
+            {"-c", "conf.d", "--config", "b.yaml", "--no-stats", "-c", "c.yaml"},
         };
         for (String[] line : lines) {
             QuickRun q = QuickRun.parse(line);
             assertThat(q).as(String.join(" ", line)).isNotNull();
             Main m = new Main();
             new CommandLine(m).parseArgs(line);
-            assertThat(q.file()).isEqualTo(m.config);
+            assertThat(q.paths()).isEqualTo(m.config);
             assertThat(q.logLevel()).isEqualTo(m.logLevel);
             assertThat(q.stats()).isEqualTo(!m.noStats);
             assertThat(q.options().admin).isEqualTo(m.runOptions.admin);
@@ -38,12 +39,12 @@ class QuickRunTest {
 
     @Test
     void takesTheRunSubcommand() {
-        String[] line = {"run", "--no-stats", "b.yaml", "-ll", "0"};
+        String[] line = {"run", "--no-stats", "b.yaml", "-ll", "0", "conf.d"};
         QuickRun q = QuickRun.parse(line);
         assertThat(q).isNotNull();
         RunCommand r = new RunCommand();
-        new CommandLine(r).parseArgs(new String[] {"--no-stats", "b.yaml", "-ll", "0"});
-        assertThat(q.file()).isEqualTo(r.file).isEqualTo(Path.of("b.yaml"));
+        new CommandLine(r).parseArgs(new String[] {"--no-stats", "b.yaml", "-ll", "0", "conf.d"});
+        assertThat(q.paths()).isEqualTo(r.paths).containsExactly(Path.of("b.yaml"), Path.of("conf.d"));
         assertThat(q.logLevel()).isEqualTo(r.logLevel).isZero();
         assertThat(q.stats()).isEqualTo(!r.noStats).isFalse();
     }
@@ -51,15 +52,15 @@ class QuickRunTest {
     @Test
     void noArgumentsRunTheQuickstart() {
         assertThat(QuickRun.parse(new String[0])).isNotNull();
-        assertThat(QuickRun.parse(new String[0]).file()).isNull();
+        assertThat(QuickRun.parse(new String[0]).paths()).isEmpty();
     }
 
     @Test
     void leavesEverythingElseToPicocli() {
         String[][] lines = {
             {"--help"}, {"-h"}, {"-v"}, {"--version"}, {"-l"}, {"list"}, {"validate", "a.conf"}, {"-tc", "a.conf"},
-            {"run"}, {"run", "-h"}, {"run", "a.conf", "b.conf"}, {"run", "-c", "a.conf"},
-            {"-c"}, {"-c", "a.conf", "-c", "b.conf"}, {"--config=a.conf"}, {"-c", "a.conf", "-ll", "x"},
+            {"run"}, {"run", "-h"}, {"run", "-c", "a.conf"},
+            {"-c"}, {"--config=a.conf"}, {"-c", "a.conf", "-ll", "x"},
             {"-c", "a.conf", "-ll", "-1"}, {"-c", "a.conf", "-ll"}, {"-c", "a.conf", "--no-stats", "--no-stats"},
             {"-c", "a.conf", "--unknown"}, {"-c", "a.conf", "extra"}, {"-ll", "2"}, {"--no-stats"},
             {"-c", "a.conf", "-v"}, {"-c", "a.conf", "--admin"}, {"-c", "-ll"},

@@ -43,16 +43,12 @@ class WatchConfigTest {
         }
     }
 
-    @Test
-    void aChangedFileIsAppliedAndABrokenOneRefused(@TempDir Path dir) throws Exception {
-        Path first = dir.resolve("first.ndjson");
-        Path second = dir.resolve("second.ndjson");
-        Path conf = Files.writeString(dir.resolve("watched.yaml"), config(first));
+    /** {@code sluice -c PATH --watch-config}, its stderr lines collected into {@code err}. */
+    private static Process start(Path conf, List<String> err) throws java.io.IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
                 "-c", conf.toString(), "--no-stats", "--no-admin", "--watch-config")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        List<String> err = new CopyOnWriteArrayList<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
                 String line;
@@ -65,6 +61,41 @@ class WatchConfigTest {
         });
         reader.setDaemon(true);
         reader.start();
+        return p;
+    }
+
+    /** issue 21: a watched directory of pieces; a piece added is a plugin started, the others keep running. */
+    @Test
+    void aPieceAddedToAWatchedDirectoryStartsItsPlugin(@TempDir Path dir) throws Exception {
+        Path confD = Files.createDirectories(dir.resolve("conf.d"));
+        Path first = dir.resolve("first.ndjson");
+        Path more = dir.resolve("more.ndjson");
+        Files.writeString(confD.resolve("10-pipeline.yaml"), config(first));
+        List<String> err = new CopyOnWriteArrayList<>();
+        Process p = start(confD, err);
+        try {
+            await("the first file growing", err, () -> size(first) > 0);
+            Files.writeString(confD.resolve("20-more.yaml"), "More:\n  Type: producer.File\n  Streams: s\n  File: " + more + "\n");
+            await("the new piece applied", err, () -> err.stream().anyMatch(l -> l.contains("reloaded: added [More]")
+                    && l.contains("2 plugins kept running")));
+            await("the new piece's file growing", err, () -> size(more) > 0);
+            long firstSize = size(first);
+            await("the first file still growing", err, () -> size(first) > firstSize);
+            p.toHandle().destroy(); // SIGTERM
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as("graceful exit; stderr " + err).isZero();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aChangedFileIsAppliedAndABrokenOneRefused(@TempDir Path dir) throws Exception {
+        Path first = dir.resolve("first.ndjson");
+        Path second = dir.resolve("second.ndjson");
+        Path conf = Files.writeString(dir.resolve("watched.yaml"), config(first));
+        List<String> err = new CopyOnWriteArrayList<>();
+        Process p = start(conf, err);
         try {
             await("the first file growing", err, () -> size(first) > 0);
             Files.writeString(conf, config(second));
@@ -83,7 +114,6 @@ class WatchConfigTest {
 
             p.toHandle().destroy(); // SIGTERM
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            reader.join(5000);
             assertThat(p.exitValue()).as("graceful exit; stderr " + err).isZero();
         } finally {
             p.destroyForcibly();

@@ -31,6 +31,7 @@ final class HecSender implements AutoCloseable {
     private final AtomicLong busy = new AtomicLong();
     private final AtomicLong otherStatus = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
     private volatile boolean offering = true;
     private volatile int offered;
     private Thread thread;
@@ -88,6 +89,9 @@ final class HecSender implements AutoCloseable {
             try {
                 if (e != null) {
                     errors.incrementAndGet();
+                    if (causedBy(e, java.net.ConnectException.class)) {
+                        refused.incrementAndGet();
+                    }
                     again.add(first);
                 } else if (r.statusCode() == 200) {
                     accepted.addAndGet(BATCH);
@@ -125,6 +129,20 @@ final class HecSender implements AutoCloseable {
 
     long errors() {
         return errors.get();
+    }
+
+    /** I/O errors that were a refused connection (nothing listening). */
+    long refused() {
+        return refused.get();
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     long otherStatus() {

@@ -1,8 +1,5 @@
 package io.sluice.core.config;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,8 +11,9 @@ import java.util.Map;
 /**
  * Reads a Gollum 0.5/0.6 YAML config: plugin id → {@code Type} plus settings, {@code Aggregate} with
  * {@code Plugins}, modulators as names or name → settings mappings; {@code YamlReader} parses the YAML and
- * substitutes variables. Every error names the file, line, plugin id and key, and is raised before anything starts.
- * <p>Just over 400 lines: the conversion of a value for every {@link ParamType} is one switch, kept next to the
+ * substitutes variables. A config may come in pieces, several files or a directory, merged into one pipeline
+ * ({@link #loadPaths}). Every error names the file, line, plugin id and key, and is raised before anything starts.
+ * <p>About 460 lines: the conversion of a value for every {@link ParamType} is one switch, kept next to the
  * assembly of plugins so that every error is collected with its line in one place.
  */
 public final class ConfigLoader {
@@ -28,8 +26,9 @@ public final class ConfigLoader {
     private final PluginRegistry registry;
     private final Map<String, String> env;
     private String file;
-    private Long memoryLimit;
-    /** Errors found so far in the file being loaded: all are reported together, not only the first. */
+    /** The top-level {@value #MEMORY_LIMIT} of the config being loaded, and the piece that set it; null when none did. */
+    private ConfigPieces.Setting memoryLimit;
+    /** Errors found so far in the files being loaded: all are reported together, not only the first. */
     private final List<ConfigException> errors = new ArrayList<>();
 
     /** A loader over the given plugins, substituting variables from {@code env}. */
@@ -38,9 +37,14 @@ public final class ConfigLoader {
         this.env = env;
     }
 
-    /** Loads and validates a config file with the process environment. */
+    /** Loads and validates a config file, or a directory of them, with the process environment. */
     public static List<PluginConfig> load(Path path) {
-        return new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv()).loadFile(path);
+        return load(List.of(path));
+    }
+
+    /** Loads and validates a config given in pieces (see {@link #loadPaths}) with the process environment. */
+    public static List<PluginConfig> load(List<Path> paths) {
+        return new ConfigLoader(PluginRegistry.defaultRegistry(), System.getenv()).loadPaths(paths);
     }
 
     /**
@@ -52,46 +56,87 @@ public final class ConfigLoader {
         return new YamlReader(name, env).read(text).toJava();
     }
 
-    /** Loads and validates a file. */
+    /** Loads and validates a file, or a directory of them (see {@link #loadPaths}). */
     public List<PluginConfig> loadFile(Path path) {
-        String text;
-        try {
-            text = Files.readString(path, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new ConfigException(path + ": cannot read config: " + e.getMessage());
+        return loadPaths(List.of(path));
+    }
+
+    /**
+     * Loads and validates one pipeline made of the given files and directories, read anew on every call (a
+     * reload re-reads the same paths): a directory stands for its {@code *.yaml} and {@code *.yml} files sorted by
+     * name, not recursively. The pieces are read in order and merged; a plugin id defined in two of them, or a
+     * top-level setting ({@value #MEMORY_LIMIT}) given two different values, is an error naming both files.
+     * Streams are checked across the pieces, so a consumer in one file may feed a producer in another. Of several
+     * pieces, one with nothing in it (commented out) is skipped.
+     */
+    public List<PluginConfig> loadPaths(List<Path> paths) {
+        List<Path> files = ConfigPieces.expand(paths);
+        begin();
+        List<PluginConfig> result = new ArrayList<>();
+        for (Path f : files) {
+            try {
+                readPiece(ConfigPieces.read(f), f.toString(), files.size() == 1, result);
+            } catch (ConfigException bad) {
+                errors.add(bad); // the other pieces are still read, so that one run reports every error
+            }
         }
-        return loadString(text, path.toString());
+        if (result.isEmpty() && errors.isEmpty() && memoryLimit == null) {
+            throw new ConfigException(paths + ": the config is empty: define at least one consumer and one producer");
+        }
+        return finish(result);
     }
 
     /** Loads and validates YAML text; {@code name} is used in error messages. */
     public List<PluginConfig> loadString(String text, String name) {
+        begin();
+        List<PluginConfig> result = new ArrayList<>();
+        readPiece(text, name, true, result);
+        return finish(result);
+    }
+
+    /** Forgets the last load: a reload that drops a setting must not keep its old value. */
+    private void begin() {
+        errors.clear();
+        memoryLimit = null;
+    }
+
+    /**
+     * Reads one file's plugins into {@code result}, collecting their errors; YAML that cannot be parsed ends
+     * the file at once. An empty document is an error when {@code emptyIsError}, and contributes nothing otherwise.
+     */
+    private void readPiece(String text, String name, boolean emptyIsError, List<PluginConfig> result) {
         this.file = name;
         Val root = new YamlReader(file, env).read(text);
         if (root.raw == null) {
-            throw ConfigException.at(file, 0, null, null, "the config is empty: define at least one consumer and one producer");
+            if (emptyIsError) {
+                throw ConfigException.at(file, 0, null, null, "the config is empty: define at least one consumer and one producer");
+            }
+            return;
         }
-        Map<String, Val> plugins = root.asMap(this, null, null);
-        List<PluginConfig> result = new ArrayList<>();
-        errors.clear();
-        for (Map.Entry<String, Val> e : plugins.entrySet()) {
+        for (Map.Entry<String, Val> e : root.asMap(this, null, null).entrySet()) {
             try {
                 loadEntry(e, result);
             } catch (ConfigException bad) {
                 errors.add(bad);
             }
         }
+    }
+
+    /** Checks what only the whole set shows (ids defined twice, streams nobody reads) and reports every error. */
+    private List<PluginConfig> finish(List<PluginConfig> result) {
+        errors.addAll(ConfigPieces.duplicateIds(result));
         throwErrors();
         StreamCheck.check(result);
         return result;
     }
 
-    /** Reports every error collected while loading the file, in one exception; nothing when there were none. */
+    /** Reports every error collected while loading, in one exception; nothing when there were none. */
     private void throwErrors() {
         if (errors.isEmpty()) {
             return;
         }
         if (errors.size() == 1) {
-            throw errors.get(0);
+            throw errors.remove(0);
         }
         StringBuilder b = new StringBuilder(errors.size() + " errors:");
         for (ConfigException e : errors) {
@@ -106,11 +151,14 @@ public final class ConfigLoader {
             String id = e.getKey();
             if (id.equals(MEMORY_LIMIT)) {
                 String size = e.getValue().asString(this, null, MEMORY_LIMIT);
+                long bytes;
                 try {
-                    memoryLimit = io.sluice.core.message.MemoryBudget.parseSize(size);
+                    bytes = io.sluice.core.message.MemoryBudget.parseSize(size);
                 } catch (IllegalArgumentException bad) {
                     throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
                 }
+                memoryLimit = ConfigPieces.agree(memoryLimit,
+                        new ConfigPieces.Setting(MEMORY_LIMIT, bytes, size, file, e.getValue().line));
                 return;
             }
             Map<String, Val> settings = e.getValue().asMap(this, id, null);
@@ -129,7 +177,7 @@ public final class ConfigLoader {
 
     /** The top-level {@code MemoryLimit} of the last config loaded, in bytes, or null when it set none. */
     public Long memoryLimit() {
-        return memoryLimit;
+        return memoryLimit == null ? null : (Long) memoryLimit.value();
     }
 
     static PluginConfig fromMap(String id, String type, Map<String, Object> settings, PluginRegistry registry) {

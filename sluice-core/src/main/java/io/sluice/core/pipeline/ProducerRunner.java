@@ -162,8 +162,7 @@ public final class ProducerRunner {
         stats.addIn(b.size());
         chain.apply(b, dispatcher, stats);
         if (b.isEmpty()) {
-            buffer.delivered(b);
-            b.release();
+            settle(b);
             return;
         }
         int n = b.size();
@@ -179,12 +178,6 @@ public final class ProducerRunner {
             long start = System.nanoTime();
             try {
                 deliver(b);
-                stats.sendLatency().record(System.nanoTime() - start);
-                stats.addOut(n);
-                stats.addBytesOut(bytes);
-                buffer.delivered(b);
-                b.release();
-                return;
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
@@ -202,7 +195,28 @@ public final class ProducerRunner {
                 log.limited(Log.WARNING, config.id() + ": retrying", config.id() + ": delivery of " + n
                         + " messages failed (attempt " + (attempt + 1) + "), retrying: " + e);
                 retry.pause(attempt, e);
+                continue;
             }
+            stats.sendLatency().record(System.nanoTime() - start);
+            stats.addOut(n);
+            stats.addBytesOut(bytes);
+            settle(b);
+            return;
+        }
+    }
+
+    /**
+     * A delivered batch goes back: its buffer forgets it and its source is told (an ack, an answer). What the source
+     * does then is not this delivery's business: an exception from it is logged, never taken for a failed delivery,
+     * which would send the batch, already released, again.
+     */
+    private void settle(Batch b) {
+        try {
+            buffer.delivered(b);
+            b.release();
+        } catch (RuntimeException e) {
+            log.limited(Log.ERROR, config.id() + ": completion failed", config.id()
+                    + ": acknowledging a delivered batch to its source failed: " + e);
         }
     }
 

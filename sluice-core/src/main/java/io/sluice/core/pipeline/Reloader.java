@@ -4,6 +4,8 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
+import io.sluice.core.net.ListenerHandover;
+import io.sluice.core.net.ListenerHold;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -186,6 +188,15 @@ final class Reloader {
 
     private void swapConsumers(List<ConsumerRunner> consumers, List<ConsumerRunner> fresh, List<ConsumerRunner> retiring) {
         long timeout = pipeline.consumerStopMillis();
+        // Under the hold, a retiring consumer's listener stays bound (connections wait in its backlog) for the new
+        // consumer on the same address to take: no connection is refused across the swap.
+        try (ListenerHold hold = ListenerHandover.hold()) {
+            retireAndStart(fresh, retiring, timeout);
+        }
+        pipeline.replaceConsumers(consumers);
+    }
+
+    private void retireAndStart(List<ConsumerRunner> fresh, List<ConsumerRunner> retiring, long timeout) {
         try {
             for (ConsumerRunner c : retiring) {
                 c.retire(timeout);
@@ -206,7 +217,6 @@ final class Reloader {
                 pipeline.fail("reload: " + c.consumer().config().id() + " could not start", e);
             }
         }
-        pipeline.replaceConsumers(consumers);
     }
 
     private void stopQuietly(ProducerRunner p) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.sluice.core.message.Completion;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -77,7 +78,20 @@ final class ChunkAcks implements RecentChunks.Waiter {
     public void acked(String chunk) {
         Channel ch = channel;
         if (ch != null && ch.isActive()) {
-            ch.eventLoop().execute(() -> write(new String[] {chunk}));
+            writeLater(new String[] {chunk});
+        }
+    }
+
+    /**
+     * Writes the acks on the connection's event loop. One that has terminated (its server stopped before the
+     * pipeline was done) has closed the connection: nobody is left to tell. The sender sends the chunks again, and
+     * {@link RecentChunks}, which remembers them as accepted, acks the copies without delivering them twice.
+     */
+    private void writeLater(String[] ids) {
+        try {
+            channel.eventLoop().execute(() -> write(ids));
+        } catch (RejectedExecutionException closed) {
+            // see above
         }
     }
 
@@ -118,13 +132,14 @@ final class ChunkAcks implements RecentChunks.Waiter {
 
         @Override
         protected void onComplete() {
-            inFlight.decrementAndGet();
             String[] ids = chunkIds;
-            if (ids.length == 0) {
-                return;
+            if (ids.length > 0) {
+                accepted(ids);
+                writeLater(ids);
             }
-            accepted(ids);
-            channel.eventLoop().execute(() -> write(ids));
+            // Only now: a stopping server that sees nothing in flight closes the connection, and its close must
+            // come after the write of these acks on the event loop.
+            inFlight.decrementAndGet();
         }
 
         @Override

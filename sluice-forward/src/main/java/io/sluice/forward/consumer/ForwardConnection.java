@@ -71,7 +71,11 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter {
 
     // Pausing for memory, on the event loop.
     /** Stopped for want of memory (BUSY counted once for the pause). */
-    private boolean busy;
+    private volatile boolean busy;
+    /** The server is stopping: nothing more is read; what was read is published and acked first. */
+    private volatile boolean draining;
+    /** Set by {@link #drain()} once what was read is handed off. */
+    private volatile boolean handedOff;
     /** Set when an attempt to continue found no room again. */
     private boolean stillBusy;
     private boolean retryScheduled;
@@ -263,8 +267,28 @@ final class ForwardConnection extends ChannelInboundHandlerAdapter {
 
     private void updateAutoRead() {
         if (channel != null) {
-            channel.config().setAutoRead(!busy && !publisher.paused() && !closing);
+            channel.config().setAutoRead(!busy && !publisher.paused() && !closing && !draining);
         }
+    }
+
+    /**
+     * The server stops (event loop): reads no more, and hands off what was read. A frame read in part stays unread
+     * and unacked, so its sender sends its chunk again to the next server; everything handed off is published and
+     * acked before the server closes the connection ({@link #settled()}).
+     */
+    void drain() {
+        draining = true;
+        updateAutoRead();
+        batcher.handOff();
+        handedOff = true;
+    }
+
+    /**
+     * Whether nothing read waits for the pipeline (any thread): the last frames were handed off by {@link #drain()},
+     * and every group was published, delivered and had its acks scheduled for writing, ahead of a close.
+     */
+    boolean settled() {
+        return handedOff && !busy && publisher.queued() == 0 && acks.inFlight() == 0;
     }
 
     @Override

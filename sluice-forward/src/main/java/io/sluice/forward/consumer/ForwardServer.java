@@ -29,6 +29,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -217,6 +219,7 @@ final class ForwardServer {
         if (hb != null) {
             hb.close(); // under a reload's hold, parked like the listener
         }
+        drain(timeoutMillis);
         channels.close().await(timeoutMillis);
         if (workers != null) {
             workers.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).await(timeoutMillis);
@@ -225,6 +228,28 @@ final class ForwardServer {
         if (!publisher.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS)) {
             log.warn(settings.id() + ": publisher threads did not finish within " + timeoutMillis + " ms");
             publisher.shutdownNow();
+        }
+    }
+
+    /**
+     * Stops reading on every connection and waits (up to {@code timeoutMillis}) until what was read has been
+     * delivered and acked: a consumer replaced by a reload, or stopped, leaves no sender waiting for an ack it would
+     * answer by sending the chunk again (a duplicate, as the next server does not know the chunk).
+     */
+    private void drain(long timeoutMillis) throws InterruptedException {
+        List<ForwardConnection> open = new ArrayList<>();
+        for (Channel ch : channels) {
+            ForwardConnection c = ch.pipeline().get(ForwardConnection.class);
+            if (c != null) {
+                open.add(c);
+                ch.eventLoop().execute(c::drain);
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        for (ForwardConnection c : open) {
+            while (!c.settled() && System.nanoTime() < deadline) {
+                Thread.sleep(1); // producers are delivering; their completions settle the connection
+            }
         }
     }
 

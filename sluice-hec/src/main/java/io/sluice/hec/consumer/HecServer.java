@@ -1,12 +1,16 @@
 package io.sluice.hec.consumer;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
@@ -98,6 +102,8 @@ public final class HecServer {
     final long tickMillis;
     private final Log log;
     private final ConnectionSlots connections;
+    /** Open connections, for the stop to wait on their answers. */
+    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final FastThreadLocal<EventLoopState> state;
     private volatile boolean stopping;
     private boolean stopped;
@@ -174,9 +180,33 @@ public final class HecServer {
         if (s != null) {
             s.close(); // under a reload's hold, parked for the consumer that replaces this one
         }
-        ingest.publisher().awaitAnswered(ANSWER_TIMEOUT_MS);
+        awaitIdle();
         shutdownGroups();
         ingest.stop();
+    }
+
+    /**
+     * Waits (up to {@link #ANSWER_TIMEOUT_MS}) until every request taken before the stop began has its answer: those
+     * in delivery, and those whose body was still arriving (admitted before {@code stopping}, submitted after). A
+     * connection closed under a request the pipeline took would make its client send it again: a duplicate.
+     */
+    private void awaitIdle() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_TIMEOUT_MS);
+        for (Channel ch : channels) {
+            HecConnection c = ch.pipeline().get(HecConnection.class);
+            while (c != null && !c.idle() && ch.isOpen() && System.nanoTime() < deadline) {
+                sleepMillis(1); // the pipeline is delivering; its completion answers the request
+            }
+        }
+        ingest.publisher().awaitAnswered(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    }
+
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void shutdownGroups() {
@@ -203,6 +233,7 @@ public final class HecServer {
             return;
         }
         ctx.stats().addConnections(1);
+        channels.add(ch);
         ch.closeFuture().addListener(f -> ctx.stats().addConnections(-1));
         HecConnection conn = new HecConnection(this);
         if (settings.tls != null) {

@@ -29,8 +29,9 @@ import java.util.regex.PatternSyntaxException;
 /**
  * {@code consumer.File}: tails the files matched by globs, one message per line. Follows rotation by rename
  * (files are known by device and inode, so a renamed file is read to its end and the new file under the
- * name is picked up) and by copytruncate (a file shorter than the read position is read again from the
- * start). New files matching the globs are picked up while running; deleted files are released.
+ * name is picked up) and by copytruncate (a file shorter than the read position, or no longer starting with the
+ * bytes it started with, is read again from the start). New files matching the globs are picked up while running;
+ * deleted files are released.
  *
  * <p>This class reads and cuts lines (the per-read hot path); finding files ({@link GlobScanner}), checkpoints
  * ({@link CheckpointStore}), multiline records ({@link MultilineAssembler}), rotation ({@link RotationDetector})
@@ -141,8 +142,10 @@ public final class FileConsumer extends Consumer {
         if (!single.isEmpty() && (patterns.size() != 1 || GlobScanner.isGlob(patterns.get(0)))) {
             throw config.error(OFFSET_FILE, "holds the offset of one file; use OffsetFilePath with globs or several files");
         }
+        Fingerprint fingerprints = new Fingerprint();
         this.checkpoints = new CheckpointStore(config.id(), dir.isEmpty() ? null : Path.of(dir),
-                single.isEmpty() ? null : Path.of(single), Path.of(patterns.get(0)).getFileName().toString());
+                single.isEmpty() ? null : Path.of(single), Path.of(patterns.get(0)).getFileName().toString(),
+                fingerprints);
         this.oldest = config.get(DEFAULT_OFFSET).equals("oldest");
         this.delimiter = Bytes.unescape(config.get(DELIMITER));
         if (delimiter.length == 0) {
@@ -160,7 +163,7 @@ public final class FileConsumer extends Consumer {
         this.multiline = start == null ? null : new MultilineAssembler(start, maxLine,
                 TimeUnit.MILLISECONDS.toNanos(config.get(MULTILINE_TIMEOUT_MS)), truncatedLines);
         this.rotation = new RotationDetector(config.id(),
-                TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.get(ROTATE_WAIT_MS))));
+                TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.get(ROTATE_WAIT_MS))), fingerprints);
         this.checkpointNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, config.get(CHECKPOINT_INTERVAL_MS)));
         this.exitOnEof = config.get(EXIT_ON_EOF);
     }
@@ -258,8 +261,12 @@ public final class FileConsumer extends Consumer {
         }
         ByteBuffer target = f.readTarget(maxLine + delimiter.length + 16);
         int n;
+        boolean replaced;
         try {
             n = f.channel.read(target);
+            // Checked after the read, before its bytes become lines: bytes read from a file already replaced
+            // would be the middle of its new content. One read of the first bytes per read, not per line.
+            replaced = n > 0 && rotation.replaced(f, log);
         } catch (IOException e) {
             log.error(config.id() + ": reading " + f.path + " failed: " + e + "; it will be opened again");
             forget(f);
@@ -268,6 +275,10 @@ public final class FileConsumer extends Consumer {
         if (n <= 0) {
             atEof(f);
             return 0;
+        }
+        if (replaced) {
+            readAgain(f);
+            return n;
         }
         f.end += n;
         f.lastDataNanos = System.nanoTime();
@@ -341,20 +352,29 @@ public final class FileConsumer extends Consumer {
             return;
         }
         if (rotation.truncated(f, size, log)) {
-            out.publish();
-            f.seek(0);
-            f.newGeneration(0);
+            readAgain(f);
         }
     }
 
-    /** Releases files gone from their path once they stayed quiet for RotateWaitMs; returns when to rescan. */
-    private long checkGone() throws InterruptedException {
+    /** Truncated or replaced under us: the lines batched so far are passed on, and the file is read from its start. */
+    private void readAgain(TailedFile f) throws IOException, InterruptedException {
+        out.publish();
+        f.newGeneration(0); // first: a checkpoint taken meanwhile holds the new generation's offset and fingerprint
+        f.seek(0);
+    }
+
+    /**
+     * Releases files gone from their path once they stayed quiet for RotateWaitMs, and reads again the ones replaced
+     * at the same size; returns when to rescan.
+     */
+    private long checkGone() throws IOException, InterruptedException {
         long t = System.nanoTime();
         long rescan = Long.MAX_VALUE;
         for (TailedFile f : new ArrayList<>(files.values())) {
             switch (rotation.check(f, t, log)) {
                 case GONE -> rescan = t;
                 case EXPIRED -> release(f);
+                case REPLACED -> readAgain(f);
                 default -> {
                 }
             }

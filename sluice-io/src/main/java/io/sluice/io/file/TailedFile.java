@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 
@@ -39,6 +40,8 @@ final class TailedFile {
     long lastDataNanos;
     /** Bumped when the file is truncated under us: acknowledgements of older generations no longer count. */
     int generation;
+    /** When the file was last seen modified at its path; its first bytes are checked again when this changes. */
+    FileTime seenModified;
 
     // Multiline record being assembled.
     byte[] record = new byte[0];
@@ -49,6 +52,8 @@ final class TailedFile {
 
     private final ArrayDeque<Ack> inflight = new ArrayDeque<>();
     private volatile long committed;
+    /** The {@link Fingerprint} of the content being read; changes with {@link #committed} under the same lock. */
+    private volatile long fingerprint;
     private long checkpointed = -1;
 
     TailedFile(Object key, Path path, int bufferSize) {
@@ -64,10 +69,22 @@ final class TailedFile {
      * else its absolute path; null when there is no regular file there.
      */
     static Object keyOf(Path p) {
+        return keyOf(p, attributes(p));
+    }
+
+    /** The identity of the file at {@code p} from its attributes {@code a} (null: no file there). */
+    static Object keyOf(Path p, BasicFileAttributes a) {
+        if (a == null || !a.isRegularFile()) {
+            return null;
+        }
+        Object k = a.fileKey();
+        return k != null ? k : p.toAbsolutePath().toString();
+    }
+
+    /** The attributes of the file at {@code p}; null when there is none. */
+    static BasicFileAttributes attributes(Path p) {
         try {
-            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-            Object k = a.fileKey();
-            return a.isRegularFile() ? (k != null ? k : p.toAbsolutePath().toString()) : null;
+            return Files.readAttributes(p, BasicFileAttributes.class);
         } catch (IOException e) {
             return null; // gone (NoSuchFileException) or unreadable: no file to follow there
         }
@@ -131,11 +148,15 @@ final class TailedFile {
         return a;
     }
 
-    /** The file's generation changed (truncation): the committed offset restarts at {@code offset}. */
+    /**
+     * The file's generation changed (truncation, or content replaced): the committed offset restarts at
+     * {@code offset}, and the fingerprint of the old content is forgotten.
+     */
     void newGeneration(long offset) {
         synchronized (inflight) {
             generation++;
             committed = offset;
+            fingerprint = Fingerprint.NONE;
             // Older batches may still complete; they are dropped from the order when they do.
         }
     }
@@ -164,6 +185,27 @@ final class TailedFile {
         return committed;
     }
 
+    long fingerprint() {
+        return fingerprint;
+    }
+
+    /** Sets the fingerprint of the content being read: from a checkpoint, or extended while the file is short. */
+    void fingerprint(long value) {
+        synchronized (inflight) {
+            fingerprint = value;
+        }
+    }
+
+    /**
+     * The committed offset and the fingerprint of the content it is in, taken together: a checkpoint written on a
+     * producer thread while the reader starts a new generation holds both of the old one or both of the new one.
+     */
+    Position position() {
+        synchronized (inflight) {
+            return new Position(committed, fingerprint);
+        }
+    }
+
     /** Whether {@link #committed()} moved since the last {@link #markCheckpointed(long)}. */
     boolean checkpointDue() {
         return committed != checkpointed;
@@ -182,6 +224,10 @@ final class TailedFile {
             }
             channel = null;
         }
+    }
+
+    /** What a checkpoint holds of a file: its committed offset and the {@link Fingerprint} of its content. */
+    record Position(long offset, long fingerprint) {
     }
 
     /** The acknowledgement of one batch of this file's lines. */

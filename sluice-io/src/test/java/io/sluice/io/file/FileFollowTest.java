@@ -11,7 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +41,12 @@ class FileFollowTest {
     }
 
     private String tail(String file, String extra) {
-        return "In:\n  Type: consumer.File\n  File: \"" + file + "\"\n  PollingDelayMs: 5\n  RotateWaitMs: 1000\n"
+        return tail(file, extra, 5);
+    }
+
+    private String tail(String file, String extra, int pollMs) {
+        return "In:\n  Type: consumer.File\n  File: \"" + file + "\"\n  PollingDelayMs: " + pollMs
+                + "\n  RotateWaitMs: 1000\n"
                 + "  DirScanIntervalSec: 1\n  CheckpointIntervalMs: 20\n  DefaultOffset: oldest\n  Streams: s\n" + extra
                 + "Out:\n  Type: test.Collect\n  Streams: s\n";
     }
@@ -51,6 +60,15 @@ class FileFollowTest {
         try {
             return Long.parseLong(Files.readString(p).split("\n")[0]);
         } catch (java.io.IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** How many lines a checkpoint holds; -1 while there is none. */
+    private static int checkpointLines(Path p) {
+        try {
+            return Files.readString(p).split("\n").length;
+        } catch (java.io.IOException e) {
             return -1;
         }
     }
@@ -102,6 +120,162 @@ class FileFollowTest {
         }
     }
 
+    /**
+     * logrotate's copytruncate: the content goes to a copy, the file is truncated in place, and the writer puts
+     * {@code lines} back, all before the reader's next poll.
+     */
+    private void copytruncate(Path log, List<String> lines) throws Exception {
+        Files.copy(log, log.resolveSibling(log.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+        }
+        append(log, lines);
+    }
+
+    /**
+     * Dates the file's last write an hour back. Linux stamps modification times with a clock of a few milliseconds'
+     * resolution, so a rewrite right after the first write could carry the same time; a log rotated a while after
+     * its last write does not.
+     */
+    private static void writtenLongAgo(Path log) throws Exception {
+        Files.setLastModifiedTime(log, FileTime.from(Instant.now().minus(1, ChronoUnit.HOURS)));
+    }
+
+    /** A last line appended and awaited: whatever would have been read twice was read before it. */
+    private static void awaitLastLine(PipelineHarness p, Path log, int total) throws Exception {
+        append(log, List.of("last"));
+        p.await("the last line", () -> p.collect("Out").size() >= total);
+    }
+
+    @Test
+    void copytruncateWrittenBackToTheSameSizeBeforeTheNextPollIsReadAgain() throws Exception {
+        Path log = dir.resolve("same.log");
+        append(log, lines("old-", 0, 100));
+        writtenLongAgo(log);
+        long size = Files.size(log);
+        // A poll a second apart: the copy, the truncation and the rewrite all happen between two of them.
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "", 1000)).start()) {
+            p.await("the old lines", () -> p.collect("Out").size() == 100);
+            copytruncate(log, lines("new-", 0, 100));
+            assertThat(Files.size(log)).as("as many bytes as were read: the size never went down").isEqualTo(size);
+            p.await("the new lines", () -> p.collect("Out").size() >= 200);
+            awaitLastLine(p, log, 201);
+            List<String> want = new ArrayList<>(lines("old-", 0, 100));
+            want.addAll(lines("new-", 0, 100));
+            want.add("last");
+            assertThat(p.payloads("Out")).isEqualTo(want);
+        }
+    }
+
+    @Test
+    void copytruncateWrittenBackLargerBeforeTheNextPollIsReadAgainFromItsStart() throws Exception {
+        Path log = dir.resolve("larger.log");
+        append(log, lines("old-", 0, 100));
+        long size = Files.size(log);
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "", 1000)).start()) {
+            p.await("the old lines", () -> p.collect("Out").size() == 100);
+            copytruncate(log, lines("new-", 0, 150));
+            assertThat(Files.size(log)).as("more bytes than were read").isGreaterThan(size);
+            p.await("the new lines", () -> p.collect("Out").size() >= 250);
+            awaitLastLine(p, log, 251);
+            List<String> want = new ArrayList<>(lines("old-", 0, 100));
+            want.addAll(lines("new-", 0, 150));
+            want.add("last");
+            assertThat(p.payloads("Out")).isEqualTo(want);
+            assertThat(p.logText()).contains(log + " was truncated");
+        }
+    }
+
+    @Test
+    void copytruncateWhileTheReaderIsBehindReadsNoMiddleOfTheNewContent() throws Exception {
+        Path log = dir.resolve("behind.log");
+        append(log, lines("old-", 0, 30_000));
+        PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), "  ReadBufferKB: 4\n")).build();
+        Collect out = p.collect("Out");
+        out.holdAfter(2_000);
+        try (p) {
+            p.start();
+            // The producer holds, its queue fills, and the reader waits in the middle of the file: the copytruncate
+            // puts more bytes back than it had read, so its next read lands in the middle of the new content.
+            p.await("2000 lines, then the producer holds", () -> out.size() >= 2_000);
+            PipelineHarness.await("the reader to wait for room in the queue", 10_000, FileFollowTest::readerBlocked);
+            copytruncate(log, lines("new-", 0, 40_000));
+            out.open();
+            p.await("the new content", () -> out.size() >= 2_000 && out.payloads.contains("new-39999"));
+            awaitLastLine(p, log, out.size() + 1);
+            List<String> got = p.payloads("Out");
+            int read = got.indexOf("new-0");
+            assertThat(read).as("old lines read before the truncation").isBetween(2_000, 29_999);
+            assertThat(got.subList(0, read)).as("the old lines it had read, once, in order")
+                    .isEqualTo(lines("old-", 0, read));
+            List<String> want = new ArrayList<>(lines("new-", 0, 40_000));
+            want.add("last");
+            assertThat(got.subList(read, got.size())).as("the new content from its start, once").isEqualTo(want);
+            assertThat(p.logText()).as("no shrink seen: the first bytes told")
+                    .contains(log + " was truncated and written again");
+        }
+    }
+
+    /** Whether a reader of consumer.File waits, in the middle of publishing a batch, for room in a full queue. */
+    private static boolean readerBlocked() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .anyMatch(e -> e.getKey().getState() == Thread.State.WAITING && Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getClassName().equals(LinePublisher.class.getName())));
+    }
+
+    @Test
+    void aFileCopiedAndTruncatedWhileSluiceWasDownIsReadFromItsStart() throws Exception {
+        Path log = dir.resolve("down.log");
+        Path offset = dir.resolve("offsets/down.log.offset");
+        append(log, lines("old-", 0, 100));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the old lines", () -> p.collect("Out").size() == 100);
+            long size = Files.size(log);
+            PipelineHarness.await("the checkpoint at the end", 10_000, () -> checkpoint(offset) == size);
+        }
+        copytruncate(log, lines("new-", 0, 150)); // same inode, more bytes than the checkpoint's offset
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the new content", () -> p.collect("Out").size() >= 150);
+            awaitLastLine(p, log, 151);
+            List<String> want = new ArrayList<>(lines("new-", 0, 150));
+            want.add("last");
+            assertThat(p.payloads("Out")).isEqualTo(want);
+            assertThat(p.logText()).contains(log + " no longer starts with the bytes its checkpoint was taken of");
+        }
+    }
+
+    @Test
+    void aCheckpointOfAnOlderVersionWithoutFingerprintStillResumes() throws Exception {
+        Path log = dir.resolve("older.log");
+        Path offset = dir.resolve("offsets/older.log.offset");
+        append(log, lines("one-", 0, 50));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the first run's lines", () -> p.collect("Out").size() == 50);
+            long size = Files.size(log);
+            PipelineHarness.await("the checkpoint at the end", 10_000, () -> checkpoint(offset) == size);
+        }
+        String[] saved = Files.readString(offset).split("\n");
+        Files.writeString(offset, saved[0] + "\n" + saved[1] + "\n"); // offset and identity, as before fingerprints
+        append(log, lines("two-", 0, 20));
+        try (PipelineHarness p = PipelineHarness.builder().log(new MemoryLog())
+                .yaml(tail(log.toString(), offsets())).start()) {
+            p.await("the second run's lines", () -> p.collect("Out").size() >= 20);
+            awaitLastLine(p, log, 21);
+            List<String> want = new ArrayList<>(lines("two-", 0, 20));
+            want.add("last");
+            assertThat(p.payloads("Out")).isEqualTo(want);
+            long size = Files.size(log);
+            PipelineHarness.await("the checkpoint with a fingerprint", 10_000, () -> checkpoint(offset) == size
+                    && checkpointLines(offset) == 3);
+        }
+    }
+
     @Test
     void truncationWhileCheckpointingRestartsTheCheckpointAtTheNewContent() throws Exception {
         Path log = dir.resolve("t.log");
@@ -140,8 +314,9 @@ class FileFollowTest {
             long size = Files.size(log);
             PipelineHarness.await("the checkpoint at the end", 10_000, () -> checkpoint(offset) == size);
         }
-        // The checkpoint names the file's identity too, so it survives the rename while Sluice is down.
-        assertThat(Files.readString(offset).split("\n")).hasSize(2);
+        // The checkpoint names the file's identity (and its first bytes' fingerprint), so it survives the rename
+        // while Sluice is down.
+        assertThat(Files.readString(offset).split("\n")).hasSize(3);
         Path rotated = dir.resolve("svc.log.1");
         Files.move(log, rotated);
         append(rotated, lines("two-", 0, 40));

@@ -50,6 +50,8 @@ public abstract class HttpConnection extends ChannelInboundHandlerAdapter {
     protected boolean busy;
     /** The connection is being closed: input is dropped. */
     protected boolean closing;
+    /** A request's head was handled and its answer not written yet; read by a stopping server (any thread). */
+    private volatile boolean inRequest;
     private boolean draining;
     private ScheduledFuture<?> timer;
 
@@ -120,6 +122,7 @@ public abstract class HttpConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext c) {
         closing = true;
+        inRequest = false;
         disarm();
         abort();
         Object m;
@@ -145,6 +148,7 @@ public abstract class HttpConnection extends ChannelInboundHandlerAdapter {
     private void process(Object msg) {
         try {
             if (msg instanceof HttpRequest r) {
+                inRequest = true;
                 head(r);
             }
             if (msg instanceof HttpContent c && !closing) {
@@ -188,12 +192,21 @@ public abstract class HttpConnection extends ChannelInboundHandlerAdapter {
      * kept alive, else runs the input that waited for it.
      */
     protected void answered(ChannelFuture write, boolean keepAlive) {
+        inRequest = false;
         if (!keepAlive) {
             closing = true;
             write.addListener(ChannelFutureListener.CLOSE);
             return;
         }
         drain();
+    }
+
+    /**
+     * Whether no request is being handled: none begun, or its answer written. A stopping server waits for this on
+     * every connection before it closes them, so that no request it took is left without its answer.
+     */
+    public final boolean idle() {
+        return !inRequest;
     }
 
     /** Runs the input that waited while a request was in flight, then reads again. */
