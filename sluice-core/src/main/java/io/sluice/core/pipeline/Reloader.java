@@ -84,8 +84,8 @@ final class Reloader {
             return ReloadResult.failed("the new config cannot be built: " + e);
         }
         List<Dispatcher.RouteEntry> routes = routes(routers, oldRoutes, producers);
-        List<ProducerRunner> retiring = retiring(oldProducers, producers);
-        List<ConsumerRunner> retiringConsumers = retiringConsumers(oldConsumers, consumers);
+        List<ProducerRunner> retiring = retiring(oldProducers.values(), producers);
+        List<ConsumerRunner> retiringConsumers = retiring(oldConsumers.values(), consumers);
         if (fresh.isEmpty() && freshConsumers.isEmpty() && retiring.isEmpty() && retiringConsumers.isEmpty()
                 && routes.equals(pipeline.routes())) {
             return new ReloadResult(true, List.of(), List.of(), List.of(), producers.size() + routes.size() + consumers.size(), null);
@@ -122,21 +122,12 @@ final class Reloader {
         return out;
     }
 
-    private static List<ProducerRunner> retiring(Map<String, ProducerRunner> old, List<ProducerRunner> next) {
-        List<ProducerRunner> out = new ArrayList<>();
-        for (ProducerRunner p : old.values()) {
+    /** What ran before and does not run on: the replaced and the removed. */
+    private static <T> List<T> retiring(java.util.Collection<T> old, List<T> next) {
+        List<T> out = new ArrayList<>();
+        for (T p : old) {
             if (!next.contains(p)) {
                 out.add(p);
-            }
-        }
-        return out;
-    }
-
-    private static List<ConsumerRunner> retiringConsumers(Map<String, ConsumerRunner> old, List<ConsumerRunner> next) {
-        List<ConsumerRunner> out = new ArrayList<>();
-        for (ConsumerRunner c : old.values()) {
-            if (!next.contains(c)) {
-                out.add(c);
             }
         }
         return out;
