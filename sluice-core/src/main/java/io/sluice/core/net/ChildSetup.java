@@ -24,6 +24,10 @@ public final class ChildSetup {
     private static final ChannelFutureListener CLOSE_UNREGISTERED = f -> {
         if (!f.isSuccess()) {
             forceClose(f.channel(), f.cause());
+        } else if (f.channel().eventLoop().isShuttingDown()) {
+            // Registered on a loop that is stopping (its server's stop raced this accept): the loop may have closed
+            // its channels already and would leave this one open and unread, its client waiting for ever.
+            f.channel().close();
         }
     };
 
