@@ -28,6 +28,10 @@ public record ReloadResult(boolean ok, List<String> added, List<String> replaced
 
     /** One line for the log and the reload endpoint. */
     public String summary() {
+        if (!ok && changed()) {
+            return "reload failed part way (" + error + "); applied: added " + added + ", replaced " + replaced
+                    + ", removed " + removed;
+        }
         if (!ok) {
             return "reload failed, the running pipeline is unchanged: " + error;
         }

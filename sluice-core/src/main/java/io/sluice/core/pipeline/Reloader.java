@@ -35,6 +35,8 @@ final class Reloader {
     private int kept;
     /** Set when a plugin could not start after its predecessor stopped: the pipeline has been failed. */
     private String fatal;
+    /** Set when a new consumer could not start: the rest of the reload stands, that consumer does not. */
+    private String refused;
 
     Reloader(Pipeline pipeline) {
         this.pipeline = pipeline;
@@ -98,11 +100,12 @@ final class Reloader {
         }
         pipeline.replace(producers, routes);
         swapProducers(retiring, deferred);
-        swapConsumers(consumers, freshConsumers, retiringConsumers);
+        swapConsumers(consumers, freshConsumers, retiringConsumers, oldConsumers);
         count(oldProducers.keySet(), ids(producers, p -> p.producer().config().id()), ids(fresh, p -> p.producer().config().id()));
         count(oldConsumers.keySet(), ids(consumers, c -> c.consumer().config().id()), ids(freshConsumers, c -> c.consumer().config().id()));
         countRoutes(oldRoutes, routes);
-        return new ReloadResult(fatal == null, added, replaced, removed, kept, fatal);
+        String error = fatal != null ? fatal : refused != null ? "partly applied: " + refused : null;
+        return new ReloadResult(error == null, added, replaced, removed, kept, error);
     }
 
     /** Configured routes: a router whose settings and producers did not change keeps its entry (and its state). */
@@ -177,17 +180,23 @@ final class Reloader {
         }
     }
 
-    private void swapConsumers(List<ConsumerRunner> consumers, List<ConsumerRunner> fresh, List<ConsumerRunner> retiring) {
+    private void swapConsumers(List<ConsumerRunner> consumers, List<ConsumerRunner> fresh, List<ConsumerRunner> retiring,
+            Map<String, ConsumerRunner> old) {
         long timeout = pipeline.consumerStopMillis();
         // Under the hold, a retiring consumer's listener stays bound (connections wait in its backlog) for the new
         // consumer on the same address to take: no connection is refused across the swap.
         try (ListenerHold hold = ListenerHandover.hold()) {
-            retireAndStart(fresh, retiring, timeout);
+            retireAll(retiring, timeout);
+            for (ConsumerRunner c : new ArrayList<>(fresh)) {
+                if (!start(c)) {
+                    fallBack(c, old.get(c.consumer().config().id()), consumers, fresh);
+                }
+            }
         }
         pipeline.replaceConsumers(consumers);
     }
 
-    private void retireAndStart(List<ConsumerRunner> fresh, List<ConsumerRunner> retiring, long timeout) {
+    private static void retireAll(List<ConsumerRunner> retiring, long timeout) {
         try {
             for (ConsumerRunner c : retiring) {
                 c.retire(timeout);
@@ -195,18 +204,45 @@ final class Reloader {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (ConsumerRunner c : fresh) {
-            try {
-                c.open();
-                if (c.endsPipeline()) {
-                    pipeline.addEndingConsumer();
-                }
-                c.start();
-            } catch (StartException e) {
-                // Its predecessor has stopped: an input nobody serves is not left behind, the process ends.
-                fatal = c.consumer().config().id() + " could not start: " + e.getMessage();
-                pipeline.fail("reload: " + c.consumer().config().id() + " could not start", e);
-            }
+    }
+
+    /** Opens and starts a consumer; false, with the reason kept, when it cannot open (a port taken, a path missing). */
+    private boolean start(ConsumerRunner c) {
+        try {
+            c.open();
+        } catch (StartException e) {
+            String why = c.consumer().config().id() + " could not start: " + e.getMessage();
+            refused = refused == null ? why : refused + "; " + why;
+            return false;
+        }
+        if (c.endsPipeline()) {
+            pipeline.addEndingConsumer();
+        }
+        c.start();
+        return true;
+    }
+
+    /**
+     * A new consumer that could not open: the one it replaces is started again with its previous settings (under the
+     * hold it takes its listener back), and an added one is left out; the reload is reported as refused for it. Only
+     * when the previous settings cannot start either is the process failed: an input nobody serves is not left behind.
+     */
+    private void fallBack(ConsumerRunner failed, ConsumerRunner before, List<ConsumerRunner> consumers,
+            List<ConsumerRunner> fresh) {
+        fresh.remove(failed);
+        int at = consumers.indexOf(failed);
+        consumers.remove(at);
+        if (before == null) {
+            return;
+        }
+        ConsumerRunner back = pipeline.newConsumer(before.consumer().config(), before.stats());
+        if (start(back)) {
+            consumers.add(at, back);
+            refused += " (it runs on with its previous settings)";
+        } else {
+            fatal = refused;
+            pipeline.fail("reload: " + before.consumer().config().id() + " could not start again", new StartException(
+                    before.consumer().config().id(), new IllegalStateException(refused)));
         }
     }
 

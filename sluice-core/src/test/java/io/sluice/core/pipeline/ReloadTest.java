@@ -54,6 +54,55 @@ class ReloadTest {
         }
     }
 
+    /** A consumer that cannot open when told so (as one whose port is taken). */
+    static final class Picky extends Consumer {
+        static final Param<Boolean> FAIL = Param.bool("Fail", false, "Fail to open.");
+        static final PluginSpec SPEC = PluginSpec.builder(PluginKind.CONSUMER, "test.Picky", "may not open")
+                .params(FAIL).factory(Picky::new);
+        private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+
+        Picky(PluginConfig c) {
+            super(c);
+        }
+
+        @Override
+        public void open(ConsumerContext ctx) throws Exception {
+            if (config.get(FAIL)) {
+                throw new java.net.BindException("Address already in use");
+            }
+        }
+
+        @Override
+        public void consume(ConsumerContext ctx) throws InterruptedException {
+            stopped.await();
+        }
+
+        @Override
+        public void stop() {
+            stopped.countDown();
+        }
+    }
+
+    @Test
+    void aConsumerThatCannotStartRunsOnWithItsPreviousSettings() throws Exception {
+        String base = "In:\n  Type: test.Picky\n  Streams: s\nOut:\n  Type: test.Collect\n  Streams: s\n";
+        try (PipelineHarness h = PipelineHarness.builder().plugins(Picky.SPEC).yaml(base).start()) {
+            ReloadResult r = h.reload(base.replace("Streams: s\nOut", "Fail: true\n  Streams: s\nOut"));
+            assertThat(r.ok()).as(r.summary()).isFalse();
+            assertThat(r.error()).contains("In could not start", "previous settings");
+            ReloadResult added = h.reload(base + "Extra:\n  Type: test.Picky\n  Fail: true\n  Streams: s\n");
+            assertThat(added.ok()).as(added.summary()).isFalse();
+            assertThat(added.error()).contains("Extra could not start");
+            assertThat(h.pipeline().failure()).isNull();
+            assertThat(h.pipeline().isReady()).isTrue();
+            assertThat(h.pipeline().plugins()).extracting(PluginInfo::id).containsExactly("In", "Out");
+            // In runs with its previous settings: the first config again changes nothing.
+            ReloadResult back = h.reload(base);
+            assertThat(back.ok()).isTrue();
+            assertThat(back.changed()).as(back.summary()).isFalse();
+        }
+    }
+
     private static String config(String prefix, String bufferDir) {
         return """
                 "In":
