@@ -1,7 +1,6 @@
 package io.sluice.core.net;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -75,18 +74,8 @@ public final class ServerListener {
         ch.config().setBacklog(backlog);
         ServerListener l = new ServerListener(ch, children);
         ch.pipeline().addLast(l.acceptor);
-        ChannelFuture f = AcceptLoop.GROUP.register(ch).awaitUninterruptibly();
-        if (f.isSuccess()) {
-            f = ch.bind(want).awaitUninterruptibly();
-        }
-        if (!f.isSuccess()) {
-            ch.close().awaitUninterruptibly();
-            Throwable c = f.cause();
-            String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
-            throw new IOException("cannot listen on " + named + ": " + why, c);
-        }
+        int bound = AcceptLoop.bind(ch, want, named);
         // parked under the address asked for (0.0.0.0 stays 0.0.0.0 whatever the socket reports) and the port bound
-        int bound = ((InetSocketAddress) ch.localAddress()).getPort();
         l.acceptor.bound(ListenerHandover.at("tcp", new InetSocketAddress(want.getAddress(), bound)));
         ch.closeFuture().addListener(cf -> l.acceptor.socketClosed());
         return l;

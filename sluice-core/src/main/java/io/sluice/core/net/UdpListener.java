@@ -1,7 +1,6 @@
 package io.sluice.core.net;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import java.io.IOException;
@@ -51,17 +50,7 @@ public final class UdpListener {
         }
         NioDatagramChannel ch = new NioDatagramChannel();
         ch.pipeline().addLast(HANDLER, handler);
-        ChannelFuture f = AcceptLoop.GROUP.register(ch).awaitUninterruptibly();
-        if (f.isSuccess()) {
-            f = ch.bind(want).awaitUninterruptibly();
-        }
-        if (!f.isSuccess()) {
-            ch.close().awaitUninterruptibly();
-            Throwable c = f.cause();
-            String why = c == null ? "bind failed" : c.getMessage() != null ? c.getMessage() : c.toString();
-            throw new IOException("cannot listen on " + host + ":" + port + " (UDP): " + why, c);
-        }
-        int bound = ((InetSocketAddress) ch.localAddress()).getPort();
+        int bound = AcceptLoop.bind(ch, want, host + ":" + port + " (UDP)");
         return new UdpListener(ch, ListenerHandover.at("udp", new InetSocketAddress(want.getAddress(), bound)));
     }
 
