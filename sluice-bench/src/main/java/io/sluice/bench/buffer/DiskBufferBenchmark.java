@@ -1,17 +1,15 @@
 package io.sluice.bench.buffer;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.buffer.DiskBuffer;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Streams;
-import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,11 +18,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -32,19 +27,15 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * A disk buffer appending and replaying 250-byte events: each operation writes a batch of 512 (checksummed,
  * under the fsync policy) and reads it back for delivery, so the score is the cost per event of both.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx256m"})
-public class DiskBufferBenchmark {
+public class DiskBufferBenchmark extends BenchDefaults {
     static final int BATCH = 512;
 
     @Param({"interval", "never"})
@@ -66,10 +57,6 @@ public class DiskBufferBenchmark {
         PluginStats stats = p.producers().get(0).stats();
         buffer = new DiskBuffer(dir, 1L << 30, 64L << 20, DiskBuffer.WhenFull.BLOCK,
                 DiskBuffer.Fsync.valueOf(fsync.toUpperCase()), 1000, pool, stats, quiet(), "bench");
-    }
-
-    private static Log quiet() {
-        return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
     }
 
     @TearDown(Level.Trial)

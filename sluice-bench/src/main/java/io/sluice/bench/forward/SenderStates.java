@@ -6,30 +6,34 @@ import io.sluice.forward.codec.ForwardMode;
 import java.io.IOException;
 import org.komamitsu.fluency.Fluency;
 import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * The senders the Forward benchmarks share, opened once per trial against the {@link ServerProcess} and closed
- * after it. Each benchmark class subclasses the ones it uses as its own {@code @State}, saying with or without
- * acks (and which mode for the emitter), so the three seed benchmarks keep their names without repeating setup.
+ * after it. The seed that runs says how they send, by its class name: {@code …Ack} with acks, {@code …Compressed…}
+ * CompressedPackedForward (the emitter; fluency has no compression), otherwise PackedForward without acks. So the
+ * three seed benchmarks keep their names and share their methods ({@link ForwardSends}).
  */
-final class SenderStates {
+public final class SenderStates {
     private SenderStates() {
     }
 
+    static boolean ack(BenchmarkParams seed) {
+        return seed.getBenchmark().contains("Ack.");
+    }
+
     /** The synchronous client. */
-    public abstract static class Client {
-        private final boolean ack;
+    @State(Scope.Benchmark)
+    public static class Client {
         ForwardClient client;
 
-        protected Client(boolean ack) {
-            this.ack = ack;
-        }
-
         @Setup(Level.Trial)
-        public void setup(ServerProcess server) throws IOException {
-            client = Senders.client(server.port, ack);
+        public void setup(ServerProcess server, BenchmarkParams seed) throws IOException {
+            client = Senders.client(server.port, ack(seed));
         }
 
         @TearDown(Level.Trial)
@@ -39,20 +43,16 @@ final class SenderStates {
     }
 
     /** The asynchronous emitter; {@link #total} is what the server should have counted so far. */
-    public abstract static class Emitter {
-        private final boolean ack;
-        private final ForwardMode mode;
+    @State(Scope.Benchmark)
+    public static class Emitter {
         ForwardEmitter emitter;
         long total;
 
-        protected Emitter(boolean ack, ForwardMode mode) {
-            this.ack = ack;
-            this.mode = mode;
-        }
-
         @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            emitter = Senders.emitter(server.port, ack, mode);
+        public void setup(ServerProcess server, BenchmarkParams seed) {
+            ForwardMode mode = seed.getBenchmark().contains("Compressed") ? ForwardMode.COMPRESSED_PACKED_FORWARD
+                    : ForwardMode.PACKED_FORWARD;
+            emitter = Senders.emitter(server.port, ack(seed), mode);
         }
 
         @TearDown(Level.Trial)
@@ -62,18 +62,14 @@ final class SenderStates {
     }
 
     /** fluency, the asynchronous peer. */
-    public abstract static class FluencySender {
-        private final boolean ack;
+    @State(Scope.Benchmark)
+    public static class FluencySender {
         Fluency fluency;
         long total;
 
-        protected FluencySender(boolean ack) {
-            this.ack = ack;
-        }
-
         @Setup(Level.Trial)
-        public void setup(ServerProcess server) {
-            fluency = Senders.fluency(server.port, ack);
+        public void setup(ServerProcess server, BenchmarkParams seed) {
+            fluency = Senders.fluency(server.port, ack(seed));
         }
 
         @TearDown(Level.Trial)

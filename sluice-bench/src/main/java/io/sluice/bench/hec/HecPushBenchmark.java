@@ -1,6 +1,8 @@
 package io.sluice.bench.hec;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.Units;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
@@ -8,22 +10,22 @@ import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.hec.producer.HecProducer;
 import io.sluice.hec.producer.HecResponse;
 import io.sluice.hec.producer.HecTransport;
-import io.sluice.hec.producer.HecProducer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * The OpenTelemetry Collector Splunk HEC exporter's benchmarks (seeds 000 and 001), same names and data shapes:
@@ -32,37 +34,46 @@ import org.openjdk.jmh.annotations.Warmup;
  * a transport that consumes the bytes without a network, as the OTel mock worker does.
  * Compare ns/op and {@code gc.alloc.rate.norm} / allocations with the seeds' "after" figures.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class HecPushBenchmark {
+public class HecPushBenchmark extends BenchDefaults {
 
-    /** Lazily built fixtures: only the one a benchmark method uses is created in its fork. */
+    /**
+     * A producer, its discarding transport and the data of one op, built for the benchmark that runs: its name
+     * says the case ({@code push<Kind>[_compressed]_<resources>_<records>_<maxContentLength>[_MultiMetric]}), so
+     * each method below is only its name. {@code ConsumeLogsRejected}: 10 × 100 logs, every request answered 400.
+     */
     @State(Scope.Benchmark)
-    public static class Fixtures {
-        private final Map<String, Fixture> fixtures = new HashMap<>();
-
-        Fixture get(String kind, int resources, int records, int max, boolean gzip, boolean multi) throws Exception {
-            String key = kind + resources + "_" + records + "_" + max + gzip + multi;
-            Fixture f = fixtures.get(key);
-            if (f == null) {
-                f = new Fixture(kind, resources, records, max, gzip, multi, 200);
-                fixtures.put(key, f);
-            }
-            return f;
-        }
-    }
-
-    /** A producer, its discarding transport, and the data of one op. */
-    static final class Fixture {
-        final HecProducer producer;
-        final Batch batch;
+    public static class Fixture {
+        HecProducer producer;
+        Batch batch;
         long bytes;
         int requests;
 
-        Fixture(String kind, int resources, int records, int max, boolean gzip, boolean multi, int status) throws Exception {
+        @Setup(Level.Trial)
+        public void setup(BenchmarkParams params) throws Exception {
+            String benchmark = params.getBenchmark();
+            named(benchmark.substring(benchmark.lastIndexOf('.') + 1));
+        }
+
+        /** Builds the case a benchmark method's name says. */
+        void named(String name) throws Exception {
+            if (name.equals("ConsumeLogsRejected")) {
+                setup("logs", 10, 100, 2 * 1024 * 1024, false, false, 400);
+                return;
+            }
+            List<String> parts = new ArrayList<>(List.of(name.split("_")));
+            boolean gzip = parts.remove("compressed");
+            boolean multi = parts.remove("MultiMetric");
+            String kind = parts.get(0).equals("pushLogData") ? "logs"
+                    : parts.get(0).equals("pushMetricData") ? "metrics" : "lines";
+            int resources = kind.equals("lines") ? 1 : Integer.parseInt(parts.get(1));
+            int records = Integer.parseInt(parts.get(parts.size() - 2));
+            int max = (int) Units.parseSize(parts.get(parts.size() - 1));
+            setup(kind, resources, records, max, gzip, multi, 200);
+        }
+
+        private void setup(String kind, int resources, int records, int max, boolean gzip, boolean multi, int status)
+                throws Exception {
             Map<String, Object> cfg = new HashMap<>();
             cfg.put("Token", "bench");
             cfg.put("MaxContentLength", max);
@@ -183,212 +194,87 @@ public class HecPushBenchmark {
         return b;
     }
 
-    /** State for ConsumeLogsRejected: every request answered 400, every event goes to the fallback stream. */
-    @State(Scope.Benchmark)
-    public static class Rejected {
-        Fixture f;
-
-        Fixture get() throws Exception {
-            if (f == null) {
-                f = new Fixture("logs", 10, 100, 2 * 1024 * 1024, false, false, 400);
-            }
-            return f;
-        }
-    }
-
     @Benchmark
-    public long ConsumeLogsRejected(Rejected r) throws Exception {
-        return r.get().pushRejected();
+    public long ConsumeLogsRejected(Fixture f) {
+        return f.pushRejected();
     }
 
-    /** 10,000 NDJSON lines of ~250 B (see {@link #lines}), plain: the whole-process TCP → SplunkHEC path's encoder. */
+    // The cases, one a line: each is its name (see Fixture). pushNdjsonLines: 10,000 NDJSON lines of ~250 B (see
+    // lines), the whole-process TCP → SplunkHEC path's encoder.
     @Benchmark
-    public long pushNdjsonLines_10000_2M(Fixtures f) throws Exception {
-        return f.get("lines", 100, 100, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushNdjsonLines_10000_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushNdjsonLines_compressed_10000_2M(Fixtures f) throws Exception {
-        return f.get("lines", 100, 100, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushNdjsonLines_compressed_10000_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_10_10_1024(Fixtures f) throws Exception {
-        return f.get("logs", 10, 10, 1024, false, false).push();
-    }
-
+    public long pushLogData_10_10_1024(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_10_10_8K(Fixtures f) throws Exception {
-        return f.get("logs", 10, 10, 8 * 1024, false, false).push();
-    }
-
+    public long pushLogData_10_10_8K(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_10_10_2M(Fixtures f) throws Exception {
-        return f.get("logs", 10, 10, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushLogData_10_10_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_10_200_2M(Fixtures f) throws Exception {
-        return f.get("logs", 10, 200, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushLogData_10_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_100_200_2M(Fixtures f) throws Exception {
-        return f.get("logs", 100, 200, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushLogData_100_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_100_200_5M(Fixtures f) throws Exception {
-        return f.get("logs", 100, 200, 5 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushLogData_100_200_5M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_compressed_10_10_1024(Fixtures f) throws Exception {
-        return f.get("logs", 10, 10, 1024, true, false).push();
-    }
-
+    public long pushLogData_compressed_10_10_1024(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_compressed_10_10_8K(Fixtures f) throws Exception {
-        return f.get("logs", 10, 10, 8 * 1024, true, false).push();
-    }
-
+    public long pushLogData_compressed_10_10_8K(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_compressed_10_10_2M(Fixtures f) throws Exception {
-        return f.get("logs", 10, 10, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushLogData_compressed_10_10_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_compressed_10_200_2M(Fixtures f) throws Exception {
-        return f.get("logs", 10, 200, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushLogData_compressed_10_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_compressed_100_200_2M(Fixtures f) throws Exception {
-        return f.get("logs", 100, 200, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushLogData_compressed_100_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushLogData_compressed_100_200_5M(Fixtures f) throws Exception {
-        return f.get("logs", 100, 200, 5 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushLogData_compressed_100_200_5M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_10_1024(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 1024, false, false).push();
-    }
-
+    public long pushMetricData_10_10_1024(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_10_8K(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 8 * 1024, false, false).push();
-    }
-
+    public long pushMetricData_10_10_8K(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_10_2M(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushMetricData_10_10_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_200_2M(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 200, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushMetricData_10_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_100_200_2M(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 2 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushMetricData_100_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_100_200_5M(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 5 * 1024 * 1024, false, false).push();
-    }
-
+    public long pushMetricData_100_200_5M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_10_1024(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 1024, true, false).push();
-    }
-
+    public long pushMetricData_compressed_10_10_1024(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_10_8K(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 8 * 1024, true, false).push();
-    }
-
+    public long pushMetricData_compressed_10_10_8K(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_10_2M(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushMetricData_compressed_10_10_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_200_2M(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 200, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushMetricData_compressed_10_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_100_200_2M(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 2 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushMetricData_compressed_100_200_2M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_100_200_5M(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 5 * 1024 * 1024, true, false).push();
-    }
-
+    public long pushMetricData_compressed_100_200_5M(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_10_1024_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 1024, false, true).push();
-    }
-
+    public long pushMetricData_10_10_1024_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_10_8K_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 8 * 1024, false, true).push();
-    }
-
+    public long pushMetricData_10_10_8K_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_10_2M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 2 * 1024 * 1024, false, true).push();
-    }
-
+    public long pushMetricData_10_10_2M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_10_200_2M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 200, 2 * 1024 * 1024, false, true).push();
-    }
-
+    public long pushMetricData_10_200_2M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_100_200_2M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 2 * 1024 * 1024, false, true).push();
-    }
-
+    public long pushMetricData_100_200_2M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_100_200_5M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 5 * 1024 * 1024, false, true).push();
-    }
-
+    public long pushMetricData_100_200_5M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_10_1024_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 1024, true, true).push();
-    }
-
+    public long pushMetricData_compressed_10_10_1024_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_10_8K_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 8 * 1024, true, true).push();
-    }
-
+    public long pushMetricData_compressed_10_10_8K_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_10_2M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 10, 2 * 1024 * 1024, true, true).push();
-    }
-
+    public long pushMetricData_compressed_10_10_2M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_10_200_2M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 10, 200, 2 * 1024 * 1024, true, true).push();
-    }
-
+    public long pushMetricData_compressed_10_200_2M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_100_200_2M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 2 * 1024 * 1024, true, true).push();
-    }
-
+    public long pushMetricData_compressed_100_200_2M_MultiMetric(Fixture f) throws Exception { return f.push(); }
     @Benchmark
-    public long pushMetricData_compressed_100_200_5M_MultiMetric(Fixtures f) throws Exception {
-        return f.get("metrics", 100, 200, 5 * 1024 * 1024, true, true).push();
-    }
+    public long pushMetricData_compressed_100_200_5M_MultiMetric(Fixture f) throws Exception { return f.push(); }
 }

@@ -7,12 +7,13 @@ import io.opentelemetry.proto.logs.v1.LogRecord;
 import io.opentelemetry.proto.logs.v1.ResourceLogs;
 import io.opentelemetry.proto.logs.v1.ScopeLogs;
 import io.opentelemetry.proto.resource.v1.Resource;
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
+import io.sluice.hec.producer.HecProducer;
 import io.sluice.hec.producer.HecResponse;
 import io.sluice.hec.producer.HecTransport;
-import io.sluice.hec.producer.HecProducer;
 import io.sluice.otlp.codec.LogsDecoder;
 import io.sluice.otlp.codec.RecordSink;
 import java.nio.charset.StandardCharsets;
@@ -21,15 +22,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * OTLP in, HEC out: the OTel Collector splunkhec exporter's {@code Benchmark_pushLogData_100_200_2M} (its
@@ -40,13 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * that only counts the bytes, as {@link HecPushBenchmark} does. The exporter's own figure starts from pdata, so
  * this one does more: the protobuf decoding is in it.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
 @State(Scope.Benchmark)
-public class OtlpToHecBenchmark {
+public class OtlpToHecBenchmark extends BenchDefaults {
     private byte[] request;
     private final LogsDecoder decoder = new LogsDecoder();
     private Batch batch;

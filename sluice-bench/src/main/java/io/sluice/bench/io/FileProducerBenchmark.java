@@ -1,5 +1,6 @@
 package io.sluice.bench.io;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
@@ -8,8 +9,6 @@ import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.io.file.FileProducer;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +69,7 @@ public class FileProducerBenchmark {
         dir = Files.createTempDirectory("sluice-bench-file");
         PluginConfig c = PluginConfig.of("out", "producer.File", Map.of("File", dir.resolve("out." + ext).toString()));
         producer = new FileProducer(c);
-        Log quiet = new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
+        Log quiet = BenchDefaults.quiet();
         PluginStats stats = new PluginStats("out", "producer.File");
         producer.start(new ProducerContext() {
             @Override

@@ -1,5 +1,6 @@
 package io.sluice.bench.json;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonScanner;
@@ -12,10 +13,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -30,12 +28,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * profile_json_v05's ProcessJSON + ExtractJSON. Run with {@code -prof gc} for bytes per message.
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class JsonFormatBenchmark {
+public class JsonFormatBenchmark extends BenchDefaults {
     private static final String CHARS = "abcdefghijklmnopqrstuvwxyz .,!;:-_";
 
     private byte[][] payloads;
@@ -94,6 +90,13 @@ public class JsonFormatBenchmark {
         return message;
     }
 
+    /** format.JSON, then {@code next}: a formatter's cost on top of {@link #json}. */
+    private Object afterJson(Modulator next) {
+        Message m = reset();
+        json.modulate(m);
+        return next.modulate(m);
+    }
+
     @Benchmark
     public Message reset_() {
         return reset();
@@ -113,37 +116,27 @@ public class JsonFormatBenchmark {
 
     @Benchmark
     public Object jsonMove() {
-        Message m = reset();
-        json.modulate(m);
-        return move.modulate(m);
+        return afterJson(move);
     }
 
     @Benchmark
     public Object jsonDelete() {
-        Message m = reset();
-        json.modulate(m);
-        return delete.modulate(m);
+        return afterJson(delete);
     }
 
     @Benchmark
     public Object jsonSplitToFields() {
-        Message m = reset();
-        json.modulate(m);
-        return split.modulate(m);
+        return afterJson(split);
     }
 
     @Benchmark
     public Object jsonCopy() {
-        Message m = reset();
-        json.modulate(m);
-        return copy.modulate(m);
+        return afterJson(copy);
     }
 
     @Benchmark
     public Object jsonToJson() {
-        Message m = reset();
-        json.modulate(m);
-        return toJson.modulate(m);
+        return afterJson(toJson);
     }
 
     /** profile_json's five formatters. */

@@ -10,6 +10,7 @@ import io.opentelemetry.proto.logs.v1.ResourceLogs;
 import io.opentelemetry.proto.logs.v1.ScopeLogs;
 import io.opentelemetry.proto.logs.v1.SeverityNumber;
 import io.opentelemetry.proto.resource.v1.Resource;
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.otlp.codec.LogsDecoder;
@@ -17,16 +18,11 @@ import io.sluice.otlp.codec.OtlpFormatException;
 import io.sluice.otlp.codec.RecordSink;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link LogsDecoder} on an {@code ExportLogsServiceRequest} of 1,000 log records with ten attributes each
@@ -49,12 +45,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * machine swung by ±100% with the load of other work and are not comparable run to run.
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class OtlpDecodeBenchmark {
+public class OtlpDecodeBenchmark extends BenchDefaults {
     static final int RECORDS = 1000;
 
     private byte[] request;

@@ -1,5 +1,6 @@
 package io.sluice.bench.pipeline;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginRegistry;
@@ -7,10 +8,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
-import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,11 +16,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -30,7 +25,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The route + queue + producer path of a running pipeline, per message: a batch of 512 messages (each with its
@@ -39,12 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * the allocations of every thread, so the figure covers the whole path.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx256m"})
-public class RoutePathBenchmark {
+public class RoutePathBenchmark extends BenchDefaults {
     static final int BATCH = 512;
 
     /** How the stream fans out: one producer, or broadcast to two. */
@@ -84,7 +75,7 @@ public class RoutePathBenchmark {
             yaml.append("Out").append(i).append(":\n  Type: producer.Benchmark\n  Streams: s\n");
         }
         pipeline = new Pipeline(new ConfigLoader(registry, Map.of()).loadString(yaml.toString(), "bench.yaml"), registry,
-                new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR));
+                quiet());
         pipeline.start();
         ctx = Driven.CONTEXT.get(10, TimeUnit.SECONDS);
     }

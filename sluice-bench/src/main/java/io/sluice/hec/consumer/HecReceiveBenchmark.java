@@ -1,5 +1,6 @@
 package io.sluice.hec.consumer;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.MemoryBudget;
@@ -11,15 +12,10 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * consumer.HEC's per-request work on the event loop (issue 17): one /services/collector/event body of 1,000
@@ -32,13 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * the same op in this thread's CPU time instead (15 rounds of 2,000 ops after 20,000 warm-up ops), which preemption
  * does not inflate: {@code java -cp sluice-bench/target/benchmarks.jar io.sluice.hec.consumer.HecReceiveBenchmark}.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
 @State(Scope.Thread)
-public class HecReceiveBenchmark {
+public class HecReceiveBenchmark extends BenchDefaults {
     static final int EVENTS = 1000;
     private static final String[] LEVELS = {"info", "info", "info", "info", "warn", "error", "debug"};
     private static final String[] SERVICES = {"checkout", "payments", "search", "inventory", "auth", "shipping",

@@ -1,0 +1,26 @@
+package io.sluice.bench;
+
+import io.sluice.core.pipeline.Log;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The run settings most benchmarks here share, taken by extending this class (JMH reads its annotations from a
+ * benchmark's superclasses, the benchmark's own winning): average time per op, 3 warm-up and 5 measured iterations
+ * of 2 s, one fork. A benchmark adds its time unit and state scope, and says what it does differently.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public abstract class BenchDefaults {
+    /** A log that writes nothing: for a pipeline or buffer whose messages are not what is measured. */
+    public static Log quiet() {
+        return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
+    }
+}
