@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MarkerFactory;
 
 class ThirdPartyLogTest {
     @Test
@@ -28,5 +29,17 @@ class ThirdPartyLogTest {
         ThirdPartyLog.routeTo(new Log(new PrintStream(bytes, true, StandardCharsets.UTF_8), Log.DEBUG));
         lib.info("chatty {}", 2);
         assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("NetworkClient: chatty 2").doesNotContain("chattier");
+    }
+
+    @Test
+    void markersAreIgnoredAndATrailingThrowableIsTheCause() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ThirdPartyLog.routeTo(new Log(new PrintStream(bytes, true, StandardCharsets.UTF_8), Log.DEBUG));
+        Logger lib = LoggerFactory.getLogger("org.example.Lib");
+        lib.warn(MarkerFactory.getMarker("m"), "{} of {}", 1, 2, new IllegalStateException("boom"));
+        lib.error("{} left", 3, new IllegalArgumentException("bad"));
+        lib.trace("never {}", 4);
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("Lib: 1 of 2: java.lang.IllegalStateException: boom")
+                .contains("Lib: 3 left: java.lang.IllegalArgumentException: bad").doesNotContain("never");
     }
 }
