@@ -1,5 +1,7 @@
 package io.sluice.core.message;
 
+import io.sluice.core.config.Units;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -49,41 +51,26 @@ public final class MemoryBudget {
     }
 
     /**
-     * Parses a size as operators write it: bytes, or a number with a binary suffix {@code k}, {@code m} or
-     * {@code g} (upper or lower case, optionally followed by {@code b} or {@code ib}): {@code 64m}, {@code 1GiB}.
+     * Parses a size as operators write a heap size: bytes, or a number with a binary suffix {@code k}, {@code m},
+     * {@code g} or {@code t} in either case, optionally followed by {@code b} or {@code ib}: {@code 64m},
+     * {@code 1GiB}, {@code 2MB} (two MiB, as the JVM's {@code -Xmx} reads it). The number is read by
+     * {@link Units#parseSize}, whose short suffixes are binary.
      *
      * @throws IllegalArgumentException naming the text when it is not a positive size
      */
     public static long parseSize(String text) {
-        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
-        if (t.endsWith("ib")) {
-            t = t.substring(0, t.length() - 2);
-        } else if (t.endsWith("b")) {
-            t = t.substring(0, t.length() - 1);
-        }
-        int shift = 0;
-        if (!t.isEmpty()) {
-            switch (t.charAt(t.length() - 1)) {
-                case 'k' -> shift = 10;
-                case 'm' -> shift = 20;
-                case 'g' -> shift = 30;
-                default -> shift = -1;
-            }
-            if (shift >= 0) {
-                t = t.substring(0, t.length() - 1);
-            } else {
-                shift = 0;
-            }
-        }
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        t = t.endsWith("ib") ? t.substring(0, t.length() - 2) : t.endsWith("b") ? t.substring(0, t.length() - 1) : t;
+        long n;
         try {
-            long n = Long.parseLong(t.trim());
-            if (n > 0 && n <= (Long.MAX_VALUE >> shift)) {
-                return n << shift;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
+            n = Units.parseSize(t);
+        } catch (IllegalArgumentException e) {
+            n = 0;
         }
-        throw new IllegalArgumentException("expected a positive size such as 256m or 1g, found '" + text + "'");
+        if (n <= 0) {
+            throw new IllegalArgumentException("expected a positive size such as 256m or 1g, found '" + text + "'");
+        }
+        return n;
     }
 
     /** A budget with no practical limit, for tests and benchmarks that measure something else. */

@@ -191,22 +191,12 @@ public final class ProtoReader {
 
     /** Reads a little-endian 64-bit value (fixed64, sfixed64, double bits). */
     public long readFixed64() throws OtlpFormatException {
-        if (limit - pos < 8) {
-            throw truncated(limit);
-        }
-        long v = (long) LONGS.get(buf, pos);
-        pos += 8;
-        return v;
+        return (long) LONGS.get(buf, skipFixed(8));
     }
 
     /** Reads a little-endian 32-bit value (fixed32, sfixed32, float bits). */
     public int readFixed32() throws OtlpFormatException {
-        if (limit - pos < 4) {
-            throw truncated(limit);
-        }
-        int v = (int) INTS.get(buf, pos);
-        pos += 4;
-        return v;
+        return (int) INTS.get(buf, skipFixed(4));
     }
 
     /** Reads a double (wire type {@link #I64}). */
@@ -273,11 +263,13 @@ public final class ProtoReader {
         }
     }
 
-    private void skipFixed(int n) throws OtlpFormatException {
+    /** Moves past {@code n} bytes, checking they lie inside the message; returns where they start. */
+    private int skipFixed(int n) throws OtlpFormatException {
         if (limit - pos < n) {
             throw truncated(limit);
         }
         pos += n;
+        return pos - n;
     }
 
     /** An error at the current position, for the decoders' own checks. */
