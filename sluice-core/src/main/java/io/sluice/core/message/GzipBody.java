@@ -1,8 +1,8 @@
 package io.sluice.core.message;
 
+import java.util.Arrays;
 import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
-import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
 /**
@@ -13,8 +13,8 @@ import java.util.zip.Inflater;
  * honest), and each larger buffer before it is allocated. A buffer that grew for one large body is dropped by
  * {@link #done()}, so a thread keeps at most {@value #RETAIN} bytes. One per thread (it is not thread-safe).
  *
- * <p>It also compresses a body whole ({@link #deflate}) into the same kind of reused buffer, for clients that send
- * gzip requests: the gzip framing is written by hand around a raw deflate, so nothing is allocated per request.
+ * <p>It also compresses a body whole ({@link #deflate}, with a {@link GzipWriter}) into the same kind of reused
+ * buffer, for clients that send gzip requests: nothing is allocated per request.
  */
 public final class GzipBody {
     /** Result of {@link #inflate}: ok, bad data, larger than the cap, or no memory reserved for more output. */
@@ -26,17 +26,34 @@ public final class GzipBody {
     /** Output reserved at a time when the trailer's size is no help. */
     static final int STEP = 256 * 1024;
 
-    /** A gzip member's header as {@link #deflate} writes it: deflate, no flags, no time, unknown OS. */
-    private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
-
     private final Inflater inflater = new Inflater(true);
-    private Deflater deflater;
+    private GzipWriter writer;
     private final CRC32 crc = new CRC32();
     private byte[] out = new byte[INITIAL];
     private int length;
     private String error;
     private RequestMemory memory;
     private long charged;
+    /** {@link #out} as {@link #deflate} writes it. */
+    private final GzipWriter.Out sink = new GzipWriter.Out() {
+        @Override
+        public byte[] ensure(int n) {
+            if (out.length < length + n) {
+                out = Arrays.copyOf(out, Math.max(length + n, out.length * 2));
+            }
+            return out;
+        }
+
+        @Override
+        public int length() {
+            return length;
+        }
+
+        @Override
+        public void setLength(int newLength) {
+            length = newLength;
+        }
+    };
 
     /** The inflated bytes, {@code [0, length())}; valid until the next {@link #inflate} or {@link #done()}. */
     public byte[] output() {
@@ -149,7 +166,7 @@ public final class GzipBody {
                         if (!cover((long) length + grown)) {
                             return Result.REFUSED;
                         }
-                        out = java.util.Arrays.copyOf(out, grown);
+                        out = Arrays.copyOf(out, grown);
                         if (memory != null && charged > grown) {
                             memory.give(charged - grown);
                             charged = grown;
@@ -192,53 +209,25 @@ public final class GzipBody {
     /**
      * Compresses {@code src[off, off+len)} as one gzip member (RFC 1952) at {@code level} (1 fastest to 9 smallest)
      * into {@link #output()}; returns the compressed length, also {@link #length()}. The first call makes the
-     * {@link Deflater}, later ones reuse it.
+     * {@link GzipWriter}, later ones reuse it.
      */
     public int deflate(byte[] src, int off, int len, int level) {
-        if (deflater == null) {
-            deflater = new Deflater(level, true);
-        } else {
-            deflater.reset();
-            deflater.setLevel(level);
+        if (writer == null) {
+            writer = new GzipWriter(level);
         }
-        crc.reset();
-        crc.update(src, off, len);
-        deflater.setInput(src, off, len);
-        deflater.finish();
-        ensure(GZIP_HEADER.length + len / 2 + 64);
-        System.arraycopy(GZIP_HEADER, 0, out, 0, GZIP_HEADER.length);
-        int w = GZIP_HEADER.length;
-        while (!deflater.finished()) {
-            if (w == out.length) {
-                out = java.util.Arrays.copyOf(out, out.length * 2);
-            }
-            w += deflater.deflate(out, w, out.length - w);
-        }
-        ensure(w + 8);
-        putIntLE(w, (int) crc.getValue());
-        putIntLE(w + 4, len);
-        length = w + 8;
+        writer.setLevel(level);
+        length = 0;
+        writer.begin(sink);
+        writer.feed(sink, src, off, len);
+        writer.finish(sink);
         return length;
-    }
-
-    private void putIntLE(int at, int v) {
-        out[at] = (byte) v;
-        out[at + 1] = (byte) (v >>> 8);
-        out[at + 2] = (byte) (v >>> 16);
-        out[at + 3] = (byte) (v >>> 24);
-    }
-
-    private void ensure(int n) {
-        if (out.length < n) {
-            out = java.util.Arrays.copyOf(out, Math.max(n, out.length * 2));
-        }
     }
 
     /** Frees the native inflater (and deflater). */
     public void close() {
         inflater.end();
-        if (deflater != null) {
-            deflater.end();
+        if (writer != null) {
+            writer.close();
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.hec.codec;
 
 import io.sluice.core.json.Decimal;
+import io.sluice.core.message.GzipWriter;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -18,7 +19,7 @@ import java.util.Arrays;
  * of loading, checking and storing the buffer's length around every small write (that traffic was a large share
  * of encoding a HEC event). Both produce the same bytes.
  */
-public final class ByteOut {
+public final class ByteOut implements GzipWriter.Out {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     /** 0: copy as is; 1: two-character escape; 2: \\u00XX. Indexed by unsigned byte values below 128. */
     private static final byte[] ESCAPE = new byte[128];
@@ -57,11 +58,13 @@ public final class ByteOut {
         return buf;
     }
 
+    @Override
     public int length() {
         return len;
     }
 
     /** Moves the write position (back, to drop what was written after it; or on, after {@code put*} writes). */
+    @Override
     public void setLength(int newLength) {
         if (newLength < 0 || newLength > buf.length) {
             throw new IndexOutOfBoundsException(newLength + " outside " + buf.length);
@@ -74,6 +77,7 @@ public final class ByteOut {
     }
 
     /** Makes room for {@code n} more bytes; returns the (possibly new) backing array. */
+    @Override
     public byte[] ensure(int n) {
         if (len + n > buf.length) {
             buf = Arrays.copyOf(buf, Math.max(len + n, buf.length << 1));

@@ -1,5 +1,6 @@
 package io.sluice.hec.codec;
 
+import io.sluice.core.message.GzipWriter;
 import java.util.Arrays;
 
 /**

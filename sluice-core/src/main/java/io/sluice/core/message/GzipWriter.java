@@ -1,15 +1,29 @@
-package io.sluice.hec.codec;
+package io.sluice.core.message;
 
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 
 /**
- * gzip (RFC 1952) written straight into a {@link ByteOut} with one reused {@link Deflater}: no stream objects,
- * no intermediate buffers, nothing allocated per request. Sync flushes let the caller learn the exact
- * compressed size so far, which is how a request is kept under {@code MaxContentLength} after compression.
+ * gzip (RFC 1952) written straight into a growable buffer ({@link Out}) with one reused {@link Deflater}: no stream
+ * objects, no intermediate buffers, nothing allocated per request. Sync flushes let the caller learn the exact
+ * compressed size so far, which is how producer.SplunkHEC keeps a request under {@code MaxContentLength} after
+ * compression; {@link GzipBody#deflate} writes a whole body with it.
  */
 public final class GzipWriter {
+    /** A member's header: deflate, no flags, no time, unknown OS. */
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
+
+    /** Where a member is written: a growable byte buffer. */
+    public interface Out {
+        /** Makes room for {@code n} more bytes; returns the (possibly new) backing array. */
+        byte[] ensure(int n);
+
+        /** Bytes written so far: where the next write goes. */
+        int length();
+
+        /** Moves the write position on, over bytes written into the array {@link #ensure} returned. */
+        void setLength(int newLength);
+    }
 
     private final Deflater deflater;
     private final CRC32 crc = new CRC32();
@@ -20,16 +34,23 @@ public final class GzipWriter {
         deflater = new Deflater(level, true);
     }
 
+    /** Sets the {@link Deflater} level of the next member: call it before {@link #begin}. */
+    public void setLevel(int level) {
+        deflater.setLevel(level);
+    }
+
     /** Starts a member: resets the deflater and writes the 10-byte header. */
-    public void begin(ByteOut out) {
+    public void begin(Out out) {
         deflater.reset();
         crc.reset();
         inBytes = 0;
-        out.write(HEADER);
+        byte[] b = out.ensure(HEADER.length);
+        System.arraycopy(HEADER, 0, b, out.length(), HEADER.length);
+        out.setLength(out.length() + HEADER.length);
     }
 
     /** Compresses {@code src[off, off+len)}; output may stay inside the deflater until a flush. */
-    public void feed(ByteOut out, byte[] src, int off, int len) {
+    public void feed(Out out, byte[] src, int off, int len) {
         if (len == 0) {
             return;
         }
@@ -42,30 +63,30 @@ public final class GzipWriter {
     }
 
     /** Pushes everything fed so far into {@code out}, so that {@code out}'s length is exact. */
-    public void syncFlush(ByteOut out) {
+    public void syncFlush(Out out) {
         drainAll(out, Deflater.SYNC_FLUSH);
     }
 
     /** Ends the member: final block and the CRC-32 / size trailer. */
-    public void finish(ByteOut out) {
+    public void finish(Out out) {
         deflater.finish();
         while (!deflater.finished()) {
             drain(out, Deflater.NO_FLUSH);
         }
-        int c = (int) crc.getValue();
-        int n = (int) inBytes;
-        out.ensure(8);
-        out.write(c);
-        out.write(c >>> 8);
-        out.write(c >>> 16);
-        out.write(c >>> 24);
-        out.write(n);
-        out.write(n >>> 8);
-        out.write(n >>> 16);
-        out.write(n >>> 24);
+        byte[] b = out.ensure(8);
+        int at = out.length();
+        putIntLE(b, at, (int) crc.getValue());
+        putIntLE(b, at + 4, (int) inBytes);
+        out.setLength(at + 8);
     }
 
-    private void drainAll(ByteOut out, int flush) {
+    private static void putIntLE(byte[] b, int at, int v) {
+        for (int i = 0; i < 4; i++) {
+            b[at + i] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    private void drainAll(Out out, int flush) {
         while (true) {
             int room = drain(out, flush);
             if (room > 0) {
@@ -75,7 +96,7 @@ public final class GzipWriter {
     }
 
     /** One deflate call into the free space of {@code out}; returns the space left unused. */
-    private int drain(ByteOut out, int flush) {
+    private int drain(Out out, int flush) {
         byte[] b = out.ensure(8192);
         int at = out.length();
         int room = b.length - at;
