@@ -1,8 +1,13 @@
 package io.sluice.bench;
 
 import io.sluice.core.pipeline.Log;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
@@ -12,7 +17,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The run settings most benchmarks here share, taken by extending this class (JMH reads its annotations from a
  * benchmark's superclasses, the benchmark's own winning): average time per op, 3 warm-up and 5 measured iterations
- * of 2 s, one fork. A benchmark adds its time unit and state scope, and says what it does differently.
+ * of 2 s, one fork. A benchmark adds its time unit and state scope, and says what it does differently. Also the
+ * small fixtures several benchmarks need.
  */
 @BenchmarkMode(Mode.AverageTime)
 @Warmup(iterations = 3, time = 2)
@@ -22,5 +28,12 @@ public abstract class BenchDefaults {
     /** A log that writes nothing: for a pipeline or buffer whose messages are not what is measured. */
     public static Log quiet() {
         return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
+    }
+
+    /** Deletes a benchmark's temporary directory and everything in it, best effort (what cannot go, stays). */
+    public static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
     }
 }

@@ -13,10 +13,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
@@ -62,9 +60,7 @@ public class DiskBufferBenchmark extends BenchDefaults {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         buffer.shutdown();
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
+        deleteTree(dir);
     }
 
     /** Append 512 events, then replay and acknowledge them. */

@@ -8,21 +8,17 @@ import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.io.file.FileProducer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -43,9 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx512m"})
-public class FileProducerBenchmark {
+public class FileProducerBenchmark extends BenchDefaults {
     static final int BATCH = 512;
 
     /** Output name: plain NDJSON or gzip. */
@@ -69,7 +64,7 @@ public class FileProducerBenchmark {
         dir = Files.createTempDirectory("sluice-bench-file");
         PluginConfig c = PluginConfig.of("out", "producer.File", Map.of("File", dir.resolve("out." + ext).toString()));
         producer = new FileProducer(c);
-        Log quiet = BenchDefaults.quiet();
+        Log quiet = quiet();
         PluginStats stats = new PluginStats("out", "producer.File");
         producer.start(new ProducerContext() {
             @Override
@@ -122,14 +117,6 @@ public class FileProducerBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
         producer.close();
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException ignored) {
-                    // Temp files; best effort.
-                }
-            });
-        }
+        deleteTree(dir);
     }
 }

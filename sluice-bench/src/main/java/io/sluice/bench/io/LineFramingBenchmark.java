@@ -1,5 +1,6 @@
 package io.sluice.bench.io;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
@@ -10,8 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -29,9 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class LineFramingBenchmark {
+public class LineFramingBenchmark extends BenchDefaults {
     static final int LINES = 4096;
     private byte[] input;
     private Framer framer;
