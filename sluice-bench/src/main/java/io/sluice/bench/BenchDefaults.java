@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.core.message.BatchPool;
 import io.sluice.core.pipeline.Log;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,6 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public abstract class BenchDefaults {
+    /** Messages per op of the benchmarks that deliver batches: one full batch, as the pipeline makes them. */
+    public static final int BATCH = BatchPool.DEFAULT_BATCH_SIZE;
+
     /** A log that writes nothing: for a pipeline or buffer whose messages are not what is measured. */
     public static Log quiet() {
         return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);

@@ -34,8 +34,6 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx256m"})
 public class DiskBufferBenchmark extends BenchDefaults {
-    static final int BATCH = 512;
-
     @Param({"interval", "never"})
     public String fsync;
 

@@ -41,8 +41,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 2, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx512m"})
 public class FileProducerBenchmark extends BenchDefaults {
-    static final int BATCH = 512;
-
     /** Output name: plain NDJSON or gzip. */
     @Param({"ndjson", "ndjson.gz"})
     public String ext;

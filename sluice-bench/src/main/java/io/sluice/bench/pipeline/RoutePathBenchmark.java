@@ -36,8 +36,6 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx256m"})
 public class RoutePathBenchmark extends BenchDefaults {
-    static final int BATCH = 512;
-
     /** How the stream fans out: one producer, or broadcast to two. */
     @Param({"1", "2"})
     public int producers;
