@@ -1,10 +1,10 @@
 package io.sluice.io.file;
 
+import io.sluice.core.message.GzipWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
 import java.util.zip.CRC32;
-import java.util.zip.Deflater;
 
 /**
  * Turns chunks of lines into the bytes that go to disk: as they are, gzip, or zstd. Compressed output
@@ -59,16 +59,28 @@ abstract class Encoder {
     }
 
     /** A reusable growing byte array. */
-    static final class Pending extends OutputStream {
+    static final class Pending extends OutputStream implements GzipWriter.Out {
         byte[] buf = new byte[64 * 1024];
         int len;
         /** Bytes of {@code buf} already on disk (a partial write resumes here). */
         int written;
 
-        void ensure(int more) {
+        @Override
+        public byte[] ensure(int more) {
             if (len + more > buf.length) {
                 buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
             }
+            return buf;
+        }
+
+        @Override
+        public int length() {
+            return len;
+        }
+
+        @Override
+        public void setLength(int newLength) {
+            len = newLength;
         }
 
         @Override
@@ -108,15 +120,14 @@ abstract class Encoder {
     }
 
     /**
-     * gzip (RFC 1952) by hand over a raw {@link Deflater}: one member per file, a sync flush after every
-     * chunk (so {@code zcat} reads a live file up to the last flush), and the CRC and size trailer at
-     * {@link #finish()}, which makes {@code gzip -t} pass after a clean shutdown.
+     * gzip (RFC 1952) with a {@link GzipWriter}: one member per file, a sync flush after every chunk (so {@code zcat}
+     * reads a live file up to the last flush), and the CRC and size trailer at {@link #finish()}, which makes
+     * {@code gzip -t} pass after a clean shutdown.
      */
     static final class Gzip extends Encoder {
-        private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
         /** After a sync flush the deflate stream is at a byte boundary: a final empty stored block ends it. */
         private static final byte[] FINAL_EMPTY_BLOCK = {0x01, 0x00, 0x00, (byte) 0xff, (byte) 0xff};
-        private final Deflater deflater;
+        private final GzipWriter writer;
         /** CRC and size of the committed input only: a chunk that failed to reach the disk is not in the trailer. */
         private final CRC32 crc = new CRC32();
         private long inputSize;
@@ -124,34 +135,20 @@ abstract class Encoder {
         private boolean committed;
 
         Gzip(int level) {
-            this.deflater = new Deflater(level, true);
+            this.writer = new GzipWriter(level);
         }
 
         @Override
         void encode(byte[] chunk, int len) {
             header();
-            deflater.setInput(chunk, 0, len);
-            while (!deflater.needsInput()) {
-                deflate(Deflater.NO_FLUSH);
-            }
-            // SYNC_FLUSH until the deflater has room to spare: then everything is out.
-            int n;
-            do {
-                n = deflate(Deflater.SYNC_FLUSH);
-            } while (n > 0 && pending.len == pending.buf.length);
-        }
-
-        private int deflate(int flush) {
-            pending.ensure(64 * 1024);
-            int n = deflater.deflate(pending.buf, pending.len, pending.buf.length - pending.len, flush);
-            pending.len += n;
-            return n;
+            writer.feed(pending, chunk, 0, len);
+            writer.syncFlush(pending);
         }
 
         private void header() {
             if (!started) {
                 started = true;
-                pending.write(HEADER, 0, HEADER.length);
+                writer.begin(pending);
             }
         }
 
@@ -167,30 +164,21 @@ abstract class Encoder {
             if (!committed) {
                 return new byte[0];
             }
-            byte[] b = java.util.Arrays.copyOf(FINAL_EMPTY_BLOCK, FINAL_EMPTY_BLOCK.length + 8);
-            trailer(b, FINAL_EMPTY_BLOCK.length);
-            return b;
-        }
-
-        private void trailer(byte[] b, int at) {
+            byte[] b = Arrays.copyOf(FINAL_EMPTY_BLOCK, FINAL_EMPTY_BLOCK.length + 8);
             int c = (int) crc.getValue();
             int size = (int) inputSize;
             for (int i = 0; i < 4; i++) {
-                b[at + i] = (byte) (c >> (8 * i));
-                b[at + 4 + i] = (byte) (size >> (8 * i));
+                b[FINAL_EMPTY_BLOCK.length + i] = (byte) (c >> (8 * i));
+                b[FINAL_EMPTY_BLOCK.length + 4 + i] = (byte) (size >> (8 * i));
             }
+            return b;
         }
 
+        /** Everything encoded is committed here, so the writer's own trailer counts the same input. */
         @Override
         void finish() {
             header();
-            deflater.finish();
-            while (!deflater.finished()) {
-                deflate(Deflater.NO_FLUSH);
-            }
-            byte[] trailer = new byte[8];
-            trailer(trailer, 0);
-            pending.write(trailer, 0, 8);
+            writer.finish(pending);
         }
 
         @Override
@@ -200,7 +188,7 @@ abstract class Encoder {
 
         @Override
         void close() {
-            deflater.end();
+            writer.close();
         }
     }
 }
