@@ -7,7 +7,7 @@ import java.util.zip.Deflater;
  * gzip (RFC 1952) written straight into a growable buffer ({@link Out}) with one reused {@link Deflater}: no stream
  * objects, no intermediate buffers, nothing allocated per request. Sync flushes let the caller learn the exact
  * compressed size so far, which is how producer.SplunkHEC keeps a request under {@code MaxContentLength} after
- * compression; {@link GzipBody#deflate} writes a whole body with it.
+ * compression. {@link GzipBody#deflate} writes a whole body with it, producer.File a stream flushed per chunk.
  */
 public final class GzipWriter {
     /** A member's header: deflate, no flags, no time, unknown OS. */
