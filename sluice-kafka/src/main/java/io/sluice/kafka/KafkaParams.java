@@ -69,8 +69,8 @@ public final class KafkaParams {
     };
     public static final Param<Boolean> SASL_ENABLE = Param.bool("SaslEnable", false,
             "Authenticates with SASL (security.protocol SASL_PLAINTEXT, or SASL_SSL with TlsEnable).");
-    public static final Param<String> SASL_MECHANISM = Param.string("SaslMechanism", "PLAIN",
-            "PLAIN (Gollum's only one), SCRAM-SHA-256 or SCRAM-SHA-512.");
+    public static final Param<String> SASL_MECHANISM = Param.choice("SaslMechanism", "PLAIN",
+            "PLAIN (Gollum's only one), SCRAM-SHA-256 or SCRAM-SHA-512.", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
     public static final Param<String> SASL_USERNAME = Param.string("SaslUsername", "", "SASL user name.");
     public static final Param<String> SASL_USER = Param.string("SaslUser", "",
             "Older Gollum spelling of SaslUsername.");

@@ -41,15 +41,9 @@ final class KafkaSecurity {
             tlsProperties(c, tls, p);
         }
         if (sasl) {
-            String mechanism = c.get(KafkaParams.SASL_MECHANISM).toUpperCase(java.util.Locale.ROOT);
-            String module;
-            if (mechanism.equals("PLAIN")) {
-                module = "org.apache.kafka.common.security.plain.PlainLoginModule";
-            } else if (mechanism.startsWith("SCRAM-")) {
-                module = "org.apache.kafka.common.security.scram.ScramLoginModule";
-            } else {
-                throw c.error(KafkaParams.SASL_MECHANISM, "expected PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, found '" + mechanism + "'");
-            }
+            String mechanism = c.get(KafkaParams.SASL_MECHANISM);
+            String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                    : "org.apache.kafka.common.security.scram.ScramLoginModule";
             String user = c.get(KafkaParams.SASL_USERNAME).isEmpty() ? c.get(KafkaParams.SASL_USER)
                     : c.get(KafkaParams.SASL_USERNAME);
             p.put(SaslConfigs.SASL_MECHANISM, mechanism);

@@ -96,6 +96,22 @@ class KafkaConfigTest {
     }
 
     @Test
+    void saslMechanismIsAChoiceReadInItsOwnSpelling() {
+        Properties p = producerProps("  SaslEnable: true\n  SaslMechanism: scram-sha-512\n  SaslUser: u\n");
+        assertThat(p).containsEntry("sasl.mechanism", "SCRAM-SHA-512");
+        assertThat(p.getProperty("sasl.jaas.config")).startsWith("org.apache.kafka.common.security.scram.ScramLoginModule");
+        assertThatThrownBy(() -> producerProps("  SaslEnable: true\n  SaslMechanism: SCRAM-SHA-265\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("SaslMechanism")
+                .hasMessageContaining("did you mean");
+    }
+
+    @Test
+    void compressionTakesGollumsSpelling() {
+        assertThat(producerProps("  Compression: ZIP\n")).containsEntry("compression.type", "gzip");
+        assertThat(producerProps("  Compression: none\n")).containsEntry("compression.type", "none");
+    }
+
+    @Test
     void badValuesNameTheKey() {
         assertThatThrownBy(() -> producerProps("  Compression: brotli\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("Compression").hasMessageContaining("zstd");

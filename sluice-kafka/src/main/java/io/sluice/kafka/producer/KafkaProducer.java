@@ -66,8 +66,9 @@ public final class KafkaProducer extends io.sluice.core.pipeline.Producer {
             "Older Gollum spelling of KeyFrom.");
     public static final Param<List<String>> HEADERS_FROM = Param.strings("HeadersFrom", List.of(),
             "Metadata fields copied into record headers of the same name; \"*\" copies every field.");
-    public static final Param<String> COMPRESSION = Param.string("Compression", "zstd",
-            "none, gzip (Gollum: zip), snappy, lz4 or zstd. zstd packs telemetry best for its CPU cost.");
+    public static final Param<String> COMPRESSION = Param.choice("Compression", "zstd",
+            "none, gzip (Gollum: zip), snappy, lz4 or zstd. zstd packs telemetry best for its CPU cost.",
+            "none", "gzip", "snappy", "lz4", "zstd").alias("zip", "gzip").alias("", "none");
     public static final Param<Integer> REQUIRED_ACKS = Param.integer("RequiredAcks", -1,
             "-1: every in-sync replica (acks=all, required for idempotence); 1: the leader only; 0: none.");
     public static final Param<Boolean> IDEMPOTENCE = Param.bool("Idempotence", true,

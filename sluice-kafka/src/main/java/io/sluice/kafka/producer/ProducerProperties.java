@@ -2,7 +2,6 @@ package io.sluice.kafka.producer;
 
 import io.sluice.core.config.PluginConfig;
 import io.sluice.kafka.KafkaParams;
-import java.util.Locale;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RoundRobinPartitioner;
@@ -41,7 +40,7 @@ final class ProducerProperties {
                     + " for 5 requests in flight), found " + inFlight);
         }
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, String.valueOf(Math.max(1, inFlight)));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression(config));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.get(KafkaProducer.COMPRESSION));
         int timeout = config.get(KafkaProducer.TIMEOUT_MS);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(timeout));
         int linger = Math.max(0, config.get(KafkaProducer.BATCH_TIMEOUT_MS));
@@ -57,24 +56,5 @@ final class ProducerProperties {
         }
         KafkaParams.applySettings(config, p);
         return p;
-    }
-
-    private static String compression(PluginConfig c) {
-        String v = c.get(KafkaProducer.COMPRESSION).trim().toLowerCase(Locale.ROOT);
-        switch (v) {
-            case "":
-            case "none":
-                return "none";
-            case "zip":
-            case "gzip":
-                return "gzip";
-            case "snappy":
-            case "lz4":
-            case "zstd":
-                return v;
-            default:
-                throw c.error(KafkaProducer.COMPRESSION, "expected none, gzip, snappy, lz4 or zstd, found '"
-                        + c.get(KafkaProducer.COMPRESSION) + "'");
-        }
     }
 }
