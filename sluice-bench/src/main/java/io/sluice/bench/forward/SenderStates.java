@@ -14,9 +14,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * The senders the Forward benchmarks share, opened once per trial against the {@link ServerProcess} and closed
- * after it. The seed that runs says how they send, by its class name: {@code …Ack} with acks, {@code …Compressed…}
- * CompressedPackedForward (the emitter; fluency has no compression), otherwise PackedForward without acks. So the
- * three seed benchmarks keep their names and share their methods ({@link ForwardSends}).
+ * after it. The seed that runs says how they send, by its class name: {@code …Ack} with acks,
+ * {@code …Compressed…} CompressedPackedForward (the emitter; fluency has no compression), otherwise PackedForward
+ * without acks. So the three seed benchmarks keep their names and share their methods ({@link ForwardSends}).
  */
 public final class SenderStates {
     private SenderStates() {
