@@ -51,11 +51,20 @@ public final class GzipWriter {
 
     /** Compresses {@code src[off, off+len)}; output may stay inside the deflater until a flush. */
     public void feed(Out out, byte[] src, int off, int len) {
+        crc.update(src, off, len);
+        inBytes += len;
+        deflate(out, src, off, len);
+    }
+
+    /**
+     * Compresses {@code src[off, off+len)} without counting it into this writer's trailer: for a caller that keeps
+     * its own CRC and ends with {@link #finish(Out, int, long)} (producer.File counts only what reached the disk),
+     * so that no byte is checksummed twice.
+     */
+    public void deflate(Out out, byte[] src, int off, int len) {
         if (len == 0) {
             return;
         }
-        crc.update(src, off, len);
-        inBytes += len;
         deflater.setInput(src, off, len);
         while (!deflater.needsInput()) {
             drain(out, Deflater.NO_FLUSH);
@@ -67,17 +76,27 @@ public final class GzipWriter {
         drainAll(out, Deflater.SYNC_FLUSH);
     }
 
-    /** Ends the member: final block and the CRC-32 / size trailer. */
+    /** Ends the member: final block and the CRC-32 / size trailer of what {@link #feed} took. */
     public void finish(Out out) {
+        finish(out, (int) crc.getValue(), inBytes);
+    }
+
+    /** Ends the member with the caller's CRC-32 and size of the input (see {@link #deflate}). */
+    public void finish(Out out, int crc32, long size) {
         deflater.finish();
         while (!deflater.finished()) {
             drain(out, Deflater.NO_FLUSH);
         }
         byte[] b = out.ensure(8);
         int at = out.length();
-        putIntLE(b, at, (int) crc.getValue());
-        putIntLE(b, at + 4, (int) inBytes);
+        trailer(b, at, crc32, size);
         out.setLength(at + 8);
+    }
+
+    /** Writes gzip's 8-byte trailer (CRC-32, then the input size modulo 2^32, little-endian) at {@code b[at]}. */
+    public static void trailer(byte[] b, int at, int crc32, long size) {
+        putIntLE(b, at, crc32);
+        putIntLE(b, at + 4, (int) size);
     }
 
     private static void putIntLE(byte[] b, int at, int v) {

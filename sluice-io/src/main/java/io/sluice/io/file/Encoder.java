@@ -141,7 +141,7 @@ abstract class Encoder {
         @Override
         void encode(byte[] chunk, int len) {
             header();
-            writer.feed(pending, chunk, 0, len);
+            writer.deflate(pending, chunk, 0, len); // the CRC is taken at commit, of what reached the disk
             writer.syncFlush(pending);
         }
 
@@ -165,20 +165,15 @@ abstract class Encoder {
                 return new byte[0];
             }
             byte[] b = Arrays.copyOf(FINAL_EMPTY_BLOCK, FINAL_EMPTY_BLOCK.length + 8);
-            int c = (int) crc.getValue();
-            int size = (int) inputSize;
-            for (int i = 0; i < 4; i++) {
-                b[FINAL_EMPTY_BLOCK.length + i] = (byte) (c >> (8 * i));
-                b[FINAL_EMPTY_BLOCK.length + 4 + i] = (byte) (size >> (8 * i));
-            }
+            GzipWriter.trailer(b, FINAL_EMPTY_BLOCK.length, (int) crc.getValue(), inputSize);
             return b;
         }
 
-        /** Everything encoded is committed here, so the writer's own trailer counts the same input. */
+        /** Everything encoded is committed here, so the committed CRC and size are the whole input's. */
         @Override
         void finish() {
             header();
-            writer.finish(pending);
+            writer.finish(pending, (int) crc.getValue(), inputSize);
         }
 
         @Override
