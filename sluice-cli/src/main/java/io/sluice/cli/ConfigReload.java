@@ -50,15 +50,15 @@ final class ConfigReload {
      * look, so that an editor's or a deployment's several writes make one reload. Polling, not a WatchService: it
      * sees a file replaced through a symbolic link (a Kubernetes ConfigMap) and costs two stat calls a second.
      */
-    void watch() {
-        Thread t = new Thread(this::watchLoop, "config-watch");
+    void watch(List<String> loaded) {
+        Thread t = new Thread(() -> watchLoop(loaded), "config-watch");
         t.setDaemon(true);
         t.start();
         log.info("watching " + files + " for changes (--watch-config)");
     }
 
-    private void watchLoop() {
-        List<String> applied = stamps();
+    /** {@code applied}: the stamps taken before the running config was read, so no change since is missed. */
+    private void watchLoop(List<String> applied) {
         List<String> seen = applied;
         while (pipeline.isActive()) {
             try {
@@ -66,7 +66,7 @@ final class ConfigReload {
             } catch (InterruptedException e) {
                 return;
             }
-            List<String> now = stamps();
+            List<String> now = stamps(files);
             if (now.equals(seen) && !now.equals(applied)) {
                 applied = now;
                 reload("config file changed");
@@ -76,7 +76,7 @@ final class ConfigReload {
     }
 
     /** Each file's (or directory entry's) path, size and modification time, following links. */
-    private List<String> stamps() {
+    static List<String> stamps(List<Path> files) {
         List<String> out = new ArrayList<>();
         for (Path f : files) {
             if (Files.isDirectory(f)) {

@@ -36,6 +36,8 @@ final class PipelineProcess {
      * reads the source again; the embedded quickstart cannot change, so it has none.
      */
     static int run(ConfigSource source, int logLevel, boolean stats, RunOptions options) throws Exception {
+        // Before the files are read: a change made while the pipeline starts is then seen by --watch-config.
+        List<String> loadedStamps = ConfigReload.stamps(source.paths());
         List<PluginConfig> configs = source.load();
         if (source.memoryLimit() != null && options.memoryLimit == null) {
             options.memoryLimit = Long.toString(source.memoryLimit()); // the command line wins over the file
@@ -72,7 +74,7 @@ final class PipelineProcess {
                         + "use POST /api/reload or --watch-config");
             }
             if (options.watchConfig) {
-                reloads.watch();
+                reloads.watch(loadedStamps);
             }
         }
         pipeline.awaitTermination();
