@@ -45,7 +45,20 @@ import java.util.zip.GZIPInputStream;
  * {@code grpc-timeout}), the length-prefixed message, then the answer's {@code grpc-status}, {@code grpc-message}
  * and {@code grpc-status-details-bin} (its {@code RetryInfo}) from the trailers.
  */
-final class GrpcTransport extends Transport {
+final class GrpcTransport implements Transport {
+    /**
+     * The connection failed the request before the server could have taken it: no stream could be opened on it, or
+     * it closed before any answer. On a reused connection that is the server closing it (GOAWAY after its idle or
+     * age limit), no failure of the request.
+     */
+    static final class Stale extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Stale(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     static final int OK = 0;
     static final int CANCELLED = 1;
     static final int UNKNOWN = 2;
@@ -63,20 +76,46 @@ final class GrpcTransport extends Transport {
         "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
         "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
 
+    private final Connector connector;
+    private final long timeoutMillis;
     private final boolean tls;
     private final String authority;
     private final Map<String, String> headers;
 
     GrpcTransport(EventLoopGroup group, String host, int port, NettyTls tls, Map<String, String> headers,
                   long timeoutMillis) {
-        super(group, host, port, tls, timeoutMillis);
+        this.connector = new Connector(group, host, port, tls, timeoutMillis, this::handlers);
+        this.timeoutMillis = timeoutMillis;
         this.tls = tls != null;
         this.authority = host + ":" + port;
         this.headers = headers;
     }
 
+    /**
+     * Sends the request; one that failed on a reused connection before the server could have seen it ({@link Stale})
+     * goes once more, at once, on a new connection rather than through the pipeline's backoff.
+     */
     @Override
-    ChannelHandler[] handlers() {
+    public Reply export(Signal signal, byte[] body, int off, int len, boolean gzip)
+            throws IOException, InterruptedException {
+        boolean reused = connector.isOpen();
+        try {
+            return exportOnce(signal, body, off, len, gzip);
+        } catch (Stale e) {
+            if (!reused) {
+                throw e;
+            }
+            return exportOnce(signal, body, off, len, gzip);
+        }
+    }
+
+    @Override
+    public void close() {
+        connector.drop();
+    }
+
+    /** The pipeline of a new connection, after TLS: the HTTP/2 codec and the handler of its answers. */
+    private ChannelHandler[] handlers() {
         return new ChannelHandler[] {
             Http2FrameCodecBuilder.forClient().build(),
             // Servers do not open streams towards a client; the handler is there because the multiplexer needs one.
@@ -107,8 +146,8 @@ final class GrpcTransport extends Transport {
         return code >= 0 && code < NAMES.length ? NAMES[code] : "code " + code;
     }
 
-    @Override
-    Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
+    /** One attempt of {@link #export}, on the open connection or a new one. */
+    private Reply exportOnce(Signal signal, byte[] body, int off, int len, boolean gzip)
             throws IOException, InterruptedException {
         Channel connection = connector.channel();
         if (closing(connection)) {

@@ -145,13 +145,16 @@ public final class OtlpProducer extends Producer {
             compressor = new GzipBody();
         }
         tls.logTo(ctx.log(), config.id());
-        NettyTls netty = tls.enabled() ? new NettyTls(tls, grpc ? "h2" : "http/1.1") : null;
-        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         long timeout = config.get(TIMEOUT_MS);
         Map<String, String> headers = config.get(HEADERS);
-        transport = grpc
-                ? new GrpcTransport(group, endpoint.host(), endpoint.port(), netty, headers, timeout)
-                : new HttpTransport(group, endpoint.host(), endpoint.port(), endpoint.basePath(), netty, headers, timeout);
+        if (grpc) {
+            group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+            NettyTls netty = tls.enabled() ? new NettyTls(tls, "h2") : null;
+            transport = new GrpcTransport(group, endpoint.host(), endpoint.port(), netty, headers, timeout);
+        } else {
+            transport = new HttpTransport(endpoint.host(), endpoint.port(), endpoint.basePath(),
+                    tls.enabled() ? tls : null, headers, timeout);
+        }
     }
 
     /**
