@@ -2,6 +2,8 @@ package io.sluice.bench;
 
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.pipeline.ProducerContext;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -32,6 +34,27 @@ public abstract class BenchDefaults {
     /** A log that writes nothing: for a pipeline or buffer whose messages are not what is measured. */
     public static Log quiet() {
         return new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR);
+    }
+
+    /** What a producer benchmark starts its producer with: errors to stderr, no counters (none are read). */
+    public static ProducerContext producerContext() {
+        Log log = new Log(System.err, Log.ERROR);
+        return new ProducerContext() {
+            @Override
+            public long firstGeneratedNanos() {
+                return 0;
+            }
+
+            @Override
+            public Log log() {
+                return log;
+            }
+
+            @Override
+            public PluginStats stats() {
+                return null;
+            }
+        };
     }
 
     /** Deletes a benchmark's temporary directory and everything in it, best effort (what cannot go, stays). */

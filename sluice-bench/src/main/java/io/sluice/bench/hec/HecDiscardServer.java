@@ -102,6 +102,19 @@ public final class HecDiscardServer {
         System.exit(0);
     }
 
+    /**
+     * A server in this process on a free loopback port, counting nothing (its self-test mode): what a JMH benchmark
+     * of producer.SplunkHEC's HTTP path posts to. Closing the returned socket stops accepting.
+     */
+    public static ServerSocket inProcess() throws IOException {
+        HecDiscardServer server = new HecDiscardServer(Long.MAX_VALUE, 0, false);
+        ServerSocket listener = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(() -> server.accept(listener), "accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        return listener;
+    }
+
     private void accept(ServerSocket listener) {
         while (true) {
             try {

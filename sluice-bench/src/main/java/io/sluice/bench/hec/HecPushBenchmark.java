@@ -7,9 +7,6 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
-import io.sluice.core.pipeline.Log;
-import io.sluice.core.pipeline.PluginStats;
-import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.hec.producer.HecProducer;
 import io.sluice.hec.producer.HecResponse;
 import io.sluice.hec.producer.HecTransport;
@@ -89,7 +86,7 @@ public class HecPushBenchmark extends BenchDefaults {
                 return answer;
             };
             producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
-            producer.start(context());
+            producer.start(producerContext());
             batch = switch (kind) {
                 case "logs" -> logs(resources, records);
                 case "lines" -> lines(resources * records);
@@ -110,25 +107,6 @@ public class HecPushBenchmark extends BenchDefaults {
             }
             throw new IllegalStateException("expected a rejection");
         }
-    }
-
-    static ProducerContext context() {
-        return new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return new Log(System.err, Log.ERROR);
-            }
-
-            @Override
-            public PluginStats stats() {
-                return null;
-            }
-        };
     }
 
     private static void set(Message m, String k, String v, byte kind) {
@@ -158,7 +136,8 @@ public class HecPushBenchmark extends BenchDefaults {
      * What TCP → consumer.Socket → producer.SplunkHEC carries (the whole-process bar): NDJSON lines of ~250
      * bytes, each a JSON object with random text, no metadata; the encoder checks each is JSON and embeds it.
      */
-    static Batch lines(int n) {
+    /** The seed's NDJSON lines: n of about 250 bytes, random text, time n ms. */
+    public static Batch lines(int n) {
         Batch b = new BatchPool(n).acquire();
         java.util.Random rnd = new java.util.Random(1);
         for (int i = 0; i < n; i++) {

@@ -69,7 +69,7 @@ public class OtlpToHecBenchmark extends BenchDefaults {
             return HecResponse.SUCCESS;
         };
         producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
-        producer.start(HecPushBenchmark.context());
+        producer.start(producerContext());
         // The events must be the exporter's: check one before timing anything (2 requests, as the exporter's).
         push();
         String want = "{\"time\":0.001,\"host\":\"myhost\",\"source\":\"myapp\",\"sourcetype\":\"myapp-type\","
