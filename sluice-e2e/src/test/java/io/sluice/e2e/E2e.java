@@ -70,8 +70,8 @@ final class E2e {
                 + "    Gzip: false\n"
                 + "    HealthCheck: false\n"
                 + "    MaxConnections: " + HEC_CONNECTIONS + "\n"
-                + "    RetryInitialMs: 100\n"
-                + "    RetryMaxMs: 1000\n"
+                + "    Retry/BackoffMs: 100\n"
+                + "    Retry/MaxBackoffMs: 1000\n"
                 + "    ShutdownTimeoutMs: 2000\n"
                 + buffer;
     }

@@ -110,6 +110,15 @@ public final class PluginConfig {
         return out;
     }
 
+    /**
+     * A setting of a shared group ({@code Retry/*}) that a plugin had under a key of its own, now deprecated for the
+     * group's: {@code group} when set, else {@code own} (set, or its default), so that an unchanged config keeps the
+     * plugin's own default rather than the group's.
+     */
+    public <T> T groupOrOwn(Param<T> group, Param<T> own) {
+        return isSet(group) ? get(group) : get(own);
+    }
+
     /** Whether the user set this parameter explicitly. */
     public boolean isSet(Param<?> param) {
         return values.containsKey(param.name());

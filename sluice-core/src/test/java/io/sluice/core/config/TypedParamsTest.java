@@ -27,9 +27,11 @@ class TypedParamsTest {
     static final Param<Integer> CHUNK = Param.sizeInt("Chunk", 64 << 10, "Chunk.").atLeast(1024);
     static final Param<Integer> WORKERS = Param.integer("Workers", 2, "Threads.").between(1, 64);
     static final Param<Integer> OLD_WAIT_MS = Param.millis("OldWaitMs", 250, "Wait.").deprecatedFor(WAIT_MS);
+    /** A plugin's own key with its own default, deprecated for a shared group's (as HEC's RetryInitialMs). */
+    static final Param<Integer> OWN_WAIT_MS = Param.millis("OwnWaitMs", 900, "Wait.").deprecatedFor(WAIT_MS);
 
     static final PluginSpec SPEC = PluginSpec.builder(PluginKind.MODULATOR, "format.Typed", "A test plugin.")
-            .params(COLOUR, MODE, FLUSH, WAIT_MS, POLL_SEC, MAX, CHUNK, WORKERS, OLD_WAIT_MS)
+            .params(COLOUR, MODE, FLUSH, WAIT_MS, POLL_SEC, MAX, CHUNK, WORKERS, OLD_WAIT_MS, OWN_WAIT_MS)
             .factory(c -> null);
 
     static PluginConfig config(Map<String, Object> settings) {
@@ -103,6 +105,14 @@ class TypedParamsTest {
                 "t: OldWaitMs is deprecated and goes in the next release; use WaitMs");
         PluginConfig both = config(Map.of("OldWaitMs", "700", "WaitMs", "800"));
         assertThat(both.get(WAIT_MS)).isEqualTo(800);
+    }
+
+    @Test
+    void aGroupKeyReplacingAPluginsOwnKeepsTheOwnDefaultUntilOneIsSet() {
+        assertThat(config(Map.of()).groupOrOwn(WAIT_MS, OWN_WAIT_MS)).isEqualTo(900);
+        assertThat(config(Map.of("WaitMs", "2s")).groupOrOwn(WAIT_MS, OWN_WAIT_MS)).isEqualTo(2000);
+        assertThat(config(Map.of("OwnWaitMs", "50")).groupOrOwn(WAIT_MS, OWN_WAIT_MS)).isEqualTo(50);
+        assertThat(config(Map.of("OwnWaitMs", "50", "WaitMs", "2s")).groupOrOwn(WAIT_MS, OWN_WAIT_MS)).isEqualTo(2000);
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.core.pipeline.RetryPolicy;
 import io.sluice.forward.codec.ForwardMode;
 import io.sluice.forward.codec.TimeFormat;
 import java.io.IOException;
@@ -60,7 +61,7 @@ public final class ForwardProducer extends Producer {
             "Batches sent and awaiting their ack at once (delivery workers).").atLeast(1);
     static final Param<Integer> MAX_RETRIES = Param.integer("MaxRetries", -1,
             "Resends of a batch before it fails to the FallbackStream; -1 retries until shutdown (no loss, "
-                    + "backpressure instead). Resends wait Retry/BackoffMs, doubled up to Retry/MaxBackoffMs (100 ms "
+                    + "backpressure instead). Resends wait Retry/BackoffMs, doubling (with jitter) up to Retry/MaxBackoffMs (100 ms "
                     + "up to 5 s when neither is set).");
     /**
      * The resend backoff's former spellings, read for one more release. Retry/BackoffMs and Retry/MaxBackoffMs set it
@@ -133,6 +134,8 @@ public final class ForwardProducer extends Producer {
             .factory(ForwardProducer::new);
 
     private final ServerPool pool;
+    /** MaxRetries, and the resend backoff of the Retry/* group (or of this producer's former keys). */
+    private final RetryPolicy resend;
     private final ForwardMode mode;
     private final RecordEncoder.Source source;
     private final boolean requireAck;
@@ -148,6 +151,9 @@ public final class ForwardProducer extends Producer {
     public ForwardProducer(PluginConfig config) {
         super(config);
         this.tls = TlsSettings.from(config, TlsSettings.Role.CLIENT, OLD_TLS);
+        this.resend = new RetryPolicy(config.get(MAX_RETRIES),
+                config.groupOrOwn(PluginSpec.RETRY_BACKOFF_MS, RETRY_BACKOFF_MS),
+                config.groupOrOwn(PluginSpec.RETRY_MAX_BACKOFF_MS, MAX_RETRY_BACKOFF_MS));
         List<ServerPool.Server> servers = new ArrayList<>();
         for (String s : config.get(SERVERS)) {
             HostPort a;
@@ -214,10 +220,6 @@ public final class ForwardProducer extends Producer {
         if (frames == 0) {
             return;
         }
-        long backoff = TimeUnit.MILLISECONDS.toNanos(retrySetting(RETRY_BACKOFF_MS, PluginSpec.RETRY_BACKOFF_MS));
-        long maxBackoff = TimeUnit.MILLISECONDS.toNanos(retrySetting(MAX_RETRY_BACKOFF_MS,
-                PluginSpec.RETRY_MAX_BACKOFF_MS));
-        int maxRetries = config.get(MAX_RETRIES);
         for (int attempt = 0; ; attempt++) {
             if (closed) {
                 throw new IOException(config.id() + ": closed before the batch was delivered");
@@ -238,25 +240,15 @@ public final class ForwardProducer extends Producer {
                     // A silent or broken server: drop the connection so every frame waiting on it is resent.
                     c.close();
                 }
-                if (maxRetries >= 0 && attempt >= maxRetries) {
+                if (!resend.retries(attempt)) {
                     throw new IOException(config.id() + ": gave up after " + (attempt + 1) + " attempts: " + e.getMessage(), e);
                 }
                 log.limited(Log.WARNING, config.id() + ": send failed", config.id() + ": resending " + batch.size()
                         + " messages after: " + e.getMessage());
                 ctx.stats().addRetried(batch.size());
-                long wait = Math.min(maxBackoff, backoff << Math.min(attempt, 20));
-                TimeUnit.NANOSECONDS.sleep(wait); // backoff between attempts, not waiting for a result
+                resend.pause(attempt, e); // backoff between attempts, not waiting for a result
             }
         }
-    }
-
-    /**
-     * A resend backoff setting: the {@code Retry/*} group's key, or the deprecated key when only that is set; with
-     * neither set, the deprecated key's default (this producer's own, so an unchanged config waits as it did).
-     */
-    private int retrySetting(Param<Integer> old, Param<Integer> group) {
-        // get(group) reads the deprecated key when only that is set (PluginConfig.get); Retry/* wins when both are.
-        return config.isSet(group) || config.isSet(old) ? config.get(group) : old.defaultValue();
     }
 
     /** Writes the frames not yet acknowledged and waits for their acks (or for the writes, without acks). */

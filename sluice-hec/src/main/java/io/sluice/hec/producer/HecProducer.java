@@ -80,9 +80,15 @@ public final class HecProducer extends Producer {
             "Requests in flight at once (one keep-alive connection and one delivering thread each); default: the "
                     + "number of cores, at least 2 and at most 4.").atLeast(1);
     public static final Param<Integer> TIMEOUT_MS = Param.millis("RequestTimeoutMs", 30000, "Connect and request timeout.");
+    /**
+     * A request's resend backoff under its former names, read for one more release: Retry/BackoffMs and
+     * Retry/MaxBackoffMs set it now; with neither key set it keeps this producer's own defaults (500 ms, at most 30 s).
+     */
     public static final Param<Integer> RETRY_INITIAL_MS = Param.millis("RetryInitialMs", 500,
-            "First backoff after a 5xx or I/O error; doubles each attempt, with jitter.");
-    public static final Param<Integer> RETRY_MAX_MS = Param.millis("RetryMaxMs", 30000, "Longest single backoff.");
+            "First backoff after a 5xx or I/O error; doubles each attempt, with jitter.")
+            .deprecatedFor(PluginSpec.RETRY_BACKOFF_MS);
+    public static final Param<Integer> RETRY_MAX_MS = Param.millis("RetryMaxMs", 30000, "Longest single backoff.")
+            .deprecatedFor(PluginSpec.RETRY_MAX_BACKOFF_MS);
     public static final Param<Integer> RETRY_MAX_ELAPSED_MS = Param.millis("RetryMaxElapsedMs", 300000,
             "Give up on a request after retrying this long; its events go to the fallback stream.");
     public static final Param<String> TLS_CA_FILE = Param.string("TLSCAFile", "", "PEM file of CAs to trust for https.")

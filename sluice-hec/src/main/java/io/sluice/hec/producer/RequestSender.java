@@ -1,6 +1,7 @@
 package io.sluice.hec.producer;
 
 import io.sluice.core.config.PluginConfig;
+import io.sluice.core.config.PluginSpec;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
 import io.sluice.core.pipeline.RetryPolicy;
@@ -41,8 +42,8 @@ final class RequestSender {
         this.path = path;
         this.channel = channel;
         this.id = config.id();
-        int first = config.get(HecProducer.RETRY_INITIAL_MS);
-        int longest = config.get(HecProducer.RETRY_MAX_MS);
+        int first = config.groupOrOwn(PluginSpec.RETRY_BACKOFF_MS, HecProducer.RETRY_INITIAL_MS);
+        int longest = config.groupOrOwn(PluginSpec.RETRY_MAX_BACKOFF_MS, HecProducer.RETRY_MAX_MS);
         // A first wait above the longest is the longest from the start, as min(RetryMaxMs, RetryInitialMs << n) was.
         this.backoff = new RetryPolicy(RetryPolicy.FOREVER, Math.min(first, longest), longest);
         this.retryMaxElapsed = config.get(HecProducer.RETRY_MAX_ELAPSED_MS);

@@ -12,6 +12,7 @@ import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
 import io.sluice.core.pipeline.ProducerContext;
+import io.sluice.core.pipeline.RetryPolicy;
 import io.sluice.core.tls.TlsSettings;
 import io.sluice.io.LineEscaper;
 import java.io.IOException;
@@ -31,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * network plugin: a client certificate for mutual TLS, CA and server-name checks, files re-read when rotated), UDP or a unix stream socket, framed by
  * a delimiter (newline) or RFC 6587 octet counting. A batch is encoded once into a reused buffer and written
  * with one call. When the connection fails the batch is sent again on a new connection, after a backoff that
- * doubles up to {@code ReconnectMaxMs}; delivery waits meanwhile (the queue fills and holds consumers back)
+ * doubles up to {@code Retry/MaxBackoffMs} (with jitter); delivery waits meanwhile (the queue fills and holds consumers back)
  * rather than dropping. Without {@code Acknowledge}, TCP cannot tell what the peer read before a failure, so
  * a resend may duplicate lines: at least once, never lost silently.
  *
@@ -62,10 +63,15 @@ public final class SocketProducer extends Producer {
     public static final Param<String> DELIMITER = Param.string("Delimiter", "\\n",
             "Message delimiter for delimiter framing. When it is made of control bytes (\\n, \\r\\n, \\0), control bytes "
                     + "inside payloads are escaped (see sluice-io/README.md), so each message is exactly one frame.");
+    /**
+     * The reconnection backoff under its former names, read for one more release: Retry/BackoffMs and
+     * Retry/MaxBackoffMs set it now; with neither key set it keeps this producer's own defaults (100 ms, at most 10 s).
+     */
     public static final Param<Integer> RECONNECT_MIN_MS = Param.millis("ReconnectMinMs", 100,
-            "First wait before reconnecting after a failure; doubles on each failure.");
+            "First wait before reconnecting after a failure; doubles on each failure.")
+            .deprecatedFor(PluginSpec.RETRY_BACKOFF_MS);
     public static final Param<Integer> RECONNECT_MAX_MS = Param.millis("ReconnectMaxMs", 10000,
-            "Longest wait between reconnection attempts.");
+            "Longest wait between reconnection attempts.").deprecatedFor(PluginSpec.RETRY_MAX_BACKOFF_MS);
     public static final PluginSpec SPEC = PluginSpec.builder(PluginKind.PRODUCER, "producer.Socket",
             "Sends messages over TCP (TLS), UDP or unix sockets, newline or octet-counting framed.")
             .params(TlsSettings.with(ADDRESS, CONNECTION_BUFFER_SIZE_KB, BATCH_MAX_COUNT, BATCH_FLUSH_COUNT, BATCH_TIMEOUT_SEC,
@@ -83,8 +89,8 @@ public final class SocketProducer extends Producer {
     private final byte[] acknowledge;
     private final int ackTimeoutMs;
     private final int sendBuffer;
-    private final long backoffMin;
-    private final long backoffMax;
+    /** How long to wait before each reconnection: doubling, with jitter, without end (delivery waits meanwhile). */
+    private final RetryPolicy reconnect;
     /** The TLS/* group; connections use it when it is enabled. */
     private final TlsSettings tls;
     private byte[] out = new byte[64 * 1024];
@@ -95,7 +101,8 @@ public final class SocketProducer extends Producer {
     private InputStream input;
     private SocketChannel unix;
     private DatagramChannel udp;
-    private long backoff;
+    /** Failed attempts since the last batch went through. */
+    private int failures;
     private long failingSince;
     private long resent;
     private Log log;
@@ -118,9 +125,8 @@ public final class SocketProducer extends Producer {
         ackBuf = acknowledge == null ? null : new byte[acknowledge.length];
         ackTimeoutMs = Math.max(1, config.get(ACK_TIMEOUT_MS));
         sendBuffer = Math.max(4, config.get(CONNECTION_BUFFER_SIZE_KB)) * 1024;
-        backoffMin = Math.max(1, config.get(RECONNECT_MIN_MS));
-        backoffMax = Math.max(backoffMin, config.get(RECONNECT_MAX_MS));
-        backoff = backoffMin;
+        reconnect = new RetryPolicy(RetryPolicy.FOREVER, config.groupOrOwn(PluginSpec.RETRY_BACKOFF_MS, RECONNECT_MIN_MS),
+                config.groupOrOwn(PluginSpec.RETRY_MAX_BACKOFF_MS, RECONNECT_MAX_MS));
         tls = TlsSettings.from(config, TlsSettings.Role.CLIENT);
         if (tls.enabled() && address.transport() != HostPort.Transport.TCP) {
             throw config.error(TlsSettings.ENABLE, "TLS needs a tcp:// address");
@@ -159,7 +165,7 @@ public final class SocketProducer extends Producer {
                             + (System.nanoTime() - failingSince) / 1_000_000 + " ms");
                     failingSince = 0;
                 }
-                backoff = backoffMin;
+                failures = 0;
                 return;
             } catch (IOException e) {
                 disconnect();
@@ -169,8 +175,7 @@ public final class SocketProducer extends Producer {
                             + "; reconnecting with backoff, delivery is held back meanwhile");
                 }
                 resent++;
-                Thread.sleep(backoff);
-                backoff = Math.min(backoffMax, backoff * 2);
+                reconnect.pause(failures++, e);
             }
         }
     }
