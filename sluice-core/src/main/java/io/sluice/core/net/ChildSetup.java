@@ -96,6 +96,9 @@ public final class ChildSetup {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         // A registration queued on a loop before the listener let go runs before this no-op: then it is a child.
         for (EventExecutor loop : workers) {
+            if (loop.inEventLoop()) {
+                continue; // called from this loop: what it queued runs after us, and waiting here would block it
+            }
             try {
                 loop.submit(() -> { }).awaitUninterruptibly(remainingMillis(deadline));
             } catch (RejectedExecutionException stopped) {
