@@ -100,6 +100,7 @@ public final class AdminServer implements AutoCloseable {
     private final ConnectionSlots connections;
     private final AtomicInteger taps = new AtomicInteger();
     private ServerListener server;
+    private ChildSetup children;
 
     private AdminServer(Pipeline pipeline, Settings settings, Log log, EventLoopGroup group) {
         this.pipeline = pipeline;
@@ -146,7 +147,7 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private void bind(SslContext tls) throws IOException {
-        ChildSetup children = new ChildSetup(group, ch -> accepted(ch, tls))
+        children = new ChildSetup(group, ch -> accepted(ch, tls))
                 // A tap stops polling while 64 KiB wait for a slow reader, so one cannot fill the heap.
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024));
         server = ServerListener.bind(settings.host, settings.port, 128, children, "");
@@ -228,6 +229,9 @@ public final class AdminServer implements AutoCloseable {
     public void close() {
         if (server != null) {
             server.close();
+        }
+        if (children != null) {
+            children.closeAll(1000); // the loop's shutdown may leave channels open (see closeAll)
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -66,6 +66,8 @@ final class ForwardServer {
     private final Log log;
     private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup workers;
+    /** Every connection handed to the workers (admitted or not), for the stop to close. */
+    private ChildSetup children;
     private final ExecutorService publisher;
     private final RecentChunks recentChunks;
     // Exported on /metrics with the plugin's labels.
@@ -129,7 +131,7 @@ final class ForwardServer {
     InetSocketAddress start() throws IOException, InterruptedException {
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads(), NioIoHandler.newFactory());
         // TCP_NODELAY (ChildSetup's): acks are small and awaited, so they go at once.
-        ChildSetup children = new ChildSetup(workers, this::accepted).option(ChannelOption.SO_KEEPALIVE, true);
+        children = new ChildSetup(workers, this::accepted).option(ChannelOption.SO_KEEPALIVE, true);
         try {
             listener = ServerListener.bind(settings.host(), settings.port(), 1024, children, "");
         } catch (IOException e) {
@@ -220,7 +222,10 @@ final class ForwardServer {
             hb.close(); // under a reload's hold, parked like the listener
         }
         drain(timeoutMillis);
-        channels.close().await(timeoutMillis);
+        if (children != null) {
+            // every one, a registration still queued included: the loops' shutdown may leave channels open
+            children.closeAll(timeoutMillis);
+        }
         if (workers != null) {
             workers.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).await(timeoutMillis);
         }

@@ -108,6 +108,7 @@ public final class HecServer {
     private volatile boolean stopping;
     private boolean stopped;
     private EventLoopGroup workers;
+    private ChildSetup children;
     private volatile ServerListener server;
     private volatile Throwable listenerLost;
 
@@ -138,9 +139,10 @@ public final class HecServer {
      */
     public synchronized InetSocketAddress start() throws IOException {
         workers = new MultiThreadIoEventLoopGroup(settings.ioThreads, NioIoHandler.newFactory());
+        children = new ChildSetup(workers, this::accepted);
         ServerListener ch;
         try {
-            ch = ServerListener.bind(settings.host, settings.port, 1024, new ChildSetup(workers, this::accepted), "");
+            ch = ServerListener.bind(settings.host, settings.port, 1024, children, "");
         } catch (IOException e) {
             shutdownGroups();
             throw e;
@@ -167,8 +169,9 @@ public final class HecServer {
     /**
      * Stops accepting, answers the requests whose events the pipeline is still delivering (for up to
      * {@link #ANSWER_TIMEOUT_MS}; new requests meanwhile get 503 "Server is busy"), then closes the connections
-     * and lets the publisher finish what was accepted. Closing first would leave clients without an answer for
-     * events that are delivered anyway, and they would send them again. Idempotent.
+     * (every one: a connection left open after its event loop is gone is read by nobody, and its client's next
+     * request waits for ever) and lets the publisher finish what was accepted. Closing first would leave clients
+     * without an answer for events that are delivered anyway, and they would send them again. Idempotent.
      */
     public synchronized void stop() {
         if (stopped) {
@@ -181,6 +184,9 @@ public final class HecServer {
             s.close(); // under a reload's hold, parked for the consumer that replaces this one
         }
         awaitIdle();
+        if (children != null) {
+            children.closeAll(ANSWER_TIMEOUT_MS); // before the loops stop: their shutdown may leave channels open
+        }
         shutdownGroups();
         ingest.stop();
     }
@@ -217,6 +223,11 @@ public final class HecServer {
 
     boolean stopping() {
         return stopping;
+    }
+
+    /** The connections' event loops, null before {@link #start()}: a test times a stop against one of them. */
+    EventLoopGroup workers() {
+        return workers;
     }
 
     /** This event-loop thread's parser and buffers. */

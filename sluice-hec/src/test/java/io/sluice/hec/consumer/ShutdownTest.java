@@ -2,22 +2,27 @@ package io.sluice.hec.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.core.testing.Captured;
+import io.sluice.core.testing.DirectContext;
 import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * A graceful stop answers the requests whose events are still being delivered before it closes their
  * connections: their events are delivered during the drain anyway, and a client left without an answer would
- * send them again (duplicates at every restart of a receiver).
+ * send them again (duplicates at every restart of a receiver). And it closes every connection: one left open after
+ * its event loop is gone is read by nobody, and its client's next request waits for ever.
  */
 @Timeout(60)
 class ShutdownTest {
@@ -53,6 +58,58 @@ class ShutdownTest {
         } finally {
             pipe.collect("drain").open();
             pipe.close();
+        }
+    }
+
+    /**
+     * Netty ends an event loop shut down with no quiet period without closing its channels when the shutdown begins
+     * while the loop runs a task (it closes them only when it sees the shutdown after its I/O): the stop must close its
+     * connections itself. Here the loop is held in a task until the stop reaches it, as a busy loop would be.
+     */
+    @Test
+    void stopClosesAKeptAliveConnectionEvenWhenItsLoopIsBusyAsTheStopBegins() throws Exception {
+        HecServer.Settings settings = new HecServer.Settings();
+        settings.port = 0;
+        settings.ioThreads = 1;
+        HecServer server = new HecServer(settings, new DirectContext("hec", "consumer.HEC", 64,
+                PipelineHarness.quietLog()));
+        InetSocketAddress at = server.start();
+        try (Socket client = new Socket(at.getAddress(), at.getPort())) {
+            client.setSoTimeout(10_000);
+            client.getOutputStream().write("GET /services/collector/health HTTP/1.1\r\nHost: x\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            assertThat(Support.read(client.getInputStream()).status()).as("served, kept alive").isEqualTo(200);
+
+            SingleThreadEventExecutor loop = (SingleThreadEventExecutor) server.workers().next();
+            CountDownLatch running = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            loop.execute(() -> {
+                running.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            running.await();
+            CompletableFuture<Void> stopped = CompletableFuture.runAsync(server::stop);
+            // The stop reaches the loop: it shuts the loop down, or queues work for it first.
+            PipelineHarness.await("the stop to reach the event loop", 10_000,
+                    () -> loop.isShuttingDown() || loop.pendingTasks() > 0);
+            release.countDown();
+            stopped.get();
+
+            int read;
+            try {
+                read = client.getInputStream().read();
+            } catch (SocketTimeoutException e) {
+                throw new AssertionError("the stopped server left the connection open, nobody reading it", e);
+            } catch (IOException reset) {
+                read = -1; // closed with a reset: as good, the client fails at once
+            }
+            assertThat(read).as("end of stream: the connection is closed").isEqualTo(-1);
+        } finally {
+            server.stop();
         }
     }
 

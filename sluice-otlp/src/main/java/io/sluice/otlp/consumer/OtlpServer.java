@@ -23,6 +23,7 @@ import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.pipeline.TokenSet;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -84,6 +85,8 @@ final class OtlpServer {
     private volatile boolean stopping;
     private boolean stopped;
     private EventLoopGroup workers;
+    /** The connection setups of the listeners bound, whose connections the stop closes. */
+    private final List<ChildSetup> children = new ArrayList<>();
     private volatile ServerListener grpcListener;
     private volatile ServerListener httpListener;
     private volatile Throwable listenerLost;
@@ -118,6 +121,7 @@ final class OtlpServer {
         } catch (IOException e) {
             stopping = true;
             closeListeners();
+            closeConnections();
             shutdownGroups();
             throw e;
         }
@@ -125,8 +129,9 @@ final class OtlpServer {
     }
 
     private ServerListener bind(String host, int port, boolean grpc) throws IOException {
-        ServerListener ch = ServerListener.bind(host, port, 1024, new ChildSetup(workers, c -> accepted(c, grpc)),
-                grpc ? " (gRPC)" : " (HTTP)");
+        ChildSetup setup = new ChildSetup(workers, c -> accepted(c, grpc));
+        children.add(setup);
+        ServerListener ch = ServerListener.bind(host, port, 1024, setup, grpc ? " (gRPC)" : " (HTTP)");
         ch.onLost(() -> stopping, lost -> {
             listenerLost = lost;
             log.error(settings.id + ": the listener on " + ch.localAddress() + " is gone: " + lost);
@@ -212,6 +217,11 @@ final class OtlpServer {
         return stopping;
     }
 
+    /** The connections' event loops, null before {@link #start()}: a test times a stop against one of them. */
+    EventLoopGroup workers() {
+        return workers;
+    }
+
     Settings settings() {
         return settings;
     }
@@ -235,9 +245,9 @@ final class OtlpServer {
 
     /**
      * Stops accepting, answers the requests whose records the pipeline is still delivering (up to
-     * {@link #ANSWER_TIMEOUT_MS}; new requests meanwhile are answered busy), then closes the connections and lets the
-     * publisher finish. Closing first would leave clients without an answer for records delivered anyway, and
-     * they would send them again. Idempotent.
+     * {@link #ANSWER_TIMEOUT_MS}; new requests meanwhile are answered busy), then closes the connections (every one,
+     * see {@link #closeConnections()}) and lets the publisher finish. Closing first would leave clients without an
+     * answer for records delivered anyway, and they would send them again. Idempotent.
      */
     synchronized void stop() {
         if (stopped) {
@@ -247,6 +257,7 @@ final class OtlpServer {
         stopping = true;
         closeListeners();
         ingest.publisher().awaitAnswered(ANSWER_TIMEOUT_MS);
+        closeConnections();
         shutdownGroups();
         ingest.stop(5000);
     }
@@ -256,6 +267,16 @@ final class OtlpServer {
             if (c != null) {
                 c.close(); // under a reload's hold, parked for the consumer that replaces this one
             }
+        }
+    }
+
+    /**
+     * Closes every connection before the event loops stop: a loop whose shutdown begins while it runs a task ends
+     * without closing its channels, and a connection left open would have its client wait for ever.
+     */
+    private void closeConnections() {
+        for (ChildSetup c : children) {
+            c.closeAll(ANSWER_TIMEOUT_MS);
         }
     }
 

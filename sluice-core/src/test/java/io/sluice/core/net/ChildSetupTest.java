@@ -1,0 +1,74 @@
+package io.sluice.core.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+import io.sluice.core.testing.PipelineHarness;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link ChildSetup#closeAll}: what a stopping server calls before it shuts its event loops down, since Netty may end
+ * a loop without closing its channels. It closes every connection handed to the workers, including one whose
+ * registration was still queued on a busy loop when the listener let go.
+ */
+@Timeout(60)
+class ChildSetupTest {
+    private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+
+    @AfterEach
+    void shutdown() {
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void closeAllClosesAConnectionWhoseRegistrationWasStillQueued() throws Exception {
+        ChildSetup children = new ChildSetup(workers, ch -> { });
+        ServerListener listener = ServerListener.bind("127.0.0.1", 0, 16, children, "");
+        SingleThreadEventExecutor loop = (SingleThreadEventExecutor) workers.next();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        loop.execute(() -> {
+            running.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        running.await();
+        try (Socket client = new Socket("127.0.0.1", listener.localAddress().getPort())) {
+            // accepted and handed over: its registration waits behind the task holding the loop
+            PipelineHarness.await("the registration queued", 10_000, () -> loop.pendingTasks() > 0);
+            listener.close();
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> children.closeAll(10_000));
+            PipelineHarness.await("closeAll to wait on the loop, or return", 10_000,
+                    () -> loop.pendingTasks() > 1 || closed.isDone());
+            release.countDown();
+            closed.get();
+
+            client.setSoTimeout(10_000);
+            int read;
+            try {
+                read = client.getInputStream().read();
+            } catch (SocketTimeoutException e) {
+                throw new AssertionError("the connection registered after closeAll began was left open", e);
+            } catch (IOException reset) {
+                read = -1; // closed with a reset: the client fails at once all the same
+            }
+            assertThat(read).as("end of stream: the connection is closed").isEqualTo(-1);
+        } finally {
+            release.countDown();
+        }
+    }
+}
