@@ -84,6 +84,11 @@ public final class ChildSetup {
         }
     }
 
+    /** The connections handed to the workers and not closed yet: what a stopping server waits on. */
+    public Iterable<Channel> connections() {
+        return children;
+    }
+
     /**
      * Closes every connection handed to the workers, those whose registration was still queued included, and waits
      * (up to {@code timeoutMillis}). Call it once the listener no longer hands connections here (after

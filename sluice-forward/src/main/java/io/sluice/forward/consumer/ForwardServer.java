@@ -8,15 +8,12 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
@@ -64,7 +61,6 @@ final class ForwardServer {
     private final Settings settings;
     private final ConsumerContext context;
     private final Log log;
-    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup workers;
     /** Every connection handed to the workers (admitted or not), for the stop to close. */
     private ChildSetup children;
@@ -221,8 +217,8 @@ final class ForwardServer {
         if (hb != null) {
             hb.close(); // under a reload's hold, parked like the listener
         }
-        drain(timeoutMillis);
         if (children != null) {
+            drain(timeoutMillis);
             // every one, a registration still queued included: the loops' shutdown may leave channels open
             children.closeAll(timeoutMillis);
         }
@@ -243,7 +239,7 @@ final class ForwardServer {
      */
     private void drain(long timeoutMillis) throws InterruptedException {
         List<ForwardConnection> open = new ArrayList<>();
-        for (Channel ch : channels) {
+        for (Channel ch : children.connections()) {
             ForwardConnection c = ch.pipeline().get(ForwardConnection.class);
             if (c != null) {
                 open.add(c);
@@ -273,7 +269,6 @@ final class ForwardServer {
         if (!slots.take(ch)) {
             return false;
         }
-        channels.add(ch);
         context.stats().addConnections(1);
         return true;
     }

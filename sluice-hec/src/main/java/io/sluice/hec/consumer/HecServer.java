@@ -2,15 +2,12 @@ package io.sluice.hec.consumer;
 
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.net.ChildSetup;
 import io.sluice.core.net.ConnectionSlots;
@@ -102,8 +99,6 @@ public final class HecServer {
     final long tickMillis;
     private final Log log;
     private final ConnectionSlots connections;
-    /** Open connections, for the stop to wait on their answers. */
-    private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final FastThreadLocal<EventLoopState> state;
     private volatile boolean stopping;
     private boolean stopped;
@@ -198,7 +193,7 @@ public final class HecServer {
      */
     private void awaitIdle() {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ANSWER_TIMEOUT_MS);
-        for (Channel ch : channels) {
+        for (Channel ch : children == null ? List.<Channel>of() : children.connections()) {
             HecConnection c = ch.pipeline().get(HecConnection.class);
             while (c != null && !c.idle() && ch.isOpen() && System.nanoTime() < deadline) {
                 sleepMillis(1); // the pipeline is delivering; its completion answers the request
@@ -244,7 +239,6 @@ public final class HecServer {
             return;
         }
         ctx.stats().addConnections(1);
-        channels.add(ch);
         ch.closeFuture().addListener(f -> ctx.stats().addConnections(-1));
         HecConnection conn = new HecConnection(this);
         if (settings.tls != null) {
