@@ -1,7 +1,7 @@
 package io.sluice.forward.producer;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -12,6 +12,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.net.Connect;
 import io.sluice.core.tls.NettyTls;
 import io.sluice.forward.FrameDecoder;
 import java.io.IOException;
@@ -188,7 +189,7 @@ final class ServerPool {
     private ServerConnection connect(Server s, int index) throws IOException, InterruptedException {
         ServerConnection conn = newConnection(s, index);
         long timeout = config.get(ForwardProducer.CONNECT_TIMEOUT_MS);
-        ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+        Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
                 if (ssl != null) {
@@ -205,39 +206,17 @@ final class ServerPool {
                 ch.pipeline().addLast("frames", new FrameDecoder(1 << 20));
                 ch.pipeline().addLast("responses", conn);
             }
-        }).connect(s.host(), s.port());
-        if (!f.await(timeout, TimeUnit.MILLISECONDS)) {
-            f.cancel(false);
-            f.channel().close();
-            throw new IOException("connect timed out after " + timeout + " ms");
-        }
-        if (!f.isSuccess()) {
-            throw new IOException(String.valueOf(f.cause().getMessage()), f.cause());
-        }
+        });
+        Channel c = Connect.open(b, s.host(), s.port(), ssl != null, timeout);
         try {
-            SslHandler tls = f.channel().pipeline().get(SslHandler.class);
-            if (tls == null && ssl != null) {
-                // the server refused the handshake and closed the connection (taking its handlers) already
-                f.channel().close();
-                throw new IOException("TLS handshake failed: the server closed the connection");
-            }
-            if (tls != null) {
-                io.netty.util.concurrent.Future<?> hs = tls.handshakeFuture();
-                if (!hs.await(timeout, TimeUnit.MILLISECONDS) || !hs.isSuccess()) {
-                    throw new IOException("TLS handshake failed: " + (hs.cause() == null ? "timed out" : hs.cause().getMessage()));
-                }
-            }
-            conn.ready().get(timeout, TimeUnit.MILLISECONDS);
+            conn.ready().get(timeout, TimeUnit.MILLISECONDS); // the Forward handshake (HELO, PING, PONG)
             return conn;
         } catch (ExecutionException e) {
-            f.channel().close();
+            c.close();
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (TimeoutException e) {
-            f.channel().close();
+            c.close();
             throw new IOException("handshake timed out after " + timeout + " ms");
-        } catch (IOException e) {
-            f.channel().close();
-            throw e;
         }
     }
 

@@ -1,9 +1,9 @@
 package io.sluice.otlp.producer;
 
+import io.sluice.core.net.Connect;
 import io.sluice.core.tls.NettyTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -11,9 +11,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.concurrent.Future;
 import java.io.IOException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -55,37 +53,9 @@ final class Connector {
         if (c != null && c.isActive()) {
             return c;
         }
-        ChannelFuture f = bootstrap.connect(host, port);
-        if (!f.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
-            f.cancel(true);
-            f.channel().close();
-            throw new IOException("connecting to " + host + ":" + port + " timed out");
-        }
-        if (!f.isSuccess()) {
-            throw new IOException("cannot connect to " + host + ":" + port + ": " + f.cause(), f.cause());
-        }
-        c = f.channel();
-        if (tls != null) {
-            handshake(c);
-        }
+        c = Connect.open(bootstrap, host, port, tls != null, timeoutMillis);
         channel = c;
         return c;
-    }
-
-    private void handshake(Channel c) throws IOException, InterruptedException {
-        SslHandler tlsHandler = c.pipeline().get(SslHandler.class);
-        if (tlsHandler == null) {
-            // the server refused the handshake (a TLS 1.3 client certificate it wanted) and the connection closed,
-            // taking its handlers, before this thread looked
-            c.close();
-            throw new IOException("TLS handshake with " + host + ":" + port + " failed: the server closed the connection");
-        }
-        Future<Channel> hs = tlsHandler.handshakeFuture();
-        if (!hs.await(timeoutMillis, TimeUnit.MILLISECONDS) || !hs.isSuccess()) {
-            c.close();
-            throw new IOException("TLS handshake with " + host + ":" + port + " failed: "
-                    + (hs.cause() == null ? "timed out" : hs.cause().toString()), hs.cause());
-        }
     }
 
     /** The protocol ALPN settled on, or null without TLS. */
