@@ -5,13 +5,16 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
+import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Opening a client connection on Netty for a thread that waits for it (producer.Forward, producer.OTLP's gRPC):
- * the connect and, with TLS, the handshake, each within the timeout. A connection that fails either is closed and
- * the failure is an IOException naming the server.
+ * Opening a client connection for a thread that waits for it: on Netty (producer.Forward, producer.OTLP's gRPC) or a
+ * blocking socket (core's HTTP client, producer.Socket). The connect and, with TLS, the handshake each take at most
+ * the timeout; a connection that fails either is closed, and the failure is an IOException.
  */
 public final class Connect {
     private Connect() {
@@ -38,6 +41,34 @@ public final class Connect {
             handshake(c, server, timeoutMillis);
         }
         return c;
+    }
+
+    /**
+     * A blocking socket connected to {@code host:port} with {@code TCP_NODELAY}, and with TLS from the group when
+     * {@code tls} is not null; reads on it wait at most {@code timeoutMillis}, as the connect and the handshake do.
+     * {@code sendBufferBytes} sets {@code SO_SNDBUF} before the connect (so the window scale can follow); 0 leaves
+     * the system's.
+     */
+    public static Socket blocking(String host, int port, TlsSettings tls, int timeoutMillis, int sendBufferBytes)
+            throws IOException {
+        Socket s = new Socket();
+        try {
+            if (sendBufferBytes > 0) {
+                s.setSendBufferSize(sendBufferBytes);
+            }
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(host, port), timeoutMillis);
+            // Before the handshake: a server that never answers it fails the connection in time.
+            s.setSoTimeout(timeoutMillis);
+            if (tls != null) {
+                s = tls.clientSocket(s, host, port);
+                s.setSoTimeout(timeoutMillis);
+            }
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
     }
 
     private static void handshake(Channel c, String server, long timeoutMillis) throws IOException, InterruptedException {

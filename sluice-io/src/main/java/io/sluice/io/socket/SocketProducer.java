@@ -8,6 +8,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.Message;
+import io.sluice.core.net.Connect;
 import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Producer;
@@ -18,7 +19,6 @@ import io.sluice.io.LineEscaper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
@@ -260,21 +260,8 @@ public final class SocketProducer extends Producer {
                 break;
             default:
                 if (socket == null) {
-                    Socket s = new Socket();
-                    try {
-                        s.setSendBufferSize(sendBuffer);
-                        s.setTcpNoDelay(true);
-                        s.connect(new InetSocketAddress(address.host(), address.port()), ackTimeoutMs);
-                        // Before the handshake: a server that never answers it fails the connection in time.
-                        s.setSoTimeout(ackTimeoutMs);
-                        if (tls.enabled()) {
-                            s = tls.clientSocket(s, address.host(), address.port());
-                            s.setSoTimeout(ackTimeoutMs);
-                        }
-                    } catch (IOException e) {
-                        s.close();
-                        throw e;
-                    }
+                    Socket s = Connect.blocking(address.host(), address.port(), tls.enabled() ? tls : null,
+                            ackTimeoutMs, sendBuffer);
                     socket = s;
                     stream = s.getOutputStream();
                     input = s.getInputStream();

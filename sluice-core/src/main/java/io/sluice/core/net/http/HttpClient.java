@@ -1,12 +1,12 @@
 package io.sluice.core.net.http;
 
+import io.sluice.core.net.Connect;
 import io.sluice.core.tls.TlsSettings;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -81,21 +81,9 @@ public final class HttpClient implements AutoCloseable {
         boolean reusable;
 
         Conn() throws IOException {
-            Socket s = new Socket();
-            s.setTcpNoDelay(true);
-            s.setSoTimeout(timeoutMillis);
-            try {
-                s.connect(new InetSocketAddress(host, port), timeoutMillis);
-                if (tls != null) {
-                    s = tls.clientSocket(s, host, port);
-                }
-            } catch (IOException e) {
-                s.close();
-                throw e;
-            }
-            socket = s;
-            out = s.getOutputStream();
-            in = new BufferedInputStream(s.getInputStream(), 8192);
+            socket = Connect.blocking(host, port, tls, timeoutMillis, 0);
+            out = socket.getOutputStream();
+            in = new BufferedInputStream(socket.getInputStream(), 8192);
         }
 
         void close() {
