@@ -6,12 +6,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
+import io.sluice.core.testing.HeldLoop;
 import io.sluice.core.testing.PipelineHarness;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,17 +36,7 @@ class ChildSetupTest {
         ChildSetup children = new ChildSetup(workers, ch -> { });
         ServerListener listener = ServerListener.bind("127.0.0.1", 0, 16, children, "");
         SingleThreadEventExecutor loop = (SingleThreadEventExecutor) workers.next();
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        loop.execute(() -> {
-            running.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        running.await();
+        HeldLoop held = HeldLoop.hold(loop);
         try (Socket client = new Socket("127.0.0.1", listener.localAddress().getPort())) {
             // accepted and handed over: its registration waits behind the task holding the loop
             PipelineHarness.await("the registration queued", 10_000, () -> loop.pendingTasks() > 0);
@@ -54,7 +44,7 @@ class ChildSetupTest {
             CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> children.closeAll(10_000));
             PipelineHarness.await("closeAll to wait on the loop, or return", 10_000,
                     () -> loop.pendingTasks() > 1 || closed.isDone());
-            release.countDown();
+            held.close();
             closed.get();
 
             client.setSoTimeout(10_000);
@@ -68,7 +58,7 @@ class ChildSetupTest {
             }
             assertThat(read).as("end of stream: the connection is closed").isEqualTo(-1);
         } finally {
-            release.countDown();
+            held.close();
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.core.testing.Captured;
 import io.sluice.core.testing.DirectContext;
+import io.sluice.core.testing.HeldLoop;
 import io.sluice.core.testing.PipelineHarness;
 import io.sluice.hec.Support;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -81,22 +81,12 @@ class ShutdownTest {
             assertThat(Support.read(client.getInputStream()).status()).as("served, kept alive").isEqualTo(200);
 
             SingleThreadEventExecutor loop = (SingleThreadEventExecutor) server.workers().next();
-            CountDownLatch running = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            loop.execute(() -> {
-                running.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            running.await();
+            HeldLoop held = HeldLoop.hold(loop);
             CompletableFuture<Void> stopped = CompletableFuture.runAsync(server::stop);
             // The stop reaches the loop: it shuts the loop down, or queues work for it first.
             PipelineHarness.await("the stop to reach the event loop", 10_000,
                     () -> loop.isShuttingDown() || loop.pendingTasks() > 0);
-            release.countDown();
+            held.close();
             stopped.get();
 
             int read;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.sluice.core.testing.DirectContext;
+import io.sluice.core.testing.HeldLoop;
 import io.sluice.core.testing.PipelineHarness;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,22 +33,12 @@ class OtlpStopTest {
         try (Socket client = new Socket(at.getAddress(), at.getPort())) {
             PipelineHarness.await("the connection served", 10_000, () -> ctx.stats().connections() == 1);
             SingleThreadEventExecutor loop = (SingleThreadEventExecutor) server.workers().next();
-            CountDownLatch running = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            loop.execute(() -> {
-                running.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            running.await();
+            HeldLoop held = HeldLoop.hold(loop);
             CompletableFuture<Void> stopped = CompletableFuture.runAsync(server::stop);
             // The stop reaches the loop: it shuts the loop down, or queues work for it first.
             PipelineHarness.await("the stop to reach the event loop", 10_000,
                     () -> loop.isShuttingDown() || loop.pendingTasks() > 0);
-            release.countDown();
+            held.close();
             stopped.get();
 
             client.setSoTimeout(10_000);
