@@ -71,7 +71,8 @@ public final class Connect {
         }
     }
 
-    private static void handshake(Channel c, String server, long timeoutMillis) throws IOException, InterruptedException {
+    private static void handshake(Channel c, String server, long timeoutMillis)
+            throws IOException, InterruptedException {
         SslHandler h = c.pipeline().get(SslHandler.class);
         if (h == null) {
             // the server refused the handshake (a TLS 1.3 client certificate it wanted) and the connection closed,

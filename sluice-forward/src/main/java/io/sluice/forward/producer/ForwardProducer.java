@@ -61,8 +61,8 @@ public final class ForwardProducer extends Producer {
             "Batches sent and awaiting their ack at once (delivery workers).").atLeast(1);
     static final Param<Integer> MAX_RETRIES = Param.integer("MaxRetries", -1,
             "Resends of a batch before it fails to the FallbackStream; -1 retries until shutdown (no loss, "
-                    + "backpressure instead). Resends wait Retry/BackoffMs, doubling (with jitter) up to Retry/MaxBackoffMs (100 ms "
-                    + "up to 5 s when neither is set).");
+                    + "backpressure instead). Resends wait Retry/BackoffMs, doubling (with jitter) up to "
+                    + "Retry/MaxBackoffMs (100 ms up to 5 s when neither is set).");
     /**
      * The resend backoff's former spellings, read for one more release. Retry/BackoffMs and Retry/MaxBackoffMs set it
      * now; with neither key set it keeps this producer's own defaults (100 ms, at most 5 s), not the group's.

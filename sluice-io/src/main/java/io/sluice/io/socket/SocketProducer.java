@@ -29,11 +29,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code producer.Socket}: sends each batch over TCP (optionally TLS, with the {@code TLS/*} group of every
- * network plugin: a client certificate for mutual TLS, CA and server-name checks, files re-read when rotated), UDP or a unix stream socket, framed by
- * a delimiter (newline) or RFC 6587 octet counting. A batch is encoded once into a reused buffer and written
- * with one call. When the connection fails the batch is sent again on a new connection, after a backoff that
- * doubles up to {@code Retry/MaxBackoffMs} (with jitter); delivery waits meanwhile (the queue fills and holds consumers back)
- * rather than dropping. Without {@code Acknowledge}, TCP cannot tell what the peer read before a failure, so
+ * network plugin: a client certificate for mutual TLS, CA and server-name checks, files re-read when rotated), UDP
+ * or a unix stream socket, framed by a delimiter (newline) or RFC 6587 octet counting. A batch is encoded once into a
+ * reused buffer and written with one call. When the connection fails the batch is sent again on a new connection,
+ * after a backoff that doubles (with jitter) up to {@code Retry/MaxBackoffMs}; delivery waits meanwhile (the queue
+ * fills and holds consumers back) rather than dropping. Without {@code Acknowledge}, TCP cannot tell what the peer read before a failure, so
  * a resend may duplicate lines: at least once, never lost silently.
  *
  * <p>With delimiter framing and a delimiter made of control bytes ({@code \n}, {@code \r\n}, {@code \0}), each
@@ -125,7 +125,8 @@ public final class SocketProducer extends Producer {
         ackBuf = acknowledge == null ? null : new byte[acknowledge.length];
         ackTimeoutMs = Math.max(1, config.get(ACK_TIMEOUT_MS));
         sendBuffer = Math.max(4, config.get(CONNECTION_BUFFER_SIZE_KB)) * 1024;
-        reconnect = new RetryPolicy(RetryPolicy.FOREVER, config.groupOrOwn(PluginSpec.RETRY_BACKOFF_MS, RECONNECT_MIN_MS),
+        reconnect = new RetryPolicy(RetryPolicy.FOREVER,
+                config.groupOrOwn(PluginSpec.RETRY_BACKOFF_MS, RECONNECT_MIN_MS),
                 config.groupOrOwn(PluginSpec.RETRY_MAX_BACKOFF_MS, RECONNECT_MAX_MS));
         tls = TlsSettings.from(config, TlsSettings.Role.CLIENT);
         if (tls.enabled() && address.transport() != HostPort.Transport.TCP) {
