@@ -79,10 +79,7 @@ public final class HecDiscardServer {
         }
         HecDiscardServer server = new HecDiscardServer(Long.parseLong(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0,
                 eventKeys);
-        ServerSocket listener = new ServerSocket(port, 64, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(() -> server.accept(listener), "accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        server.listen(port);
         warmItself(port, 1500);
         server.selfTest.set(false);
         System.out.println("HecDiscardServer: listening on " + port);
@@ -107,9 +104,13 @@ public final class HecDiscardServer {
      * of producer.SplunkHEC's HTTP path posts to. Closing the returned socket stops accepting.
      */
     public static ServerSocket inProcess() throws IOException {
-        HecDiscardServer server = new HecDiscardServer(Long.MAX_VALUE, 0, false);
-        ServerSocket listener = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(() -> server.accept(listener), "accept");
+        return new HecDiscardServer(Long.MAX_VALUE, 0, false).listen(0);
+    }
+
+    /** Listens on a loopback port and accepts connections on a daemon thread. */
+    private ServerSocket listen(int port) throws IOException {
+        ServerSocket listener = new ServerSocket(port, 64, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(() -> accept(listener), "accept");
         acceptor.setDaemon(true);
         acceptor.start();
         return listener;
@@ -287,7 +288,6 @@ public final class HecDiscardServer {
         }
     }
 
-    /** Posts plain and gzip bodies of HEC-like lines to itself over one keep-alive connection for {@code millis}. */
     /**
      * Sends itself requests of every shape the run brings, from two connections at once, for {@code millis}: bodies
      * of 2 MiB (as producer.SplunkHEC sends them: many reads each, heads landing anywhere in the buffer), plain and
@@ -377,11 +377,6 @@ public final class HecDiscardServer {
         private boolean gzip;
         private int header;
         private long lines;
-        private long wire;
-
-        LineCounter() {
-            this(false);
-        }
 
         LineCounter(boolean eventKeys) {
             this.eventKeys = eventKeys;
@@ -393,7 +388,6 @@ public final class HecDiscardServer {
             carry = 0;
             header = 10;
             lines = 0;
-            wire = 0;
             inflater.reset();
         }
 
@@ -401,12 +395,7 @@ public final class HecDiscardServer {
             return lines;
         }
 
-        long wireBytes() {
-            return wire;
-        }
-
         void add(byte[] b, int off, int n) throws DataFormatException {
-            wire += n;
             if (!gzip) {
                 lines += counted(b, off, off + n);
                 return;

@@ -8,7 +8,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -88,11 +87,7 @@ public final class HecLoad {
         byte[] b = body.toByteArray();
         if (gzip) {
             ByteArrayOutputStream z = new ByteArrayOutputStream();
-            try (GZIPOutputStream g = new GZIPOutputStream(z) {
-                {
-                    def.setLevel(Deflater.DEFAULT_COMPRESSION);
-                }
-            }) {
+            try (GZIPOutputStream g = new GZIPOutputStream(z)) {
                 g.write(b);
             }
             b = z.toByteArray();
