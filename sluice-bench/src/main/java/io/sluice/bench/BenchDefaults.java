@@ -7,8 +7,11 @@ import io.sluice.core.pipeline.ProducerContext;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -62,5 +65,32 @@ public abstract class BenchDefaults {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
+    }
+
+    /** One op of a tool timed with {@link #cpuNanos}. */
+    public interface Op {
+        void run() throws Exception;
+    }
+
+    /**
+     * Times {@code op} in this thread's CPU time, which a busy neighbour on a shared machine does not stretch as it
+     * does wall time: {@code warmup} ops, then {@code rounds} rounds of {@code ops} ops; returns the nanoseconds per
+     * op of each round, sorted (the median in the middle).
+     */
+    public static double[] cpuNanos(int warmup, int rounds, int ops, Op op) throws Exception {
+        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < warmup; i++) {
+            op.run();
+        }
+        double[] ns = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            long start = cpu.getCurrentThreadCpuTime();
+            for (int i = 0; i < ops; i++) {
+                op.run();
+            }
+            ns[r] = (double) (cpu.getCurrentThreadCpuTime() - start) / ops;
+        }
+        Arrays.sort(ns);
+        return ns;
     }
 }

@@ -71,22 +71,13 @@ public class HecPushBenchmark extends BenchDefaults {
 
         private void setup(String kind, int resources, int records, int max, boolean gzip, boolean multi, int status)
                 throws Exception {
-            Map<String, Object> cfg = new HashMap<>();
-            cfg.put("Token", "bench");
-            cfg.put("MaxContentLength", max);
-            cfg.put("Gzip", gzip);
-            cfg.put("UseMultiMetricFormat", multi);
-            cfg.put("HealthCheck", false);
-            cfg.put("RetryMaxElapsedMs", 0);
             HecResponse answer = status == 200 ? HecResponse.SUCCESS
                     : new HecResponse(status, "{\"text\":\"Invalid data format\",\"code\":6}", -1);
-            HecTransport sink = (path, body, off, len, gz) -> {
+            producer = producer(max, gzip, multi, (path, body, off, len, gz) -> {
                 bytes += len;
                 requests++;
                 return answer;
-            };
-            producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
-            producer.start(producerContext());
+            });
             batch = switch (kind) {
                 case "logs" -> logs(resources, records);
                 case "lines" -> lines(resources * records);
@@ -107,6 +98,20 @@ public class HecPushBenchmark extends BenchDefaults {
             }
             throw new IllegalStateException("expected a rejection");
         }
+    }
+
+    /** producer.SplunkHEC, started, posting to {@code sink}: no health check, no retries. */
+    static HecProducer producer(int max, boolean gzip, boolean multi, HecTransport sink) throws Exception {
+        Map<String, Object> cfg = new HashMap<>();
+        cfg.put("Token", "bench");
+        cfg.put("MaxContentLength", max);
+        cfg.put("Gzip", gzip);
+        cfg.put("UseMultiMetricFormat", multi);
+        cfg.put("HealthCheck", false);
+        cfg.put("RetryMaxElapsedMs", 0);
+        HecProducer producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
+        producer.start(producerContext());
+        return producer;
     }
 
     private static void set(Message m, String k, String v, byte kind) {
@@ -133,10 +138,10 @@ public class HecPushBenchmark extends BenchDefaults {
     }
 
     /**
-     * What TCP → consumer.Socket → producer.SplunkHEC carries (the whole-process bar): NDJSON lines of ~250
-     * bytes, each a JSON object with random text, no metadata; the encoder checks each is JSON and embeds it.
+     * What TCP → consumer.Socket → producer.SplunkHEC carries (the whole-process bar): n NDJSON lines of ~250
+     * bytes, each a JSON object with random text, no metadata, time n ms; the encoder checks each is JSON and
+     * embeds it.
      */
-    /** The seed's NDJSON lines: n of about 250 bytes, random text, time n ms. */
     public static Batch lines(int n) {
         Batch b = new BatchPool(n).acquire();
         java.util.Random rnd = new java.util.Random(1);

@@ -1,25 +1,22 @@
 package io.sluice.bench.hec;
 
+import static io.sluice.bench.otlp.KeyValues.str;
+import static io.sluice.bench.otlp.KeyValues.string;
+
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
-import io.opentelemetry.proto.common.v1.AnyValue;
-import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.logs.v1.LogRecord;
 import io.opentelemetry.proto.logs.v1.ResourceLogs;
 import io.opentelemetry.proto.logs.v1.ScopeLogs;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.sluice.bench.BenchDefaults;
-import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.hec.producer.HecProducer;
 import io.sluice.hec.producer.HecResponse;
-import io.sluice.hec.producer.HecTransport;
 import io.sluice.otlp.codec.LogsDecoder;
 import io.sluice.otlp.codec.RecordSink;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -54,22 +51,14 @@ public class OtlpToHecBenchmark extends BenchDefaults {
         request = createLogData(100, 200).toByteArray();
         batch = new BatchPool(100 * 200).acquire();
         records = batch::add;
-        Map<String, Object> cfg = new HashMap<>();
-        cfg.put("Token", "bench");
-        cfg.put("MaxContentLength", 2 * 1024 * 1024);
-        cfg.put("Gzip", false);
-        cfg.put("HealthCheck", false);
-        cfg.put("RetryMaxElapsedMs", 0);
-        HecTransport sink = (path, body, off, len, gz) -> {
+        producer = HecPushBenchmark.producer(2 * 1024 * 1024, false, false, (path, body, off, len, gz) -> {
             if (firstRequest == null) {
                 firstRequest = Arrays.copyOfRange(body, off, off + len);
             }
             bytes += len;
             requests++;
             return HecResponse.SUCCESS;
-        };
-        producer = new HecProducer(PluginConfig.of("bench", "producer.SplunkHEC", cfg), sink);
-        producer.start(producerContext());
+        });
         // The events must be the exporter's: check one before timing anything (2 requests, as the exporter's).
         push();
         String want = "{\"time\":0.001,\"host\":\"myhost\",\"source\":\"myapp\",\"sourcetype\":\"myapp-type\","
@@ -89,24 +78,16 @@ public class OtlpToHecBenchmark extends BenchDefaults {
                 scope.addLogRecords(LogRecord.newBuilder()
                         .setTimeUnixNano(k * 1_000_000L)
                         .setBody(str("mylog"))
-                        .addAttributes(kv("otel.log.name", i + "_0_" + k))
-                        .addAttributes(kv("com.splunk.source", "myapp"))
-                        .addAttributes(kv("com.splunk.sourcetype", "myapp-type"))
-                        .addAttributes(kv("com.splunk.index", "myindex"))
-                        .addAttributes(kv("host.name", "myhost"))
-                        .addAttributes(kv("custom", "custom")));
+                        .addAttributes(string("otel.log.name", i + "_0_" + k))
+                        .addAttributes(string("com.splunk.source", "myapp"))
+                        .addAttributes(string("com.splunk.sourcetype", "myapp-type"))
+                        .addAttributes(string("com.splunk.index", "myindex"))
+                        .addAttributes(string("host.name", "myhost"))
+                        .addAttributes(string("custom", "custom")));
             }
             req.addResourceLogs(ResourceLogs.newBuilder().setResource(Resource.newBuilder()).addScopeLogs(scope));
         }
         return req.build();
-    }
-
-    private static AnyValue str(String s) {
-        return AnyValue.newBuilder().setStringValue(s).build();
-    }
-
-    private static KeyValue kv(String k, String v) {
-        return KeyValue.newBuilder().setKey(k).setValue(str(v)).build();
     }
 
     private long push() throws Exception {
@@ -172,19 +153,11 @@ public class OtlpToHecBenchmark extends BenchDefaults {
      */
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
-        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
         if (args.length > 1 && args[1].equals("full")) { // the benchmark's own op: decode, then deliver
             OtlpToHecBenchmark full = new OtlpToHecBenchmark();
             full.setup();
             for (int r = 0; r < rounds; r++) {
-                long[] t = new long[100];
-                for (int i = 0; i < t.length; i++) {
-                    long c0 = cpu.getCurrentThreadCpuTime();
-                    full.push();
-                    t[i] = cpu.getCurrentThreadCpuTime() - c0;
-                }
-                Arrays.sort(t);
-                System.out.printf("full %.3f ms%n", t[t.length / 2] / 1e6);
+                System.out.printf("full %.3f ms%n", cpuNanos(0, 100, 1, full::push)[50] / 1e6);
             }
             return;
         }
@@ -195,20 +168,13 @@ public class OtlpToHecBenchmark extends BenchDefaults {
             d.otlp.truncate(n);
             d.plain.truncate(n);
         }
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         for (int r = 0; r < rounds; r++) {
             Batch[] which = args.length > 1 && args[1].equals("plain-first") ? new Batch[] {d.plain, d.otlp}
                     : args.length > 1 && args[1].equals("otlp") ? new Batch[] {d.otlp}
                     : args.length > 1 && args[1].equals("plain") ? new Batch[] {d.plain} : new Batch[] {d.otlp, d.plain};
             for (Batch b : which) {
-                long[] t = new long[200];
-                for (int i = 0; i < t.length; i++) {
-                    long c0 = mx.getCurrentThreadCpuTime();
-                    d.producer.deliver(b);
-                    t[i] = mx.getCurrentThreadCpuTime() - c0;
-                }
-                Arrays.sort(t);
-                System.out.printf("%s %.3f ms  ", b == d.otlp ? "otlp" : "plain", t[t.length / 2] / 1e6);
+                double median = cpuNanos(0, 200, 1, () -> d.producer.deliver(b))[100];
+                System.out.printf("%s %.3f ms  ", b == d.otlp ? "otlp" : "plain", median / 1e6);
             }
             System.out.println();
         }

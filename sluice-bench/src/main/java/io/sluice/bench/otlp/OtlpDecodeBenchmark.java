@@ -1,10 +1,14 @@
 package io.sluice.bench.otlp;
 
+import static io.sluice.bench.otlp.KeyValues.bool;
+import static io.sluice.bench.otlp.KeyValues.dbl;
+import static io.sluice.bench.otlp.KeyValues.integer;
+import static io.sluice.bench.otlp.KeyValues.str;
+import static io.sluice.bench.otlp.KeyValues.string;
+
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
-import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
-import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.logs.v1.LogRecord;
 import io.opentelemetry.proto.logs.v1.ResourceLogs;
 import io.opentelemetry.proto.logs.v1.ScopeLogs;
@@ -75,36 +79,16 @@ public class OtlpDecodeBenchmark extends BenchDefaults {
         return decoder.decode(request, 0, request.length, sink);
     }
 
-    private static KeyValue kv(String key, AnyValue value) {
-        return KeyValue.newBuilder().setKey(key).setValue(value).build();
-    }
-
-    private static AnyValue str(String s) {
-        return AnyValue.newBuilder().setStringValue(s).build();
-    }
-
-    private static AnyValue integer(long v) {
-        return AnyValue.newBuilder().setIntValue(v).build();
-    }
-
-    private static AnyValue dbl(double v) {
-        return AnyValue.newBuilder().setDoubleValue(v).build();
-    }
-
-    private static AnyValue bool(boolean v) {
-        return AnyValue.newBuilder().setBoolValue(v).build();
-    }
-
     static ExportLogsServiceRequest logs(int records) {
         byte[] traceId = {0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f, 0x60, 0x71, (byte) 0x82, (byte) 0x93, (byte) 0xa4,
             (byte) 0xb5, (byte) 0xc6, (byte) 0xd7, (byte) 0xe8, (byte) 0xf9};
         byte[] spanId = {(byte) 0xff, 0x00, 0x01, 0x7f, (byte) 0x80, (byte) 0xab, (byte) 0xcd, (byte) 0xef};
         Resource resource = Resource.newBuilder()
-                .addAttributes(kv("service.name", str("checkout-service")))
-                .addAttributes(kv("service.namespace", str("shop")))
-                .addAttributes(kv("service.instance.id", str("627cc493-f310-47de-96bd-71410b7dec09")))
-                .addAttributes(kv("host.name", str("ip-10-0-12-34.eu-west-1.compute.internal")))
-                .addAttributes(kv("k8s.pod.uid", str("1f0c9a2e-5b7d-4e8a-9c3b-2d6f8e1a7b4c")))
+                .addAttributes(string("service.name", "checkout-service"))
+                .addAttributes(string("service.namespace", "shop"))
+                .addAttributes(string("service.instance.id", "627cc493-f310-47de-96bd-71410b7dec09"))
+                .addAttributes(string("host.name", "ip-10-0-12-34.eu-west-1.compute.internal"))
+                .addAttributes(string("k8s.pod.uid", "1f0c9a2e-5b7d-4e8a-9c3b-2d6f8e1a7b4c"))
                 .build();
         ScopeLogs.Builder scope = ScopeLogs.newBuilder()
                 .setScope(InstrumentationScope.newBuilder().setName("io.opentelemetry.logback").setVersion("2.9.0"));
@@ -116,16 +100,16 @@ public class OtlpDecodeBenchmark extends BenchDefaults {
                     .setSeverityText("INFO")
                     .setBody(str("GET /api/v1/orders/" + (100_000 + i) + " completed in " + (i % 97) + " ms for user "
                             + (i * 7919 % 10_000)))
-                    .addAttributes(kv("http.request.method", str(i % 5 == 0 ? "POST" : "GET")))
-                    .addAttributes(kv("url.path", str("/api/v1/orders/" + (100_000 + i))))
-                    .addAttributes(kv("http.response.status_code", integer(i % 50 == 0 ? 500 : 200)))
-                    .addAttributes(kv("http.server.request.duration", dbl((i % 97) * 1.25 + 0.5)))
-                    .addAttributes(kv("user.id", integer(i * 7919L % 10_000)))
-                    .addAttributes(kv("thread.name", str("http-nio-8080-exec-" + (i % 16))))
-                    .addAttributes(kv("code.function", str("com.example.shop.OrderController.getOrder")))
-                    .addAttributes(kv("cache.hit", bool(i % 3 == 0)))
-                    .addAttributes(kv("db.rows", integer(i % 13)))
-                    .addAttributes(kv("payload.ratio", dbl(0.25 + (i % 8) * 0.125)))
+                    .addAttributes(string("http.request.method", i % 5 == 0 ? "POST" : "GET"))
+                    .addAttributes(string("url.path", "/api/v1/orders/" + (100_000 + i)))
+                    .addAttributes(integer("http.response.status_code", i % 50 == 0 ? 500 : 200))
+                    .addAttributes(dbl("http.server.request.duration", (i % 97) * 1.25 + 0.5))
+                    .addAttributes(integer("user.id", i * 7919L % 10_000))
+                    .addAttributes(string("thread.name", "http-nio-8080-exec-" + (i % 16)))
+                    .addAttributes(string("code.function", "com.example.shop.OrderController.getOrder"))
+                    .addAttributes(bool("cache.hit", i % 3 == 0))
+                    .addAttributes(integer("db.rows", i % 13))
+                    .addAttributes(dbl("payload.ratio", 0.25 + (i % 8) * 0.125))
                     .setTraceId(ByteString.copyFrom(traceId))
                     .setSpanId(ByteString.copyFrom(spanId))
                     .setFlags(1)

@@ -1,13 +1,10 @@
 package io.sluice.bench.otlp;
 
+import io.sluice.bench.BenchDefaults;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.otlp.codec.LogsDecoder;
-import io.sluice.otlp.codec.OtlpFormatException;
 import io.sluice.otlp.codec.RecordSink;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 
 /**
  * {@link OtlpDecodeBenchmark}'s decode measured in thread CPU time rather than wall time: robust to other load on
@@ -19,7 +16,7 @@ public final class OtlpDecodeCpu {
     private OtlpDecodeCpu() {
     }
 
-    public static void main(String[] args) throws OtlpFormatException {
+    public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         int perRound = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
         byte[] request = OtlpDecodeBenchmark.logs(OtlpDecodeBenchmark.RECORDS).toByteArray();
@@ -30,24 +27,14 @@ public final class OtlpDecodeCpu {
             return batch.add();
         } : batch::add;
         LogsDecoder decoder = new LogsDecoder();
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        long sum = 0;
-        for (int i = 0; i < 5 * perRound; i++) { // warm-up: let C2 compile the loop
+        long[] sum = {0};
+        // Warm-up: 5 rounds' worth, to let C2 compile the loop.
+        double[] ns = BenchDefaults.cpuNanos(5 * perRound, rounds, perRound, () -> {
             batch.clear();
-            sum += decoder.decode(request, 0, request.length, sink);
-        }
-        double[] ns = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-            long t0 = mx.getCurrentThreadCpuTime();
-            for (int i = 0; i < perRound; i++) {
-                batch.clear();
-                sum += decoder.decode(request, 0, request.length, sink);
-            }
-            ns[r] = (double) (mx.getCurrentThreadCpuTime() - t0) / ((long) perRound * OtlpDecodeBenchmark.RECORDS);
-        }
-        double[] sorted = ns.clone();
-        Arrays.sort(sorted);
+            sum[0] += decoder.decode(request, 0, request.length, sink);
+        });
+        double records = OtlpDecodeBenchmark.RECORDS;
         System.out.printf("cpu ns/record: median %.1f min %.1f max %.1f (%d rounds of %d decodes; check %d)%n",
-                sorted[rounds / 2], sorted[0], sorted[rounds - 1], rounds, perRound, sum);
+                ns[rounds / 2] / records, ns[0] / records, ns[rounds - 1] / records, rounds, perRound, sum[0]);
     }
 }

@@ -1,10 +1,14 @@
 package io.sluice.bench.peer;
 
+import static io.sluice.bench.otlp.KeyValues.bool;
+import static io.sluice.bench.otlp.KeyValues.dbl;
+import static io.sluice.bench.otlp.KeyValues.integer;
+import static io.sluice.bench.otlp.KeyValues.str;
+import static io.sluice.bench.otlp.KeyValues.string;
+
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
-import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
-import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.logs.v1.LogRecord;
 import io.opentelemetry.proto.logs.v1.ResourceLogs;
 import io.opentelemetry.proto.logs.v1.ScopeLogs;
@@ -129,7 +133,7 @@ final class OtlpData {
                 .setObservedTimeUnixNano(time + 200_000 + random.nextInt(5_000_000))
                 .setSeverityNumber(severity)
                 .setSeverityText(text)
-                .setBody(AnyValue.newBuilder().setStringValue(m.toString()))
+                .setBody(str(m.toString()))
                 .addAttributes(string("http.request.method", verb))
                 .addAttributes(string("url.path", path))
                 .addAttributes(integer("http.response.status_code", status))
@@ -144,22 +148,6 @@ final class OtlpData {
                 .setSpanId(ByteString.copyFrom(span))
                 .setFlags(1)
                 .build();
-    }
-
-    private static KeyValue string(String key, String value) {
-        return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setStringValue(value)).build();
-    }
-
-    private static KeyValue integer(String key, long value) {
-        return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setIntValue(value)).build();
-    }
-
-    private static KeyValue dbl(String key, double value) {
-        return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setDoubleValue(value)).build();
-    }
-
-    private static KeyValue bool(String key, boolean value) {
-        return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setBoolValue(value)).build();
     }
 
     private static DataOutputStream out(Path p) throws IOException {

@@ -1,8 +1,6 @@
 package io.sluice.forward.consumer;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
+import io.sluice.bench.BenchDefaults;
 
 /**
  * {@link ForwardMapBenchmark}'s work timed in thread CPU time rather than wall time: on a shared 2-core machine
@@ -21,20 +19,9 @@ public final class ForwardMapCpu {
         b.metadata = Boolean.parseBoolean(args[1]);
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
         b.setup();
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < 20_000; i++) {
-            b.map();
-        }
-        double[] ns = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-            long start = threads.getCurrentThreadCpuTime();
-            for (int i = 0; i < 2000; i++) {
-                b.map();
-            }
-            ns[r] = (threads.getCurrentThreadCpuTime() - start) / (2000.0 * ForwardMapBenchmark.EVENTS);
-        }
-        Arrays.sort(ns);
+        double[] ns = BenchDefaults.cpuNanos(20_000, rounds, 2000, b::map);
+        double events = ForwardMapBenchmark.EVENTS;
         System.out.printf("Payload %s, Metadata %s: %.1f ns of thread CPU per event (median of %d), min %.1f%n",
-                args[0], args[1], ns[rounds / 2], rounds, ns[0]);
+                args[0], args[1], ns[rounds / 2] / events, rounds, ns[0] / events);
     }
 }

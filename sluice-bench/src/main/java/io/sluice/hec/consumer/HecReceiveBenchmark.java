@@ -5,10 +5,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.RequestMemory;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -84,22 +81,11 @@ public class HecReceiveBenchmark extends BenchDefaults {
     }
 
     /** Thread CPU time per op: median and lowest of 15 rounds. */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         HecReceiveBenchmark b = new HecReceiveBenchmark();
         b.setup();
-        ThreadMXBean t = ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < 20_000; i++) {
-            b.parse();
-        }
-        double[] us = new double[15];
-        for (int k = 0; k < us.length; k++) {
-            long c0 = t.getCurrentThreadCpuTime();
-            for (int i = 0; i < 2000; i++) {
-                b.parse();
-            }
-            us[k] = (t.getCurrentThreadCpuTime() - c0) / 2000.0 / 1000.0;
-        }
-        Arrays.sort(us);
-        System.out.printf("parse of %d events: CPU median %.1f us/op, lowest %.1f us/op%n", EVENTS, us[us.length / 2], us[0]);
+        double[] ns = cpuNanos(20_000, 15, 2000, b::parse);
+        System.out.printf("parse of %d events: CPU median %.1f us/op, lowest %.1f us/op%n", EVENTS, ns[7] / 1000,
+                ns[0] / 1000);
     }
 }
