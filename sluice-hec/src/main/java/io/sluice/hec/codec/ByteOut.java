@@ -105,11 +105,7 @@ public final class ByteOut implements GzipWriter.Out {
     /** Writes UTF-8 text as a quoted JSON string, escaping what JSON requires; other bytes are copied as is. */
     public void writeQuoted(byte[] src, int off, int n) {
         write('"');
-        for (int end = off + n; off < end; ) {
-            int slice = Math.min(SLICE, end - off);
-            len = putEscaped(ensure(escapedBound(slice)), len, src, off, slice);
-            off += slice;
-        }
+        writeEscaped(src, off, n);
         write('"');
     }
 
@@ -124,15 +120,7 @@ public final class ByteOut implements GzipWriter.Out {
 
     /** Writes a long in decimal. */
     public void writeLong(long v) {
-        len = putLong(ensure(20), len, v);
-    }
-
-    /**
-     * Writes epoch nanoseconds as HEC's {@code time}: seconds with up to nine decimals, trailing zeros trimmed
-     * ({@code 1.001}, {@code 1796002770.166598}), so that a receiver recovers the exact nanosecond.
-     */
-    public void writeEpochSeconds(long nanos) {
-        len = putEpochSeconds(ensure(MAX_EPOCH_SECONDS), len, nanos);
+        len = Decimal.putLong(ensure(Decimal.MAX_LONG), len, v);
     }
 
     // ------------------------------------------------------------------------------------ put: no growth
@@ -267,16 +255,15 @@ public final class ByteOut implements GzipWriter.Out {
         return w;
     }
 
-    /** A long in decimal at {@code b[at]}, which has room for 20 bytes; returns the end. */
-    public static int putLong(byte[] b, int at, long v) {
-        return Decimal.putLong(b, at, v);
-    }
-
-    /** {@link #writeEpochSeconds} at {@code b[at]}, which has room for {@link #MAX_EPOCH_SECONDS}; returns the end. */
+    /**
+     * Epoch nanoseconds as HEC's {@code time}: seconds with up to nine decimals, trailing zeros trimmed
+     * ({@code 1.001}, {@code 1796002770.166598}), so that a receiver recovers the exact nanosecond; at
+     * {@code b[at]}, which has room for {@link #MAX_EPOCH_SECONDS}. Returns the end.
+     */
     public static int putEpochSeconds(byte[] b, int at, long nanos) {
         long secs = Math.floorDiv(nanos, 1_000_000_000L);
         int frac = (int) (nanos - secs * 1_000_000_000L);
-        at = putLong(b, at, secs);
+        at = Decimal.putLong(b, at, secs);
         // The fraction with its trailing zeros divided away, after a leading 1 that keeps its leading zeros
         // (1_000_000_000 + frac), written as digits; the 1 then becomes the point, and a bare point is dropped
         // with arithmetic. No branch here depends on the timestamp's precision: timestamps are per read, so a

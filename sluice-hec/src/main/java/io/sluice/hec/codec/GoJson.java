@@ -51,13 +51,8 @@ final class GoJson {
 
     /** The first non-blank byte of {@code b[off, end)}, or 0. */
     static byte first(byte[] b, int off, int end) {
-        for (int i = off; i < end; i++) {
-            byte c = b[i];
-            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-                return c;
-            }
-        }
-        return 0;
+        int p = JsonScanner.ws(b, off, end);
+        return p < end ? b[p] : 0;
     }
 
     /** Whether the scanned object {@code f} is the contract's spelling of bytes: one string member "bytesValue". */

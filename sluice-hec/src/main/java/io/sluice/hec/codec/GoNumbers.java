@@ -155,9 +155,4 @@ final class GoNumbers {
             o.write(d, dp, nd - dp);
         }
     }
-
-    /** Whether the number parsed last is zero. */
-    boolean isZero() {
-        return nd == 0;
-    }
 }

@@ -1,5 +1,6 @@
 package io.sluice.hec.codec;
 
+import io.sluice.core.json.Decimal;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
 import java.lang.invoke.MethodHandles;
@@ -119,18 +120,16 @@ final class OtlpEvents {
         return true;
     }
 
-    /** Milliseconds as the float64 seconds Go prints: {@code 1.001}, {@code 1433188255.5}, {@code 2}. */
-    static void putMillisAsSeconds(ByteOut o, long ms) {
-        o.setLength(putMillisAsSeconds(o.ensure(32), o.length(), ms));
-    }
-
-    /** {@link #putMillisAsSeconds(ByteOut, long)} at {@code b[at]}, which has room for 32 bytes; returns the end. */
+    /**
+     * Milliseconds as the float64 seconds Go prints ({@code 1.001}, {@code 1433188255.5}, {@code 2}) at
+     * {@code b[at]}, which has room for 32 bytes; returns the end.
+     */
     static int putMillisAsSeconds(byte[] b, int at, long ms) {
         if (ms < 0) {
             b[at++] = '-';
             ms = -ms;
         }
-        at = ByteOut.putLong(b, at, ms / 1000);
+        at = Decimal.putLong(b, at, ms / 1000);
         int frac = (int) (ms % 1000);
         if (frac != 0) {
             b[at++] = '.';

@@ -91,14 +91,10 @@ final class OtlpLogEvents {
         return o.length();
     }
 
-    /** {@code event}: the body's {@code AsRaw()} as Go marshals it. */
+    /** {@code event}: the body's {@code AsRaw()} as Go marshals it, for a body other than a string. */
     private void putBody(ByteOut o, Message m, Metadata md, int bt) {
         byte[] p = m.payload();
         int len = m.length();
-        if (bt < 0) {
-            o.writeQuoted(p, 0, len); // a string body is sent as a string, whatever it holds
-            return;
-        }
         byte c = md.arena()[md.valueOffset(bt)];
         switch (c) {
             case 'b': // bool, bytes (the payload is the base64 text, which Go writes for a []byte)

@@ -3,14 +3,14 @@ package io.sluice.hec.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class ByteOutTest {
     private static String epochSeconds(long nanos) {
-        ByteOut out = new ByteOut(64);
-        out.writeEpochSeconds(nanos);
-        return out.toString();
+        byte[] b = new byte[ByteOut.MAX_EPOCH_SECONDS];
+        return new String(b, 0, ByteOut.putEpochSeconds(b, 0, nanos), StandardCharsets.US_ASCII);
     }
 
     @Test

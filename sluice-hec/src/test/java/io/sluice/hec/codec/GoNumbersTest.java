@@ -51,9 +51,9 @@ class GoNumbersTest {
 
     @Test
     void millisecondsAsGoSeconds() {
-        ByteOut o = new ByteOut(16);
-        OtlpEvents.putMillisAsSeconds(o, 1_433_188_255_500L);
-        assertThat(o.toString()).isEqualTo("1433188255.5");
+        byte[] b = new byte[32];
+        int end = OtlpEvents.putMillisAsSeconds(b, 0, 1_433_188_255_500L);
+        assertThat(new String(b, 0, end, StandardCharsets.US_ASCII)).isEqualTo("1433188255.5");
         assertThat(OtlpEvents.roundToMillis(1_001_499_999L)).isEqualTo(1001);
         assertThat(OtlpEvents.roundToMillis(1_001_500_000L)).isEqualTo(1002);
         assertThat(OtlpEvents.roundToMillis(-1_001_500_000L)).isEqualTo(-1002);
