@@ -220,15 +220,11 @@ final class EventParser {
         }
         if (!hasEvent) {
             if (eventRequired) {
-                out.dropLast();
-                fail(HecStatus.EVENT_REQUIRED, n, null);
-                return -1;
+                return drop(out, HecStatus.EVENT_REQUIRED, n, null);
             }
             m.setPayload(b, objStart, p - objStart);
         } else if (blank) {
-            out.dropLast();
-            fail(HecStatus.EVENT_BLANK, n, null);
-            return -1;
+            return drop(out, HecStatus.EVENT_BLANK, n, null);
         }
         if (dflt != null && dflt.any()) {
             applyDefaults(m, dflt);
@@ -238,9 +234,7 @@ final class EventParser {
         }
         if (indexes != null && iIndex >= 0 && !allowedIndex(m)) {
             String why = "index '" + shown(m.metadata().value(m.metadata().indexOf(K_INDEX))) + "' is not allowed";
-            out.dropLast();
-            fail(HecStatus.INCORRECT_INDEX, n, why);
-            return -1;
+            return drop(out, HecStatus.INCORRECT_INDEX, n, why);
         }
         return p;
     }
@@ -252,8 +246,13 @@ final class EventParser {
     }
 
     private int invalid(BatchCollector out, int n, String why) {
+        return drop(out, HecStatus.INVALID_DATA_FORMAT, n, why);
+    }
+
+    /** Drops event {@code n}, the message last taken, refused with {@code s}; returns -1. */
+    private int drop(BatchCollector out, HecStatus s, int n, String why) {
         out.dropLast();
-        fail(HecStatus.INVALID_DATA_FORMAT, n, why);
+        fail(s, n, why);
         return -1;
     }
 
@@ -270,7 +269,7 @@ final class EventParser {
     /** Whether the index name in {@code b[off, off + len)} is one of {@link #indexes}. */
     private boolean allowed(byte[] b, int off, int len) {
         for (byte[] ok : indexes) {
-            if (ok.length == len && Arrays.equals(b, off, off + len, ok, 0, len)) {
+            if (is(b, off, len, ok)) {
                 return true;
             }
         }
@@ -352,10 +351,7 @@ final class EventParser {
         }
     }
 
-    /**
-     * {@code time}: epoch seconds as a number or a numeric string, with any number of decimals; converted to
-     * nanoseconds from the digits (not through a double), so that 1796002770.166598 stays exact.
-     */
+    /** {@code time}: epoch seconds as a number or a numeric string ({@link EpochSeconds}). */
     private int parseTime(byte[] b, int p, int end, Message m) {
         boolean quoted = b[p] == '"';
         int s = quoted ? p + 1 : p;
@@ -363,10 +359,8 @@ final class EventParser {
         if (e < 0) {
             return -1;
         }
-        if (quoted) {
-            if (e >= end || b[e] != '"') {
-                return -1;
-            }
+        if (quoted && (e >= end || b[e] != '"')) {
+            return -1;
         }
         long nanos = EpochSeconds.toNanos(b, s, e);
         if (nanos == Long.MIN_VALUE) {

@@ -12,7 +12,6 @@ import io.sluice.core.tls.NettyTls;
 import io.sluice.core.tls.TlsSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -95,8 +94,7 @@ public final class HecConsumer extends Consumer implements Exposure.Listening {
         settings.maxPendingEvents = config.get(MAX_PENDING);
         settings.maxDepth = config.get(MAX_DEPTH);
         List<String> idx = config.get(INDEXES);
-        settings.indexes = idx.isEmpty() ? null
-                : idx.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+        settings.indexes = idx.isEmpty() ? null : TokenIndexes.bytes(idx);
         settings.tokenIndexes = config.get(TOKEN_INDEXES);
         settings.tokenDefaultIndex = config.get(TOKEN_DEFAULT_INDEX);
         checkTokenIndexes(config);
@@ -112,9 +110,9 @@ public final class HecConsumer extends Consumer implements Exposure.Listening {
     }
 
     @Override
-    public java.util.List<Exposure.Listener> listeners() {
+    public List<Exposure.Listener> listeners() {
         boolean certificates = tls.enabled() && tls.clientAuth() == TlsSettings.ClientAuth.REQUIRE;
-        return java.util.List.of(new Exposure.Listener("HEC", settings.host, settings.port, tls.enabled(),
+        return List.of(new Exposure.Listener("HEC", settings.host, settings.port, tls.enabled(),
                 !settings.tokens.isEmpty() || certificates, TOKENS.name()));
     }
 

@@ -150,13 +150,8 @@ final class HecIngest {
         } finally {
             if (!handedOff) {
                 out.releaseAll();
-                mem.releaseAll();
             }
-            if (q.body != null) {
-                st.give(q.body);
-                q.body = null;
-            }
-            q.bodyCharged = 0;
+            q.release(st); // what was handed off is no longer the request's to release
             st.gzip.done();
         }
     }

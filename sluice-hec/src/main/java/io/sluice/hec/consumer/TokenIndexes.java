@@ -46,7 +46,8 @@ final class TokenIndexes {
         return rules;
     }
 
-    private static byte[][] bytes(List<String> names) {
+    /** The names as UTF-8. */
+    static byte[][] bytes(List<String> names) {
         return names.stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
     }
 }

@@ -204,10 +204,10 @@ public final class HecProducer extends Producer {
         if (config.get(HEALTH_CHECK)) {
             try {
                 HecResponse r = http.get("/services/collector/health");
-                if (r.status == 200) {
+                if (r.status() == 200) {
                     log.info(config.id() + ": HEC at " + config.get(ENDPOINT) + " is healthy");
                 } else {
-                    log.warn(config.id() + ": HEC health check answered " + r.status + ": " + r.text());
+                    log.warn(config.id() + ": HEC health check answered " + r.status() + ": " + r.text());
                 }
             } catch (IOException e) {
                 log.warn(config.id() + ": HEC health check failed (events will be retried): " + e);

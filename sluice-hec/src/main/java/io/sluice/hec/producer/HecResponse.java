@@ -1,27 +1,9 @@
 package io.sluice.hec.producer;
 
 /** One HTTP answer from a collector: status, body, and Retry-After in milliseconds (-1 when absent). */
-public final class HecResponse {
+public record HecResponse(int status, String body, long retryAfterMillis) {
     /** 200 with HEC's success body; what a discarding sink answers. */
     public static final HecResponse SUCCESS = new HecResponse(200, "{\"text\":\"Success\",\"code\":0}", -1);
-
-    final int status;
-    final String body;
-    final long retryAfterMillis;
-
-    public HecResponse(int status, String body, long retryAfterMillis) {
-        this.status = status;
-        this.body = body;
-        this.retryAfterMillis = retryAfterMillis;
-    }
-
-    public int status() {
-        return status;
-    }
-
-    public String body() {
-        return body;
-    }
 
     /** HEC's {@code text}, or the body when it is not HEC JSON. */
     public String text() {

@@ -90,13 +90,13 @@ final class RequestSender {
                 }
             }
             if (reply != null) {
-                int s = reply.status;
+                int s = reply.status();
                 if (s >= 200 && s < 300) {
                     if (ackIds != null) {
                         if (ackIds.length <= r) {
                             ackIds = java.util.Arrays.copyOf(ackIds, Math.max(r + 1, ackIds.length * 2));
                         }
-                        ackIds[r] = HecHttp.longField(reply.body, "ackId", -1);
+                        ackIds[r] = HecHttp.longField(reply.body(), "ackId", -1);
                     }
                     return ackIds;
                 }
@@ -113,19 +113,19 @@ final class RequestSender {
                 }
             }
             long wait = backoff.backoffMillis(attempt++);
-            if (reply != null && (reply.status == 429 || reply.status == 503) && reply.retryAfterMillis >= 0) {
-                wait = reply.retryAfterMillis;
+            if (reply != null && (reply.status() == 429 || reply.status() == 503) && reply.retryAfterMillis() >= 0) {
+                wait = reply.retryAfterMillis();
             }
             long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             if (elapsed + wait > retryMaxElapsed) {
-                String why = reply != null ? reply.status + " " + reply.text() : String.valueOf(error);
-                enc.failRequest(r, reply != null ? reply.status : 0, reply != null ? reply.code() : -1,
+                String why = reply != null ? reply.status() + " " + reply.text() : String.valueOf(error);
+                enc.failRequest(r, reply != null ? reply.status() : 0, reply != null ? reply.code() : -1,
                         GAVE_UP + attempt + " attempts in " + elapsed + " ms: " + why);
                 return ackIds;
             }
             if (attempt == 1 || log.enabled(Log.DEBUG)) {
                 log.warn(id + ": request of " + enc.requestEvents(r) + " events failed ("
-                        + (reply != null ? "HTTP " + reply.status + " " + reply.text() : error)
+                        + (reply != null ? "HTTP " + reply.status() + " " + reply.text() : error)
                         + "), retrying in " + wait + " ms");
             }
             TimeUnit.MILLISECONDS.sleep(wait);
@@ -155,14 +155,14 @@ final class RequestSender {
                 try {
                     byte[] b = body.toString().getBytes(StandardCharsets.US_ASCII);
                     HecResponse reply = http.post("/services/collector/ack?channel=" + channel, b, 0, b.length, false);
-                    if (reply.status == 200) {
+                    if (reply.status() == 200) {
                         for (int r = 0; r < n; r++) {
-                            if (ackIds[r] >= 0 && reply.body.contains("\"" + ackIds[r] + "\":true")) {
+                            if (ackIds[r] >= 0 && reply.body().contains("\"" + ackIds[r] + "\":true")) {
                                 ackIds[r] = -1;
                             }
                         }
                     } else {
-                        log.warn(id + ": ack poll answered " + reply.status + ": " + reply.text());
+                        log.warn(id + ": ack poll answered " + reply.status() + ": " + reply.text());
                     }
                 } catch (IOException e) {
                     log.warn(id + ": ack poll failed: " + e);
