@@ -23,14 +23,13 @@ final class MetricGroups {
     /** Measurements waiting to be spliced into earlier events, back to back. */
     final ByteOut extra = new ByteOut(4096);
 
-    // Groups: prefix (where the encoder wrote it), its hash, whether its fields has entries, its current event.
+    // Groups: prefix (where the encoder wrote it), its hash, its current event.
     private int groups;
     private int[] table = new int[64]; // group + 1, 0 = empty
     private int mask;
     private int[] hash = new int[32];
     private int[] prefixOff = new int[32];
     private int[] prefixLen = new int[32];
-    private boolean[] hasDims = new boolean[32];
     private int[] event = new int[32];
 
     // Per event (indexed like the encoder's events; only metric events are ever touched).
@@ -84,20 +83,18 @@ final class MetricGroups {
     }
 
     /** A new group for the prefix at {@code [off, off+len)} (hash {@code h}), collecting into event {@code e}. */
-    void add(int h, int off, int len, boolean dims, int e) {
+    void add(int h, int off, int len, int e) {
         if (groups == hash.length) {
             int cap = groups * 2;
             hash = Arrays.copyOf(hash, cap);
             prefixOff = Arrays.copyOf(prefixOff, cap);
             prefixLen = Arrays.copyOf(prefixLen, cap);
-            hasDims = Arrays.copyOf(hasDims, cap);
             event = Arrays.copyOf(event, cap);
         }
         int g = groups++;
         hash[g] = h;
         prefixOff[g] = off;
         prefixLen[g] = len;
-        hasDims[g] = dims;
         int slot = h & mask;
         while (table[slot] != 0) {
             slot = (slot + 1) & mask;
@@ -114,10 +111,6 @@ final class MetricGroups {
     /** The event group {@code g} currently collects into. */
     int event(int g) {
         return event[g];
-    }
-
-    boolean hasDims(int g) {
-        return hasDims[g];
     }
 
     // ------------------------------------------------------------------------------------------ events

@@ -56,15 +56,7 @@ final class MultiMetricMerger {
         }
         writer.writeMeasurements(raw, md, dims);
         raw.write(END);
-        if (!ev.fits(raw, mi, start, format.maxEventSize)) {
-            return;
-        }
-        addEvent(raw, mi);
-        if (g < 0) {
-            groups.add(h, start, len, dims, ev.count - 1);
-        } else {
-            groups.setEvent(g, ev.count - 1); // the earlier event is full or has these names: collect here now
-        }
+        newEvent(raw, mi, start, g, h, len);
     }
 
     /** OTLP metric event {@code k} of message {@code mi} (one measurement), as {@link #encode} a message's. */
@@ -79,16 +71,26 @@ final class MultiMetricMerger {
         }
         otlp.writeMeasurement(k, raw, dims);
         raw.write(END);
+        if (newEvent(raw, mi, start, g, h, len)) {
+            groups.addName(ev.count - 1, otlp.measurementHash(k));
+        }
+    }
+
+    /**
+     * Records the event written from {@code start} on, whose prefix (hash {@code h}, {@code len} bytes) is group
+     * {@code g}'s (-1: a new group), as the event its group collects into; false when it was dropped as too large.
+     */
+    private boolean newEvent(ByteOut raw, int mi, int start, int g, int h, int len) {
         if (!ev.fits(raw, mi, start, format.maxEventSize)) {
-            return;
+            return false;
         }
         addEvent(raw, mi);
-        groups.addName(ev.count - 1, otlp.measurementHash(k));
         if (g < 0) {
-            groups.add(h, start, len, dims, ev.count - 1);
+            groups.add(h, start, len, ev.count - 1);
         } else {
-            groups.setEvent(g, ev.count - 1);
+            groups.setEvent(g, ev.count - 1); // the earlier event is full or has these names: collect here now
         }
+        return true;
     }
 
     /**

@@ -7,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
-import static io.sluice.hec.codec.OtlpEvents.METRIC_PREFIX;
 import static io.sluice.hec.codec.OtlpEvents.RESOURCE_PREFIX;
 import static io.sluice.hec.codec.OtlpEvents.ascii;
 import static io.sluice.hec.codec.OtlpEvents.eq;
@@ -69,8 +68,6 @@ final class OtlpKeys {
     private static final int W_OTLP = (int) INTS.get(OTLP_PREFIX, 0);
     private static final long W_RESOURCE = (long) LONGS.get(RESOURCE_PREFIX, 0);
     private static final int W_SCOP = (int) INTS.get(SCOPE_PREFIX, 0);
-    private static final long W_METRIC_N = (long) LONGS.get(METRIC_PREFIX, 0);
-    private static final int W_AME = (int) INTS.get(METRIC_PREFIX, 8);
     private static final int W_RESO = (int) INTS.get(RESOURCE_PREFIX, 0);
     /** {@link #byLength}: several keys of one length. */
     private static final byte AMBIGUOUS = 100;
@@ -253,7 +250,7 @@ final class OtlpKeys {
                 if (w == W_SCOP && len >= 6 && a[off + 4] == 'e' && a[off + 5] == '.') {
                     continue; // the exporter sends nothing of the scope
                 }
-                if (metric && len > 12 && (long) LONGS.get(a, off) == W_METRIC_N && (int) INTS.get(a, off + 8) == W_AME) {
+                if (metric && ReservedKeys.isMetric(md, i)) { // metric_name:, the value's key
                     iValue = i;
                     continue;
                 }
@@ -298,11 +295,7 @@ final class OtlpKeys {
         if (len >= 8) {
             return (long) LONGS.get(a, off) == first && (long) LONGS.get(a, off + len - 8) == last;
         }
-        long w = 0;
-        for (int i = len - 1; i >= 0; i--) {
-            w = (w << 8) | (a[off + i] & 0xFF);
-        }
-        return w == first;
+        return shortWord(a, off, len) == first;
     }
 
     /** The first 8 bytes of {@code k} as {@link #same} compares them (fewer: the bytes it has, zero above). */
