@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,7 +42,11 @@ public abstract class BenchDefaults {
 
     /** What a producer benchmark starts its producer with: errors to stderr, no counters (none are read). */
     public static ProducerContext producerContext() {
-        Log log = new Log(System.err, Log.ERROR);
+        return producerContext(new Log(System.err, Log.ERROR), null);
+    }
+
+    /** A producer's context with this log and these counters (null: none). */
+    public static ProducerContext producerContext(Log log, PluginStats stats) {
         return new ProducerContext() {
             @Override
             public long firstGeneratedNanos() {
@@ -55,9 +60,18 @@ public abstract class BenchDefaults {
 
             @Override
             public PluginStats stats() {
-                return null;
+                return stats;
             }
         };
+    }
+
+    /** {@code n} characters of {@code chars} drawn by {@code r}. */
+    public static String randomText(Random r, String chars, int n) {
+        StringBuilder b = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            b.append(chars.charAt(r.nextInt(chars.length())));
+        }
+        return b.toString();
     }
 
     /** Deletes a benchmark's temporary directory and everything in it, best effort (what cannot go, stays). */

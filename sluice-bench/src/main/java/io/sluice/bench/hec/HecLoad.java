@@ -1,5 +1,6 @@
 package io.sluice.bench.hec;
 
+import io.sluice.bench.BenchDefaults;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -76,12 +77,8 @@ public final class HecLoad {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         String chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ";
         for (int i = 0; i < n; i++) {
-            StringBuilder msg = new StringBuilder();
-            for (int j = 0; j < 150; j++) {
-                msg.append(chars.charAt(r.nextInt(chars.length())));
-            }
             String ev = "{\"time\":1796002770." + (100000 + i) + ",\"host\":\"web-1\",\"sourcetype\":\"app\","
-                    + "\"event\":\"" + msg + "\",\"fields\":{\"n\":" + i + "}}";
+                    + "\"event\":\"" + BenchDefaults.randomText(r, chars, 150) + "\",\"fields\":{\"n\":" + i + "}}";
             body.write(ev.getBytes(StandardCharsets.UTF_8));
         }
         byte[] b = body.toByteArray();

@@ -4,9 +4,7 @@ import io.sluice.bench.BenchDefaults;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
-import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
-import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.io.file.FileProducer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -62,32 +60,15 @@ public class FileProducerBenchmark extends BenchDefaults {
         dir = Files.createTempDirectory("sluice-bench-file");
         PluginConfig c = PluginConfig.of("out", "producer.File", Map.of("File", dir.resolve("out." + ext).toString()));
         producer = new FileProducer(c);
-        Log quiet = quiet();
-        PluginStats stats = new PluginStats("out", "producer.File");
-        producer.start(new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return quiet;
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-        });
+        producer.start(producerContext(quiet(), new PluginStats("out", "producer.File")));
         // Ten templates of random text, as consumer.Profiler makes them for profile_json.
         Random r = new Random(42);
         String chars = "abcdefghijklmnopqrstuvwxyz .,!;:-_";
         String[] templates = new String[10];
         for (int t = 0; t < templates.length; t++) {
-            templates[t] = "{\"test\":\"" + random(r, chars, 64) + "\",\"foo\":\"" + random(r, chars, 32) + "|"
-                    + random(r, chars, 32) + "\",\"bar\":\"" + random(r, chars, 64) + "\",\"thisisquitealongstring\":\""
-                    + random(r, chars, 64) + "\"}";
+            templates[t] = "{\"test\":\"" + randomText(r, chars, 64) + "\",\"foo\":\"" + randomText(r, chars, 32) + "|"
+                    + randomText(r, chars, 32) + "\",\"bar\":\"" + randomText(r, chars, 64)
+                    + "\",\"thisisquitealongstring\":\"" + randomText(r, chars, 64) + "\"}";
         }
         batch = new BatchPool(BATCH).acquire();
         for (int i = 0; i < BATCH; i++) {
@@ -95,14 +76,6 @@ public class FileProducerBenchmark extends BenchDefaults {
             batch.add().setPayload(line);
             lineBytes += line.length + 1;
         }
-    }
-
-    private static String random(Random r, String chars, int n) {
-        StringBuilder b = new StringBuilder(n);
-        for (int i = 0; i < n; i++) {
-            b.append(chars.charAt(r.nextInt(chars.length())));
-        }
-        return b.toString();
     }
 
     @Benchmark
