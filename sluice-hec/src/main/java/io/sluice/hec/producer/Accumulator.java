@@ -165,21 +165,13 @@ final class Accumulator {
      * must not go back to its pool before; an interrupt is kept for the caller.
      */
     void awaitDone(Group g) {
-        boolean interrupted = false;
         lock.lock();
         try {
             while (!g.done) {
-                try {
-                    changed.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+                changed.awaitUninterruptibly();
             }
         } finally {
             lock.unlock();
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 }

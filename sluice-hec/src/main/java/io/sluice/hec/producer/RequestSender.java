@@ -174,12 +174,11 @@ final class RequestSender {
             }
             for (int r = 0; r < n; r++) {
                 if (ackIds[r] >= 0) {
+                    ackIds[r] = -1;
                     if (round == ACK_ROUNDS - 1) {
                         enc.failRequest(r, 0, -1, NOT_ACKED + ACK_ROUNDS + " attempts");
-                        ackIds[r] = -1;
                     } else {
                         log.warn(id + ": request of " + enc.requestEvents(r) + " events not acked in time, resending");
-                        ackIds[r] = -1;
                         send(enc, r, ackIds);
                     }
                 }
