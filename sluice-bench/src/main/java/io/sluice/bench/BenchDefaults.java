@@ -13,7 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.Random;
+import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -66,12 +66,20 @@ public abstract class BenchDefaults {
     }
 
     /** {@code n} characters of {@code chars} drawn by {@code r}. */
-    public static String randomText(Random r, String chars, int n) {
+    public static String randomText(RandomGenerator r, String chars, int n) {
         StringBuilder b = new StringBuilder(n);
         for (int i = 0; i < n; i++) {
             b.append(chars.charAt(r.nextInt(chars.length())));
         }
         return b.toString();
+    }
+
+    /** A message of Gollum's JSON profiles (profile_json): four fields of random text from its character set. */
+    public static String profileJson(RandomGenerator r) {
+        String chars = "abcdefghijklmnopqrstuvwxyz .,!;:-_";
+        return "{\"test\":\"" + randomText(r, chars, 64) + "\",\"foo\":\"" + randomText(r, chars, 32) + "|"
+                + randomText(r, chars, 32) + "\",\"bar\":\"" + randomText(r, chars, 64)
+                + "\",\"thisisquitealongstring\":\"" + randomText(r, chars, 64) + "\"}";
     }
 
     /** Deletes a benchmark's temporary directory and everything in it, best effort (what cannot go, stays). */

@@ -63,12 +63,9 @@ public class FileProducerBenchmark extends BenchDefaults {
         producer.start(producerContext(quiet(), new PluginStats("out", "producer.File")));
         // Ten templates of random text, as consumer.Profiler makes them for profile_json.
         Random r = new Random(42);
-        String chars = "abcdefghijklmnopqrstuvwxyz .,!;:-_";
         String[] templates = new String[10];
         for (int t = 0; t < templates.length; t++) {
-            templates[t] = "{\"test\":\"" + randomText(r, chars, 64) + "\",\"foo\":\"" + randomText(r, chars, 32) + "|"
-                    + randomText(r, chars, 32) + "\",\"bar\":\"" + randomText(r, chars, 64)
-                    + "\",\"thisisquitealongstring\":\"" + randomText(r, chars, 64) + "\"}";
+            templates[t] = profileJson(r);
         }
         batch = new BatchPool(BATCH).acquire();
         for (int i = 0; i < BATCH; i++) {

@@ -32,8 +32,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class JsonFormatBenchmark extends BenchDefaults {
-    private static final String CHARS = "abcdefghijklmnopqrstuvwxyz .,!;:-_";
-
     private byte[][] payloads;
     private int next;
     private Message message;
@@ -53,9 +51,7 @@ public class JsonFormatBenchmark extends BenchDefaults {
         SplittableRandom r = new SplittableRandom(42);
         payloads = new byte[10][];
         for (int i = 0; i < payloads.length; i++) {
-            payloads[i] = ("{\"test\":\"" + rnd(r, 64) + "\",\"foo\":\"" + rnd(r, 32) + "|" + rnd(r, 32)
-                    + "\",\"bar\":\"" + rnd(r, 64) + "\",\"thisisquitealongstring\":\"" + rnd(r, 64) + "\"}")
-                    .getBytes(StandardCharsets.UTF_8);
+            payloads[i] = profileJson(r).getBytes(StandardCharsets.UTF_8);
         }
         message = new BatchPool(1).acquire().add();
         json = mod("format.JSON", Map.of());
@@ -67,14 +63,6 @@ public class JsonFormatBenchmark extends BenchDefaults {
                 List.of("test:rename:foobar", "bar:remove", "foo:split:|:foo1:foo2")));
         extractJson = mod("format.ExtractJSON", Map.of("Field", "thisisquitealongstring"));
         toJson = mod("format.ToJSON", Map.of());
-    }
-
-    private static String rnd(SplittableRandom r, int n) {
-        StringBuilder b = new StringBuilder(n);
-        for (int i = 0; i < n; i++) {
-            b.append(CHARS.charAt(r.nextInt(CHARS.length())));
-        }
-        return b.toString();
     }
 
     private static Modulator mod(String type, Map<String, Object> settings) {
