@@ -166,9 +166,7 @@ final class OtlpEntries {
             } else if (c == '[') {
                 arrayEntry(a, vo, end, 0);
             } else {
-                int e = entryFromKeys();
-                ents.write(a, vo, end - vo);
-                endEntry(e);
+                rawEntry(a, vo, end - vo, false);
             }
             return;
         }
@@ -202,17 +200,11 @@ final class OtlpEntries {
     private void flatten(byte[] b, int off, int end, int depth) {
         JsonFields f = json.level(depth);
         if (depth >= GoJson.MAX_DEPTH || !json.scanObject(b, off, end, f)) {
-            int e = entryFromKeys();
-            ents.write(b, off, end - off);
-            endEntry(e);
+            rawEntry(b, off, end - off, false);
             return;
         }
         if (GoJson.isBytes(b, f)) {
-            int e = entryFromKeys();
-            ents.write('"');
-            ents.write(b, f.valueOffset(0), f.valueLength(0));
-            ents.write('"');
-            endEntry(e);
+            rawEntry(b, f.valueOffset(0), f.valueLength(0), true);
             return;
         }
         int base = path.length();
@@ -225,26 +217,29 @@ final class OtlpEntries {
             switch (f.kind(i)) {
                 case JsonFields.OBJECT -> flatten(b, vo, vo + vl, depth + 1);
                 case JsonFields.ARRAY -> arrayEntry(b, vo, vo + vl, depth + 1);
-                case JsonFields.STRING -> {
-                    int e = entryFromKeys();
-                    ents.write('"');
-                    ents.write(b, vo, vl);
-                    ents.write('"');
-                    endEntry(e);
-                }
+                case JsonFields.STRING -> rawEntry(b, vo, vl, true);
                 case JsonFields.NUMBER -> {
                     int e = entryFromKeys();
                     json.writeNumber(b, vo, vl, ents, GoNumbers.JSON);
                     endEntry(e);
                 }
-                default -> {
-                    int e = entryFromKeys();
-                    ents.write(b, vo, vl);
-                    endEntry(e);
-                }
+                default -> rawEntry(b, vo, vl, false);
             }
         }
         path.setLength(base);
+    }
+
+    /** An entry under the key in {@link #path}: the text {@code b[off, off+len)}, in quotes when {@code quoted}. */
+    private void rawEntry(byte[] b, int off, int len, boolean quoted) {
+        int e = entryFromKeys();
+        if (quoted) {
+            ents.write('"');
+        }
+        ents.write(b, off, len);
+        if (quoted) {
+            ents.write('"');
+        }
+        endEntry(e);
     }
 
     /** An array attribute: kept when flat (no arrays or maps in it), else sent as its JSON text. */
