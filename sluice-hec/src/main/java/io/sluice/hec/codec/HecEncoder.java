@@ -61,10 +61,6 @@ public final class HecEncoder {
         this.merger = format.multiMetric && !format.raw ? new MultiMetricMerger(format, ev, writer, otlpMetrics) : null;
     }
 
-    public HecFormat format() {
-        return format;
-    }
-
     // ------------------------------------------------------------------------------------------ events
 
     /** Encodes every message of the batch into events; previous results are discarded. */
@@ -270,11 +266,6 @@ public final class HecEncoder {
     /** Whether request bodies are gzip. */
     public boolean compressed() {
         return planner.compressed();
-    }
-
-    /** Number of messages added (the batches' sizes summed). */
-    public int messages() {
-        return messages;
     }
 
     /**

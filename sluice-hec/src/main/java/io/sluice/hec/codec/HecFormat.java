@@ -116,18 +116,6 @@ public final class HecFormat {
         return new Builder();
     }
 
-    public boolean gzip() {
-        return gzip;
-    }
-
-    public boolean raw() {
-        return raw;
-    }
-
-    public int maxContentLength() {
-        return maxContentLength;
-    }
-
     /** Settings for {@link HecFormat}; defaults are Splunk's and the OTel exporter's. */
     public static final class Builder {
         private String host;

@@ -214,9 +214,4 @@ public final class HecConsumer extends Consumer implements Exposure.Listening {
         HecServer s = server;
         return s != null && s.listening();
     }
-
-    /** The address actually bound (useful with port 0), or null before start. */
-    public InetSocketAddress boundAddress() {
-        return bound;
-    }
 }

@@ -355,9 +355,4 @@ public final class HecProducer extends Producer {
             ((HecHttp) http).close();
         }
     }
-
-    /** The channel GUID sent in X-Splunk-Request-Channel. */
-    public String channel() {
-        return channel;
-    }
 }

@@ -144,7 +144,7 @@ class HecEncoderTest {
         // A rejected request fails exactly the messages merged into its events, in both batches.
         enc.plan();
         enc.failRequest(0, 400, 6, "bad");
-        for (int i = 0; i < enc.messages(); i++) {
+        for (int i = 0; i < a.size() + b.size(); i++) {
             assertThat(enc.failure(i)).as("message " + i).isEqualTo("bad");
         }
         // The structures are reused: encoding again gives the same bytes.
