@@ -112,23 +112,16 @@ final class OtlpLogFields {
 
     /** The exporter's {@code mergeValue} of one attribute: a scalar by reference, a map or array via fields.ents. */
     private void attributeRef(Metadata md, byte[] a, int i, int keyOff, int keyLen) {
-        switch (md.kind(i)) {
-            case Metadata.STRING -> ref(a, keyOff, keyLen, R_STRING, i);
-            case Metadata.NUMBER -> {
-                int vo = md.valueOffset(i);
-                int vl = md.valueLength(i);
-                ref(a, keyOff, keyLen, vl > 0 && GoNumbers.isFloat(a, vo, vl) ? R_DOUBLE : R_RAW, i);
-            }
-            case Metadata.NULL -> ref(a, keyOff, keyLen, R_NULL, i);
-            case Metadata.JSON -> {
-                int first = fields.entries;
-                fields.mergeValue(md, i, keyOff, keyLen);
-                for (int e = first; e < fields.entries; e++) {
-                    // The key as escaped (the same bytes unless it needed escapes); null: in fields.ents, which may grow.
-                    ref(null, fields.eOff[e] + 1, fields.eKey[e], R_ENTRY, e);
-                }
-            }
-            default -> ref(a, keyOff, keyLen, R_RAW, i);
+        byte t = refType(md, a, i);
+        if (t != R_ENTRY) {
+            ref(a, keyOff, keyLen, t, i);
+            return;
+        }
+        int first = fields.entries;
+        fields.mergeValue(md, i, keyOff, keyLen);
+        for (int e = first; e < fields.entries; e++) {
+            // The key as escaped (the same bytes unless it needed escapes); null: in fields.ents, which may grow.
+            ref(null, fields.eOff[e] + 1, fields.eKey[e], R_ENTRY, e);
         }
     }
 
@@ -212,22 +205,16 @@ final class OtlpLogFields {
         planned = true;
     }
 
-    /** An attribute's reference type, as attributeRef decides; R_ENTRY for a map or array (not planned). */
+    /** An attribute's reference type: R_ENTRY for a map or array (via fields.ents; not planned). */
     private static byte refType(Metadata md, byte[] a, int i) {
-        switch (md.kind(i)) {
-            case Metadata.STRING:
-                return R_STRING;
-            case Metadata.JSON:
-                return R_ENTRY;
-            case Metadata.NUMBER:
-                int vo = md.valueOffset(i);
-                int vl = md.valueLength(i);
-                return vl > 0 && GoNumbers.isFloat(a, vo, vl) ? R_DOUBLE : R_RAW;
-            case Metadata.NULL:
-                return R_NULL;
-            default:
-                return R_RAW;
-        }
+        return switch (md.kind(i)) {
+            case Metadata.STRING -> R_STRING;
+            case Metadata.JSON -> R_ENTRY;
+            case Metadata.NUMBER -> md.valueLength(i) > 0 && GoNumbers.isFloat(a, md.valueOffset(i), md.valueLength(i))
+                    ? R_DOUBLE : R_RAW;
+            case Metadata.NULL -> R_NULL;
+            default -> R_RAW;
+        };
     }
 
     /**
