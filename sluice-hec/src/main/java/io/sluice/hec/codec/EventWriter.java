@@ -235,22 +235,11 @@ final class EventWriter {
     private int putPayload(byte[] b, int at, Message m) {
         byte[] p = m.payload();
         int len = m.length();
-        boolean asJson;
-        switch (format.eventFormat) {
-            case JSON:
-                if (len == 0) {
-                    b[at++] = '"';
-                    b[at++] = '"';
-                    return at;
-                }
-                asJson = true;
-                break;
-            case STRING:
-                asJson = false;
-                break;
-            default:
-                asJson = len > 1 && (p[0] == '{' || p[0] == '[') && scanner.scanValue(p, 0, len);
-        }
+        boolean asJson = switch (format.eventFormat) {
+            case JSON -> len > 0; // an empty payload is the empty string
+            case STRING -> false;
+            default -> len > 1 && (p[0] == '{' || p[0] == '[') && scanner.scanValue(p, 0, len);
+        };
         if (!asJson) {
             return ByteOut.putQuoted(b, at, p, 0, len);
         }
