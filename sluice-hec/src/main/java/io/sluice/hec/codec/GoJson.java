@@ -17,7 +17,7 @@ final class GoJson {
     static final int MAX_DEPTH = 64;
     private static final byte[] BYTES_VALUE = "bytesValue".getBytes(StandardCharsets.US_ASCII);
 
-    private final JsonScanner scanner = new JsonScanner();
+    final JsonScanner scanner = new JsonScanner();
     private final GoNumbers numbers;
     private JsonFields[] levels = new JsonFields[4];
     private int[][] orders = new int[4][];
@@ -37,16 +37,6 @@ final class GoJson {
             f = levels[depth] = new JsonFields();
         }
         return f;
-    }
-
-    /** Scans the object {@code b[off, end)} into {@code f}; false if it is not one. */
-    boolean scanObject(byte[] b, int off, int end, JsonFields f) {
-        return scanner.scanObject(b, off, end, f);
-    }
-
-    /** Scans the array {@code b[off, end)} into {@code f}; false if it is not one. */
-    boolean scanArray(byte[] b, int off, int end, JsonFields f) {
-        return scanner.scanArray(b, off, end, f);
     }
 
     /** The first non-blank byte of {@code b[off, end)}, or 0. */

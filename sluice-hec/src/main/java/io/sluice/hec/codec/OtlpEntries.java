@@ -199,7 +199,7 @@ final class OtlpEntries {
     /** The exporter's {@code flattenAndMergeMap}: the object {@code b[off, end)} under the key in {@link #path}. */
     private void flatten(byte[] b, int off, int end, int depth) {
         JsonFields f = json.level(depth);
-        if (depth >= GoJson.MAX_DEPTH || !json.scanObject(b, off, end, f)) {
+        if (depth >= GoJson.MAX_DEPTH || !json.scanner.scanObject(b, off, end, f)) {
             rawEntry(b, off, end - off, false);
             return;
         }

@@ -96,19 +96,12 @@ final class OtlpLogEvents {
         byte[] p = m.payload();
         int len = m.length();
         byte c = md.arena()[md.valueOffset(bt)];
-        switch (c) {
-            case 'b': // bool, bytes (the payload is the base64 text, which Go writes for a []byte)
-                if (md.valueLength(bt) == 5) {
-                    o.writeQuoted(p, 0, len);
-                } else {
-                    o.write(p, 0, len);
-                }
-                break;
-            case 'i': // int
-                o.write(p, 0, len);
-                break;
-            default: // double, array, kvlist
-                entries.json.write(p, 0, len, o, 0);
+        if (c == 'b' && md.valueLength(bt) == 5) { // bytes: the payload is Go's base64 of a []byte
+            o.writeQuoted(p, 0, len);
+        } else if (c == 'b' || c == 'i') { // bool, int
+            o.write(p, 0, len);
+        } else { // double, array, kvlist
+            entries.json.write(p, 0, len, o, 0);
         }
     }
 }

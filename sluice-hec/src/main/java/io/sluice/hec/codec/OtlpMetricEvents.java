@@ -198,11 +198,6 @@ final class OtlpMetricEvents {
         }
     }
 
-    /** A double member of a histogram/summary object: whether it is finite (NaN and infinities are strings). */
-    private static boolean finite(JsonFields f, int i) {
-        return f.kind(i) == JsonFields.NUMBER;
-    }
-
     private static int member(byte[] b, JsonFields f, byte[] name) {
         return f.lastIndexOf(b, name, 0, name.length);
     }
@@ -217,7 +212,7 @@ final class OtlpMetricEvents {
         int ho = md.valueOffset(h);
         int hEnd = ho + md.valueLength(h);
         JsonFields f = fields.json.level(0);
-        if (!fields.json.scanObject(a, ho, hEnd, f)) {
+        if (!fields.json.scanner.scanObject(a, ho, hEnd, f)) {
             return;
         }
         sumAndCount(m, a, f, false);
@@ -256,13 +251,13 @@ final class OtlpMetricEvents {
             return false;
         }
         int vo = f.valueOffset(i);
-        return fields.json.scanArray(a, vo, vo + f.valueLength(i), into);
+        return fields.json.scanner.scanArray(a, vo, vo + f.valueLength(i), into);
     }
 
     /** The {@code _sum} (finite, not NaN) and {@code _count} events of a histogram or summary object {@code f}. */
     private void sumAndCount(Message m, byte[] a, JsonFields f, boolean summary) {
         int si = member(a, f, M_SUM);
-        if (si >= 0 && finite(f, si)) {
+        if (si >= 0 && f.kind(si) == JsonFields.NUMBER) { // finite: NaN and the infinities are strings
             // Go's fields.json.Marshal fails on an infinite sum and the exporter drops that event; NaN it skips itself.
             int e = measureEntry(m, SUFFIX_SUM, SUFFIX_SUM.length);
             fields.json.writeNumber(a, f.valueOffset(si), f.valueLength(si), fields.ents, GoNumbers.JSON);
@@ -291,7 +286,7 @@ final class OtlpMetricEvents {
         byte[] a = md.arena();
         int so = md.valueOffset(s);
         JsonFields f = fields.json.level(0);
-        if (!fields.json.scanObject(a, so, so + md.valueLength(s), f)) {
+        if (!fields.json.scanner.scanObject(a, so, so + md.valueLength(s), f)) {
             return;
         }
         sumAndCount(m, a, f, true);
@@ -303,7 +298,7 @@ final class OtlpMetricEvents {
         JsonFields q = fields.json.level(2);
         for (int i = 0; i < qs.size(); i++) {
             int vo = qs.valueOffset(i);
-            if (qs.kind(i) != JsonFields.OBJECT || !fields.json.scanObject(a, vo, vo + qs.valueLength(i), q)) {
+            if (qs.kind(i) != JsonFields.OBJECT || !fields.json.scanner.scanObject(a, vo, vo + qs.valueLength(i), q)) {
                 continue;
             }
             int qq = member(a, q, M_QUANTILE);
