@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The HTTP side of {@code consumer.HEC} on Netty: the listener, its connections ({@link HecConnection}: endpoints,
@@ -196,18 +197,10 @@ public final class HecServer {
         for (Channel ch : children == null ? List.<Channel>of() : children.connections()) {
             HecConnection c = ch.pipeline().get(HecConnection.class);
             while (c != null && !c.idle() && ch.isOpen() && System.nanoTime() < deadline) {
-                sleepMillis(1); // the pipeline is delivering; its completion answers the request
+                LockSupport.parkNanos(1_000_000); // the pipeline is delivering; its completion answers the request
             }
         }
         ingest.publisher().awaitAnswered(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-    }
-
-    private static void sleepMillis(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void shutdownGroups() {
