@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -155,15 +156,11 @@ public final class ForwardLoad {
     /** Offsets of the digits of every occurrence of {@code pattern} in {@code b}. */
     private static int[] find(byte[] b, byte[] pattern) {
         List<Integer> at = new ArrayList<>();
-        outer:
         for (int i = 0; i + pattern.length <= b.length; i++) {
-            for (int k = 0; k < pattern.length; k++) {
-                if (b[i + k] != pattern[k]) {
-                    continue outer;
-                }
+            if (Arrays.equals(b, i, i + pattern.length, pattern, 0, pattern.length)) {
+                at.add(i + pattern.length - ID_DIGITS);
+                i += pattern.length - 1;
             }
-            at.add(i + pattern.length - ID_DIGITS);
-            i += pattern.length - 1;
         }
         return at.stream().mapToInt(Integer::intValue).toArray();
     }
