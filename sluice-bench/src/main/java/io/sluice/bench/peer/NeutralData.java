@@ -41,13 +41,14 @@ import java.util.SplittableRandom;
  */
 public final class NeutralData {
     static final int PER_FRAME = 1000;
-    private static final String[] LEVELS = {"info", "info", "info", "info", "warn", "error", "debug"};
-    private static final String[] SERVICES = {"checkout", "payments", "search", "inventory", "auth", "shipping",
+    /** The words records are made of; also HecReceiveBenchmark's, whose body has these records' shape. */
+    public static final String[] LEVELS = {"info", "info", "info", "info", "warn", "error", "debug"};
+    public static final String[] SERVICES = {"checkout", "payments", "search", "inventory", "auth", "shipping",
         "catalog", "recommendations"};
     private static final String[] VERBS = {"GET", "POST", "PUT", "DELETE"};
     private static final String[] PATHS = {"/api/v1/orders", "/api/v1/carts", "/api/v2/items", "/api/v1/users",
         "/api/v1/sessions", "/healthz", "/api/v3/search"};
-    private static final String[] WORDS = {"upstream", "cache", "miss", "hit", "retry", "timeout", "slow", "query",
+    public static final String[] WORDS = {"upstream", "cache", "miss", "hit", "retry", "timeout", "slow", "query",
         "pool", "handler", "queue", "shard", "replica", "tenant", "region", "token"};
 
     /** Always with milliseconds: Fluent Bit's syslog-rfc5424 parser expects them. */

@@ -40,8 +40,6 @@ final class OtlpData {
         "/api/v1/sessions", "/healthz", "/api/v3/search"};
     private static final String[] SERVICES = {"payments", "search", "inventory", "auth", "shipping", "catalog",
         "recommendations"};
-    private static final String[] WORDS = {"upstream", "cache", "miss", "hit", "retry", "timeout", "slow", "query",
-        "pool", "handler", "queue", "shard", "replica", "tenant", "region", "token"};
 
     private OtlpData() {
     }
@@ -109,7 +107,7 @@ final class OtlpData {
                 .append(Math.round(seconds * 1000)).append("ms user=").append(user);
         int target = 92 + random.nextInt(17); // about 100 bytes
         while (m.length() < target) {
-            m.append(' ').append(WORDS[random.nextInt(WORDS.length)]);
+            m.append(' ').append(NeutralData.WORDS[random.nextInt(NeutralData.WORDS.length)]);
         }
         SeverityNumber severity;
         String text;

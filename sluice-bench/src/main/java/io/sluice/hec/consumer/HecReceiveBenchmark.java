@@ -1,6 +1,7 @@
 package io.sluice.hec.consumer;
 
 import io.sluice.bench.BenchDefaults;
+import io.sluice.bench.peer.NeutralData;
 import io.sluice.core.message.Batch;
 import io.sluice.core.message.BatchPool;
 import io.sluice.core.message.MemoryBudget;
@@ -29,11 +30,6 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 public class HecReceiveBenchmark extends BenchDefaults {
     static final int EVENTS = 1000;
-    private static final String[] LEVELS = {"info", "info", "info", "info", "warn", "error", "debug"};
-    private static final String[] SERVICES = {"checkout", "payments", "search", "inventory", "auth", "shipping",
-        "catalog", "recommendations"};
-    private static final String[] WORDS = {"upstream", "cache", "miss", "hit", "retry", "timeout", "slow", "query",
-        "pool", "handler", "queue", "shard", "replica", "tenant", "region", "token"};
 
     private byte[] body;
     private BatchPool pool;
@@ -48,10 +44,10 @@ public class HecReceiveBenchmark extends BenchDefaults {
         for (int n = 0; n < EVENTS; n++) {
             StringBuilder msg = new StringBuilder();
             for (int w = 0; w < 12; w++) {
-                msg.append(w == 0 ? "" : " ").append(WORDS[r.nextInt(WORDS.length)]);
+                msg.append(w == 0 ? "" : " ").append(NeutralData.WORDS[r.nextInt(NeutralData.WORDS.length)]);
             }
-            sb.append("{\"event\":{\"level\":\"").append(LEVELS[r.nextInt(LEVELS.length)])
-                    .append("\",\"service\":\"").append(SERVICES[r.nextInt(SERVICES.length)])
+            sb.append("{\"event\":{\"level\":\"").append(NeutralData.LEVELS[r.nextInt(NeutralData.LEVELS.length)])
+                    .append("\",\"service\":\"").append(NeutralData.SERVICES[r.nextInt(NeutralData.SERVICES.length)])
                     .append("\",\"n\":").append(n)
                     .append(",\"user\":\"u").append(r.nextInt(100_000))
                     .append("\",\"message\":\"").append(msg).append("\"}}");
