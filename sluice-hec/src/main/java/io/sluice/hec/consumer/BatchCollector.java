@@ -69,12 +69,8 @@ final class BatchCollector {
         return true;
     }
 
-    /** A cleared message to fill, in a batch of this request. */
+    /** A cleared message to fill, in a batch of this request, in the room {@link #admit()} made. */
     Message next() {
-        if (current == null || current.isFull()) {
-            current = batches.get();
-            filled.add(current);
-        }
         count++;
         return current.add();
     }
