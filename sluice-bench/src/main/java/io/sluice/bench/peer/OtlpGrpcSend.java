@@ -101,8 +101,7 @@ public final class OtlpGrpcSend {
             }
             java.time.Instant start = java.time.Instant.now();
             for (int c = 0; c < connections; c++) {
-                Conn conn = conns.get(c);
-                channels.get(c).eventLoop().execute(conn::begin);
+                channels.get(c).eventLoop().execute(conns.get(c)::fill);
             }
             send.done.await();
             if (send.failure != null) {
@@ -188,15 +187,11 @@ public final class OtlpGrpcSend {
             ctx = c;
         }
 
-        void begin() {
-            fill();
-        }
-
         /**
          * Starts calls until STREAMS are in flight, as far as the server's SETTINGS_MAX_CONCURRENT_STREAMS allows
          * (known once its SETTINGS came; a stream it refused before is sent again).
          */
-        private void fill() {
+        void fill() {
             while (calls.size() < streams && !todo.isEmpty() && codec.connection().local().canOpenStream()) {
                 call(todo.poll());
             }
