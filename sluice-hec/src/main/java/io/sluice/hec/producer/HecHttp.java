@@ -60,16 +60,16 @@ final class HecHttp implements HecTransport {
         client.close();
     }
 
+    /** Where the value of a top-level key starts in a small JSON reply (after its colon), or -1 without the key. */
+    private static int valueAt(String json, String key) {
+        int k = json == null ? -1 : json.indexOf("\"" + key + "\"");
+        return k < 0 ? -1 : json.indexOf(':', k) + 1;
+    }
+
     /** The string value of a top-level key in a small JSON reply (HEC replies are flat), or null. */
     static String stringField(String json, String key) {
-        if (json == null) {
-            return null;
-        }
-        int k = json.indexOf("\"" + key + "\"");
-        if (k < 0) {
-            return null;
-        }
-        int q = json.indexOf('"', json.indexOf(':', k) + 1);
+        int v = valueAt(json, key);
+        int q = v < 0 ? -1 : json.indexOf('"', v);
         if (q < 0) {
             return null;
         }
@@ -89,14 +89,10 @@ final class HecHttp implements HecTransport {
 
     /** The integer value of a top-level key in a small JSON reply, or {@code dflt}. */
     static long longField(String json, String key, long dflt) {
-        if (json == null) {
+        int i = valueAt(json, key);
+        if (i < 0) {
             return dflt;
         }
-        int k = json.indexOf("\"" + key + "\"");
-        if (k < 0) {
-            return dflt;
-        }
-        int i = json.indexOf(':', k) + 1;
         while (i < json.length() && json.charAt(i) == ' ') {
             i++;
         }
