@@ -5,6 +5,7 @@ import io.sluice.core.json.JsonStrings;
 import io.sluice.core.json.Utf8;
 import io.sluice.forward.OverBudgetException;
 import io.sluice.forward.codec.BufferAllowance;
+import io.sluice.forward.codec.ValueType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -305,23 +306,9 @@ final class MsgPackJson extends MsgPackCursor {
 
     /** EventTime becomes seconds with a fraction; other extensions have no JSON form and become null. */
     private void writeExt(int b) {
-        at++;
-        int len;
-        switch (b) {
-            case 0xd4 -> len = 1;
-            case 0xd5 -> len = 2;
-            case 0xd6 -> len = 4;
-            case 0xd7 -> len = 8;
-            case 0xd8 -> len = 16;
-            case 0xc7 -> len = u8();
-            case 0xc8 -> len = u16();
-            case 0xc9 -> len = int32();
-            default -> {
-                // 0xc1 never gets here: the decoder refused it.
-                raw(NULL);
-                return;
-            }
-        }
+        // 0xc1 never gets here: the decoder refused it.
+        int len = (int) ValueType.payloadLength(buf, at, b);
+        at += ValueType.headerSize(b) - 1; // on the type byte
         int type = buf[at++];
         if (type == 0 && len == 8) {
             long sec = int32() & 0xffffffffL;
