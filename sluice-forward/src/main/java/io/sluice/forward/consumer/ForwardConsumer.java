@@ -11,8 +11,8 @@ import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
+import io.sluice.forward.ForwardPlugins;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
@@ -184,10 +184,7 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
         int cores = Runtime.getRuntime().availableProcessors();
         SslContext ssl = tls.enabled() ? new NettyTls(tls).context() : null;
         tls.logTo(ctx.log(), config.id());
-        String hostname = config.get(SELF_HOSTNAME);
-        if (hostname.isEmpty()) {
-            hostname = localHostname();
-        }
+        String hostname = ForwardPlugins.selfHostname(config.get(SELF_HOSTNAME));
         ForwardServer.Settings s = new ForwardServer.Settings(config.id(), host, port, config.get(MAX_MESSAGE_SIZE),
                 config.get(MAX_DECOMPRESSED_SIZE), payloadMode, config.get(PAYLOAD_KEY), config.get(METADATA), routes,
                 config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY), hostname, Map.copyOf(config.get(USERS)),
@@ -232,14 +229,6 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
 
     private static int positiveOr(int v, int dflt) {
         return v > 0 ? v : Math.max(1, dflt);
-    }
-
-    private static String localHostname() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-            return "localhost";
-        }
     }
 
     @Override
