@@ -318,16 +318,6 @@ final class ForwardServer {
         return remote instanceof InetSocketAddress a ? a.getAddress() : null;
     }
 
-    /** Connections closed unheard because their address was blocked. */
-    long authThrottled() {
-        return authThrottled.get();
-    }
-
-    /** The failed-handshake table, or null (tests). */
-    AuthFailures authFailures() {
-        return authFailures;
-    }
-
     /** An admitted connection closed. */
     void connectionClosed() {
         context.stats().addConnections(-1);
