@@ -76,10 +76,6 @@ final class RecordMapper {
     /** The record being mapped was written as JSON without a replacement: its strings are valid UTF-8. */
     private boolean recordValid;
 
-    RecordMapper(PayloadMode mode, String payloadKey, boolean metadata) {
-        this(mode, payloadKey, metadata, "");
-    }
-
     /**
      * @param eventMetadataPrefix put before each v1.5 event metadata key in the message metadata; empty drops the
      *                            event metadata
@@ -129,14 +125,10 @@ final class RecordMapper {
         spans.trim(KEEP_BYTES);
     }
 
-    /** Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}. */
-    void map(byte[] record, int off, int len, Message m) {
-        map(record, off, len, -1, 0, m);
-    }
-
     /**
-     * As {@link #map(byte[], int, int, Message)}, plus the event's v1.5 metadata map at {@code record[metaOff,
-     * metaOff+metaLen)} ({@code metaOff} -1 when the event had none), which lives in the same array as the record.
+     * Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}, and from the event's
+     * v1.5 metadata map at {@code record[metaOff, metaOff+metaLen)} ({@code metaOff} -1 when the event had none),
+     * which lives in the same array as the record.
      */
     void map(byte[] record, int off, int len, int metaOff, int metaLen, Message m) {
         recordValid = false;
