@@ -192,7 +192,7 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
                 Math.max(1, config.get(READ_AHEAD)), config.get(EVENT_METADATA_PREFIX), config.get(UDP_HEARTBEAT),
                 config.get(DEDUP_CHUNKS), config.get(DEDUP_WINDOW_MS), config.get(MAX_CONNECTIONS),
                 config.get(IDLE_TIMEOUT_MS), config.get(AUTH_FAILURE_LIMIT), config.get(AUTH_BLOCK_MAX_MS));
-        ForwardServer srv = new ForwardServer(s, ctx);
+        ForwardServer srv = new ForwardServer(s, ctx, null);
         bound = srv.start();
         server = srv;
         ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
