@@ -226,7 +226,8 @@ final class RecordMapper {
         for (int i = 0; i < n; i++) {
             boolean match = keyEquals(payloadKey);
             if (!match) {
-                skipKeyThenValue();
+                json.skip(); // the key, then its value
+                json.skip();
                 continue;
             }
             json.skip(); // the key
@@ -255,11 +256,6 @@ final class RecordMapper {
             return true;
         }
         return false;
-    }
-
-    private void skipKeyThenValue() {
-        json.skip();
-        json.skip();
     }
 
     private boolean keyEquals(byte[] key) {
@@ -378,20 +374,15 @@ final class RecordMapper {
             json.at += l;
             return;
         }
-        if (b == 0xc0) {
+        byte kind = kindOf(b);
+        if (kind == Metadata.NULL || kind == Metadata.BOOLEAN) {
             json.at++;
-            md.set(key, ko, kl, NULL, 0, 4, Metadata.NULL);
-            return;
-        }
-        if (b == 0xc2 || b == 0xc3) {
-            json.at++;
-            byte[] v = b == 0xc3 ? TRUE : FALSE;
-            md.set(key, ko, kl, v, 0, v.length, Metadata.BOOLEAN);
+            byte[] v = b == 0xc0 ? NULL : b == 0xc3 ? TRUE : FALSE;
+            md.set(key, ko, kl, v, 0, v.length, kind);
             return;
         }
         // Numbers, maps, arrays and ext go through the JSON writer.
         json.pos = 0;
-        byte kind = kindOf(b);
         json.writeJson();
         charge.charge(json.pos); // JSON text can be longer than the msgpack it came from
         if (kind == Metadata.NUMBER && json.out[0] == 'n') {
