@@ -262,19 +262,4 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
         InetSocketAddress b = bound;
         return b == null ? -1 : b.getPort();
     }
-
-    /**
-     * Frames that came again with the chunk id of one accepted or in flight, and were acked without being
-     * delivered twice. (PluginStats has no counter for this; the plugin keeps it, and logs each, rate-limited.)
-     */
-    public long duplicateChunks() {
-        ForwardServer s = server;
-        return s == null ? 0 : s.duplicateChunks();
-    }
-
-    /** Events of those frames, not delivered a second time. */
-    public long duplicateEvents() {
-        ForwardServer s = server;
-        return s == null ? 0 : s.duplicateEvents();
-    }
 }
