@@ -2,8 +2,8 @@ package io.sluice.forward.client;
 
 import io.sluice.forward.codec.Digests;
 import io.sluice.forward.codec.ForwardProtocolException;
+import io.sluice.forward.codec.Helo;
 import io.sluice.forward.codec.MsgPackReader;
-import io.sluice.forward.codec.MsgPackWriter;
 import io.sluice.forward.codec.ValueType;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,49 +24,17 @@ final class Handshake {
     }
 
     static void run(ForwardConfig cfg, ResponseReader in, OutputStream out) throws IOException {
-        Helo helo = readHelo(in.next());
-        byte[] salt = new byte[16];
-        RANDOM.nextBytes(salt);
-        out.write(ping(cfg, helo, salt));
-        out.flush();
-        checkPong(cfg, in.next(), helo.nonce, salt);
-    }
-
-    private record Helo(byte[] nonce, byte[] authSalt) {
-    }
-
-    private static Helo readHelo(MsgPackReader r) throws IOException {
+        MsgPackReader r = in.next();
         int n = r.readArrayHeader();
         if (n < 2 || !r.readStringEquals("HELO")) {
             throw new ForwardProtocolException(0, "expected HELO from the server");
         }
-        byte[] nonce = new byte[0];
-        byte[] auth = new byte[0];
-        int entries = r.readMapHeader();
-        for (int i = 0; i < entries; i++) {
-            String key = r.readString();
-            if (key.equals("nonce") || key.equals("auth")) {
-                byte[] v = r.readBytes();
-                nonce = key.equals("nonce") ? v : nonce;
-                auth = key.equals("auth") ? v : auth;
-            } else {
-                r.skipValue();
-            }
-        }
-        return new Helo(nonce, auth);
-    }
-
-    private static byte[] ping(ForwardConfig cfg, Helo helo, byte[] salt) {
-        MsgPackWriter w = new MsgPackWriter();
-        w.writeArrayHeader(6);
-        w.writeString("PING");
-        w.writeString(cfg.selfHostname());
-        w.writeBin(salt, 0, salt.length);
-        w.writeString(Digests.sharedKey(salt, cfg.selfHostname(), helo.nonce, cfg.sharedKey()));
-        boolean userAuth = helo.authSalt.length > 0;
-        w.writeString(userAuth ? cfg.username() : "");
-        w.writeString(userAuth ? Digests.password(helo.authSalt, cfg.username(), cfg.password()) : "");
-        return w.toByteArray();
+        Helo helo = Helo.readOptions(r);
+        byte[] salt = new byte[16];
+        RANDOM.nextBytes(salt);
+        out.write(helo.ping(cfg.selfHostname(), salt, cfg.sharedKey(), cfg.username(), cfg.password()));
+        out.flush();
+        checkPong(cfg, in.next(), helo.nonce(), salt);
     }
 
     private static void checkPong(ForwardConfig cfg, MsgPackReader r, byte[] nonce, byte[] salt)

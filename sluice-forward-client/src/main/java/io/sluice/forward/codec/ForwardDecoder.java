@@ -352,10 +352,8 @@ public final class ForwardDecoder implements AutoCloseable {
     }
 
     private int decodePacked(MsgPackReader r, String tag, EventSink sink) throws ForwardProtocolException {
-        long payloadAt = r.offset();
         int len = r.readStrOrBinHeader();
-        long base = payloadAt + (r.offset() - payloadAt);
-        return decodeStreamAt(entries.reset(r.array(), r.position(), len, base), tag, sink, -1);
+        return decodeStreamAt(entries.reset(r.array(), r.position(), len, r.offset()), tag, sink, -1);
     }
 
     /**

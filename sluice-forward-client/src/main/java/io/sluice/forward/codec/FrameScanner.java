@@ -29,27 +29,6 @@ public final class FrameScanner {
         this.maxFrameBytes = Math.min(maxFrameBytes, Integer.MAX_VALUE - 8);
     }
 
-    /**
-     * One-shot form: the length of the frame at {@code off}, or -1 if {@code len} bytes do not hold
-     * all of it.
-     *
-     * @param buf           the bytes
-     * @param off           where the frame starts
-     * @param len           bytes available from {@code off}
-     * @param maxFrameBytes largest frame accepted
-     * @return frame length, or -1 when incomplete
-     * @throws ForwardProtocolException when the bytes cannot start a frame or it is too large
-     */
-    public static int frameLength(byte[] buf, int off, int len, long maxFrameBytes)
-            throws ForwardProtocolException {
-        return new FrameScanner(maxFrameBytes).scan(buf, off, len);
-    }
-
-    /** @return the configured limit */
-    public long maxFrameBytes() {
-        return maxFrameBytes;
-    }
-
     /** Forgets a partly scanned frame, e.g. after the connection it came from was reset. */
     public void reset() {
         started = false;

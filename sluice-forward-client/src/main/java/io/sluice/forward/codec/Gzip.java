@@ -63,8 +63,9 @@ public final class Gzip implements AutoCloseable {
     }
 
     /**
-     * Decompresses every gzip member in {@code src[off, off+len)}, replacing the content of
-     * {@code out}.
+     * Decompresses every gzip member in {@code src[off, off+len)}, replacing the content of {@code out}, asking
+     * {@code allowance} before {@code out} grows, so the inflated bytes are counted as they are produced. An
+     * exception the allowance throws ends the decompression (a later call starts over).
      *
      * @param src        compressed bytes
      * @param off        start
@@ -72,20 +73,9 @@ public final class Gzip implements AutoCloseable {
      * @param out        receives the decompressed bytes
      * @param maxBytes   most decompressed bytes allowed (defends against decompression bombs)
      * @param baseOffset offset of {@code src[off]} in the frame, for error messages
+     * @param allowance  asked before each growth of {@code out}
      * @throws ForwardProtocolException on a bad header, bad data, bad checksum or too much output
-     */
-    public void decompress(byte[] src, int off, int len, MsgPackWriter out, long maxBytes,
-                           long baseOffset) throws ForwardProtocolException {
-        decompress(src, off, len, out, maxBytes, baseOffset, BufferAllowance.UNLIMITED);
-    }
-
-    /**
-     * As {@link #decompress(byte[], int, int, MsgPackWriter, long, long)}, asking {@code allowance} before
-     * {@code out} grows, so the inflated bytes are counted as they are produced. An exception the allowance
-     * throws ends the decompression (a later call starts over).
-     *
-     * @param allowance asked before each growth of {@code out}
-     * @throws PayloadTooLargeException when the output would exceed {@code maxBytes}
+     *     ({@link PayloadTooLargeException})
      */
     public void decompress(byte[] src, int off, int len, MsgPackWriter out, long maxBytes,
                            long baseOffset, BufferAllowance allowance) throws ForwardProtocolException {

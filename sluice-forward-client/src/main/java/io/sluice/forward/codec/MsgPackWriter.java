@@ -170,17 +170,11 @@ public final class MsgPackWriter {
         } else if (v >= Byte.MIN_VALUE) {
             put2(0xd0, (int) v);
         } else if (v >= Short.MIN_VALUE) {
-            ensure(3);
-            buf[pos++] = (byte) 0xd1;
-            putShort((int) v);
+            put3(0xd1, (int) v);
         } else if (v >= Integer.MIN_VALUE) {
-            ensure(5);
-            buf[pos++] = (byte) 0xd2;
-            putInt((int) v);
+            put5(0xd2, (int) v);
         } else {
-            ensure(9);
-            buf[pos++] = (byte) 0xd3;
-            putLong(v);
+            put9(0xd3, v);
         }
     }
 
@@ -190,32 +184,22 @@ public final class MsgPackWriter {
         } else if (v < 256) {
             put2(0xcc, (int) v);
         } else if (v < 65536) {
-            ensure(3);
-            buf[pos++] = (byte) 0xcd;
-            putShort((int) v);
+            put3(0xcd, (int) v);
         } else if (v < (1L << 32)) {
-            ensure(5);
-            buf[pos++] = (byte) 0xce;
-            putInt((int) v);
+            put5(0xce, (int) v);
         } else {
-            ensure(9);
-            buf[pos++] = (byte) 0xcf;
-            putLong(v);
+            put9(0xcf, v);
         }
     }
 
     /** @param v written as float 32 */
     public void writeFloat(float v) {
-        ensure(5);
-        buf[pos++] = (byte) 0xca;
-        putInt(Float.floatToRawIntBits(v));
+        put5(0xca, Float.floatToRawIntBits(v));
     }
 
     /** @param v written as float 64 */
     public void writeDouble(double v) {
-        ensure(9);
-        buf[pos++] = (byte) 0xcb;
-        putLong(Double.doubleToRawLongBits(v));
+        put9(0xcb, Double.doubleToRawLongBits(v));
     }
 
     /** @param n element count of the array that follows */
@@ -223,13 +207,9 @@ public final class MsgPackWriter {
         if (n < 16) {
             put1(0x90 | n);
         } else if (n < 65536) {
-            ensure(3);
-            buf[pos++] = (byte) 0xdc;
-            putShort(n);
+            put3(0xdc, n);
         } else {
-            ensure(5);
-            buf[pos++] = (byte) 0xdd;
-            putInt(n);
+            put5(0xdd, n);
         }
     }
 
@@ -238,13 +218,9 @@ public final class MsgPackWriter {
         if (n < 16) {
             put1(0x80 | n);
         } else if (n < 65536) {
-            ensure(3);
-            buf[pos++] = (byte) 0xde;
-            putShort(n);
+            put3(0xde, n);
         } else {
-            ensure(5);
-            buf[pos++] = (byte) 0xdf;
-            putInt(n);
+            put5(0xdf, n);
         }
     }
 
@@ -255,13 +231,9 @@ public final class MsgPackWriter {
         } else if (len < 256) {
             put2(0xd9, len);
         } else if (len < 65536) {
-            ensure(3);
-            buf[pos++] = (byte) 0xda;
-            putShort(len);
+            put3(0xda, len);
         } else {
-            ensure(5);
-            buf[pos++] = (byte) 0xdb;
-            putInt(len);
+            put5(0xdb, len);
         }
     }
 
@@ -270,13 +242,9 @@ public final class MsgPackWriter {
         if (len < 256) {
             put2(0xc4, len);
         } else if (len < 65536) {
-            ensure(3);
-            buf[pos++] = (byte) 0xc5;
-            putShort(len);
+            put3(0xc5, len);
         } else {
-            ensure(5);
-            buf[pos++] = (byte) 0xc6;
-            putInt(len);
+            put5(0xc6, len);
         }
     }
 
@@ -421,9 +389,7 @@ public final class MsgPackWriter {
 
     /** Writes a uint 64 (for values of 2^63 and more, whose bits are negative as a long). */
     void writeUint64(long bits) {
-        ensure(9);
-        buf[pos++] = (byte) 0xcf;
-        putLong(bits);
+        put9(0xcf, bits);
     }
 
     private void put1(int b) {
@@ -435,6 +401,24 @@ public final class MsgPackWriter {
         ensure(2);
         buf[pos++] = (byte) b0;
         buf[pos++] = (byte) b1;
+    }
+
+    private void put3(int b, int v16) {
+        ensure(3);
+        buf[pos++] = (byte) b;
+        putShort(v16);
+    }
+
+    private void put5(int b, int v32) {
+        ensure(5);
+        buf[pos++] = (byte) b;
+        putInt(v32);
+    }
+
+    private void put9(int b, long v64) {
+        ensure(9);
+        buf[pos++] = (byte) b;
+        putLong(v64);
     }
 
     private void putShort(int v) {

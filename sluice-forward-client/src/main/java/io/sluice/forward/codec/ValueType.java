@@ -69,7 +69,7 @@ public enum ValueType {
      * @param b a format byte
      * @return bytes of header, format byte included, before any payload; -1 for 0xc1
      */
-    static int headerSize(int b) {
+    public static int headerSize(int b) {
         if (b <= 0xbf || b >= 0xe0) {
             return 1;
         }
@@ -92,7 +92,7 @@ public enum ValueType {
      * @param b   the format byte
      * @return payload bytes after the header (0 for containers, whose content is child values)
      */
-    static long payloadLength(byte[] buf, int at, int b) {
+    public static long payloadLength(byte[] buf, int at, int b) {
         if (b >= 0xa0 && b <= 0xbf) {
             return b & 0x1f;
         }
@@ -117,7 +117,7 @@ public enum ValueType {
      * @param b   the format byte
      * @return child values that follow: array elements, or two per map entry
      */
-    static long childCount(byte[] buf, int at, int b) {
+    public static long childCount(byte[] buf, int at, int b) {
         if (b >= 0x80 && b <= 0x8f) {
             return 2L * (b & 0x0f);
         }

@@ -49,10 +49,10 @@ class FrameScannerTest {
         for (byte[] f : frames()) {
             FrameScanner resumable = new FrameScanner(1 << 20);
             for (int k = 0; k < f.length; k++) {
-                assertThat(FrameScanner.frameLength(f, 0, k, 1 << 20)).as("prefix %d", k).isEqualTo(-1);
+                assertThat(new FrameScanner(1 << 20).scan(f, 0, k)).as("prefix %d", k).isEqualTo(-1);
                 assertThat(resumable.scan(f, 0, k)).as("resumed prefix %d", k).isEqualTo(-1);
             }
-            assertThat(FrameScanner.frameLength(f, 0, f.length, 1 << 20)).isEqualTo(f.length);
+            assertThat(new FrameScanner(1 << 20).scan(f, 0, f.length)).isEqualTo(f.length);
             assertThat(resumable.scan(f, 0, f.length)).isEqualTo(f.length);
         }
     }
@@ -116,7 +116,7 @@ class FrameScannerTest {
     void oversizedArrayCountIsRefusedFromItsHeader() {
         // [ "t", array32 of 2^31 entries ...
         byte[] head = {(byte) 0x93, (byte) 0xa1, 't', (byte) 0xdd, (byte) 0x80, 0, 0, 0};
-        assertThatThrownBy(() -> FrameScanner.frameLength(head, 0, head.length, 1 << 20))
+        assertThatThrownBy(() -> new FrameScanner(1 << 20).scan(head, 0, head.length))
                 .isInstanceOf(FrameTooLargeException.class);
     }
 
@@ -128,15 +128,15 @@ class FrameScannerTest {
         }
         MsgPackWriter out = new MsgPackWriter();
         new ForwardEncoder().forward(out, "t", b, null);
-        assertThatThrownBy(() -> FrameScanner.frameLength(out.array(), 0, out.size(), 100))
+        assertThatThrownBy(() -> new FrameScanner(100).scan(out.array(), 0, out.size()))
                 .isInstanceOf(FrameTooLargeException.class);
-        assertThat(FrameScanner.frameLength(out.array(), 0, out.size(), out.size())).isEqualTo(out.size());
+        assertThat(new FrameScanner(out.size()).scan(out.array(), 0, out.size())).isEqualTo(out.size());
     }
 
     @Test
     void nonContainerFirstByteIsRefused() {
         byte[] http = "GET / HTTP/1.1\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        assertThatThrownBy(() -> FrameScanner.frameLength(http, 0, http.length, 1 << 20))
+        assertThatThrownBy(() -> new FrameScanner(1 << 20).scan(http, 0, http.length))
                 .isInstanceOfSatisfying(ForwardProtocolException.class, e -> assertThat(e.offset()).isZero())
                 .hasMessageContaining("array or map");
     }
@@ -144,7 +144,7 @@ class FrameScannerTest {
     @Test
     void invalidFormatByteIsRefused() {
         byte[] f = {(byte) 0x92, (byte) 0xa1, 't', (byte) 0xc1};
-        assertThatThrownBy(() -> FrameScanner.frameLength(f, 0, f.length, 1 << 20))
+        assertThatThrownBy(() -> new FrameScanner(1 << 20).scan(f, 0, f.length))
                 .isInstanceOfSatisfying(ForwardProtocolException.class, e -> assertThat(e.offset()).isEqualTo(3));
     }
 
@@ -153,6 +153,6 @@ class FrameScannerTest {
         byte[] f = frames().get(0);
         byte[] buf = new byte[f.length + 20];
         System.arraycopy(f, 0, buf, 7, f.length);
-        assertThat(FrameScanner.frameLength(buf, 7, f.length + 13, 1 << 20)).isEqualTo(f.length);
+        assertThat(new FrameScanner(1 << 20).scan(buf, 7, f.length + 13)).isEqualTo(f.length);
     }
 }

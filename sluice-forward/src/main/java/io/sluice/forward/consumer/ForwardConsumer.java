@@ -11,8 +11,8 @@ import io.sluice.core.net.HostPort;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
+import io.sluice.forward.ForwardPlugins;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
@@ -184,10 +184,7 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
         int cores = Runtime.getRuntime().availableProcessors();
         SslContext ssl = tls.enabled() ? new NettyTls(tls).context() : null;
         tls.logTo(ctx.log(), config.id());
-        String hostname = config.get(SELF_HOSTNAME);
-        if (hostname.isEmpty()) {
-            hostname = localHostname();
-        }
+        String hostname = ForwardPlugins.selfHostname(config.get(SELF_HOSTNAME));
         ForwardServer.Settings s = new ForwardServer.Settings(config.id(), host, port, config.get(MAX_MESSAGE_SIZE),
                 config.get(MAX_DECOMPRESSED_SIZE), payloadMode, config.get(PAYLOAD_KEY), config.get(METADATA), routes,
                 config.get(SHARED_KEY).isEmpty() ? null : config.get(SHARED_KEY), hostname, Map.copyOf(config.get(USERS)),
@@ -195,7 +192,7 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
                 Math.max(1, config.get(READ_AHEAD)), config.get(EVENT_METADATA_PREFIX), config.get(UDP_HEARTBEAT),
                 config.get(DEDUP_CHUNKS), config.get(DEDUP_WINDOW_MS), config.get(MAX_CONNECTIONS),
                 config.get(IDLE_TIMEOUT_MS), config.get(AUTH_FAILURE_LIMIT), config.get(AUTH_BLOCK_MAX_MS));
-        ForwardServer srv = new ForwardServer(s, ctx);
+        ForwardServer srv = new ForwardServer(s, ctx, null);
         bound = srv.start();
         server = srv;
         ctx.log().info(config.id() + ": listening for Fluent Forward on " + bound.getAddress().getHostAddress() + ":"
@@ -234,14 +231,6 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
         return v > 0 ? v : Math.max(1, dflt);
     }
 
-    private static String localHostname() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-            return "localhost";
-        }
-    }
-
     @Override
     public void stop() {
         stopRequested = true;
@@ -272,20 +261,5 @@ public final class ForwardConsumer extends Consumer implements Exposure.Listenin
     public int port() {
         InetSocketAddress b = bound;
         return b == null ? -1 : b.getPort();
-    }
-
-    /**
-     * Frames that came again with the chunk id of one accepted or in flight, and were acked without being
-     * delivered twice. (PluginStats has no counter for this; the plugin keeps it, and logs each, rate-limited.)
-     */
-    public long duplicateChunks() {
-        ForwardServer s = server;
-        return s == null ? 0 : s.duplicateChunks();
-    }
-
-    /** Events of those frames, not delivered a second time. */
-    public long duplicateEvents() {
-        ForwardServer s = server;
-        return s == null ? 0 : s.duplicateEvents();
     }
 }

@@ -82,11 +82,7 @@ final class ForwardServer {
     /** Set once everything {@link #start} opens is open (the UDP socket is bound after the TCP one). */
     private volatile boolean started;
 
-    ForwardServer(Settings settings, ConsumerContext context) {
-        this(settings, context, null);
-    }
-
-    /** With a given publisher executor (tests publish on the calling thread to stay deterministic). */
+    /** @param publisher null for a pool of its own (tests publish on the calling thread to stay deterministic) */
     ForwardServer(Settings settings, ConsumerContext context, ExecutorService publisher) {
         this.settings = settings;
         this.context = context;
@@ -107,7 +103,8 @@ final class ForwardServer {
                 : null;
         this.slots = new ConnectionSlots(settings.maxConnections());
         this.recentChunks = settings.dedupChunks() > 0
-                ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()))
+                ? new RecentChunks(settings.dedupChunks(), TimeUnit.MILLISECONDS.toNanos(settings.dedupWindowMillis()),
+                        System::nanoTime)
                 : null;
         // Threads start on demand, so an idle server holds none.
         AtomicInteger n = new AtomicInteger();
@@ -316,16 +313,6 @@ final class ForwardServer {
 
     private static InetAddress addressOf(SocketAddress remote) {
         return remote instanceof InetSocketAddress a ? a.getAddress() : null;
-    }
-
-    /** Connections closed unheard because their address was blocked. */
-    long authThrottled() {
-        return authThrottled.get();
-    }
-
-    /** The failed-handshake table, or null (tests). */
-    AuthFailures authFailures() {
-        return authFailures;
     }
 
     /** An admitted connection closed. */

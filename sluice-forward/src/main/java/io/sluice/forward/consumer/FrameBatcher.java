@@ -346,11 +346,6 @@ final class FrameBatcher implements EventSink {
 
     /** The connection closed: drops what was not handed off, forgets its chunks, and lets go of the decoder. */
     void close() {
-        discardUnpublished();
-        decoder.close();
-    }
-
-    private void discardUnpublished() {
         for (Batch b : batches) {
             b.release();
         }
@@ -380,5 +375,6 @@ final class FrameBatcher implements EventSink {
         }
         chunks.clear();
         ackNow.clear();
+        decoder.close();
     }
 }

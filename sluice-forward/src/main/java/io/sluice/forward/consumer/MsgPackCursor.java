@@ -1,6 +1,7 @@
 package io.sluice.forward.consumer;
 
 import io.sluice.core.message.Metadata;
+import io.sluice.forward.codec.ValueType;
 
 /**
  * A cursor over msgpack bytes: {@link #buf} at {@link #at}, and the reads of one value's header, number or length.
@@ -42,15 +43,9 @@ class MsgPackCursor {
 
     /** Consumes a str/bin header and returns the byte length; {@code at} is then on the first byte. */
     int strLength(int b) {
-        at++;
-        if (b >= 0xa0 && b <= 0xbf) {
-            return b & 0x1f;
-        }
-        return switch (b) {
-            case 0xd9, 0xc4 -> u8();
-            case 0xda, 0xc5 -> u16();
-            default -> int32();
-        };
+        int len = (int) ValueType.payloadLength(buf, at, b);
+        at += ValueType.headerSize(b);
+        return len;
     }
 
     int mapHeader() {
@@ -61,61 +56,13 @@ class MsgPackCursor {
         return b == 0xde ? u16() : int32();
     }
 
-    /**
-     * Skips one value (trusting lengths: the decoder validated the record). Lengths are read into a local before
-     * {@code at} moves: {@code at += u8()} would add to the value of {@code at} from before u8 advanced it.
-     */
+    /** Skips one value (trusting lengths: the decoder validated the record). */
     void skip() {
-        int pending = 1;
+        long pending = 1;
         while (pending-- > 0) {
             int b = buf[at] & 0xff;
-            if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
-                at++;
-            } else if (b <= 0x8f) {
-                at++;
-                pending += 2 * (b & 0x0f);
-            } else if (b <= 0x9f) {
-                at++;
-                pending += b & 0x0f;
-            } else if (isStr(b) || isBin(b)) {
-                int len = strLength(b);
-                at += len;
-            } else {
-                at++;
-                int n;
-                switch (b) {
-                    case 0xca -> at += 4;
-                    case 0xcb -> at += 8;
-                    case 0xcc, 0xd0 -> at += 1;
-                    case 0xcd, 0xd1 -> at += 2;
-                    case 0xce, 0xd2 -> at += 4;
-                    case 0xcf, 0xd3 -> at += 8;
-                    case 0xd4 -> at += 2;
-                    case 0xd5 -> at += 3;
-                    case 0xd6 -> at += 5;
-                    case 0xd7 -> at += 9;
-                    case 0xd8 -> at += 17;
-                    case 0xc7 -> {
-                        n = u8();
-                        at += n + 1;
-                    }
-                    case 0xc8 -> {
-                        n = u16();
-                        at += n + 1;
-                    }
-                    case 0xc9 -> {
-                        n = int32();
-                        at += n + 1;
-                    }
-                    case 0xdc -> pending += u16();
-                    case 0xdd -> pending += int32();
-                    case 0xde -> pending += 2 * u16();
-                    case 0xdf -> pending += 2 * int32();
-                    default -> {
-                        // 0xc1 never gets here: the decoder refused it.
-                    }
-                }
-            }
+            pending += ValueType.childCount(buf, at, b);
+            at += ValueType.headerSize(b) + (int) ValueType.payloadLength(buf, at, b);
         }
     }
 

@@ -5,6 +5,7 @@ import io.sluice.core.json.JsonStrings;
 import io.sluice.core.json.Utf8;
 import io.sluice.forward.OverBudgetException;
 import io.sluice.forward.codec.BufferAllowance;
+import io.sluice.forward.codec.ValueType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -62,45 +63,22 @@ final class MsgPackJson extends MsgPackCursor {
         } else if (b <= 0x9f) {
             at++;
             writeArray(b & 0x0f);
-        } else if (b <= 0xbf) {
+        } else if (b <= 0xbf || isStr(b) || isBin(b)) {
             writeStr(strLength(b));
+        } else if (isExt(b)) {
+            writeExt(b);
         } else {
+            at++;
             switch (b) {
-                case 0xc0 -> {
-                    at++;
-                    raw(NULL);
-                }
-                case 0xc2 -> {
-                    at++;
-                    raw(FALSE);
-                }
-                case 0xc3 -> {
-                    at++;
-                    raw(TRUE);
-                }
-                case 0xc4, 0xc5, 0xc6, 0xd9, 0xda, 0xdb -> writeStr(strLength(b));
-                case 0xca -> {
-                    at++;
-                    writeDouble(Float.intBitsToFloat(int32()));
-                }
-                case 0xcb -> {
-                    at++;
-                    writeDouble(Double.longBitsToDouble(int64()));
-                }
-                case 0xcc -> {
-                    at++;
-                    writeLong(u8());
-                }
-                case 0xcd -> {
-                    at++;
-                    writeLong(u16());
-                }
-                case 0xce -> {
-                    at++;
-                    writeLong(int32() & 0xffffffffL);
-                }
+                case 0xc0 -> raw(NULL);
+                case 0xc2 -> raw(FALSE);
+                case 0xc3 -> raw(TRUE);
+                case 0xca -> writeDouble(Float.intBitsToFloat(int32()));
+                case 0xcb -> writeDouble(Double.longBitsToDouble(int64()));
+                case 0xcc -> writeLong(u8());
+                case 0xcd -> writeLong(u16());
+                case 0xce -> writeLong(int32() & 0xffffffffL);
                 case 0xcf -> {
-                    at++;
                     long v = int64();
                     if (v >= 0) {
                         writeLong(v);
@@ -108,39 +86,14 @@ final class MsgPackJson extends MsgPackCursor {
                         ascii(Long.toUnsignedString(v));
                     }
                 }
-                case 0xd0 -> {
-                    at++;
-                    writeLong((byte) u8());
-                }
-                case 0xd1 -> {
-                    at++;
-                    writeLong((short) u16());
-                }
-                case 0xd2 -> {
-                    at++;
-                    writeLong(int32());
-                }
-                case 0xd3 -> {
-                    at++;
-                    writeLong(int64());
-                }
-                case 0xdc -> {
-                    at++;
-                    writeArray(u16());
-                }
-                case 0xdd -> {
-                    at++;
-                    writeArray(int32());
-                }
-                case 0xde -> {
-                    at++;
-                    writeMap(u16());
-                }
-                case 0xdf -> {
-                    at++;
-                    writeMap(int32());
-                }
-                default -> writeExt(b);
+                case 0xd0 -> writeLong((byte) u8());
+                case 0xd1 -> writeLong((short) u16());
+                case 0xd2 -> writeLong(int32());
+                case 0xd3 -> writeLong(int64());
+                case 0xdc -> writeArray(u16());
+                case 0xdd -> writeArray(int32());
+                case 0xde -> writeMap(u16());
+                default -> writeMap(int32()); // 0xdf (0xc1 never gets here: the decoder refused it)
             }
         }
     }
@@ -305,23 +258,8 @@ final class MsgPackJson extends MsgPackCursor {
 
     /** EventTime becomes seconds with a fraction; other extensions have no JSON form and become null. */
     private void writeExt(int b) {
-        at++;
-        int len;
-        switch (b) {
-            case 0xd4 -> len = 1;
-            case 0xd5 -> len = 2;
-            case 0xd6 -> len = 4;
-            case 0xd7 -> len = 8;
-            case 0xd8 -> len = 16;
-            case 0xc7 -> len = u8();
-            case 0xc8 -> len = u16();
-            case 0xc9 -> len = int32();
-            default -> {
-                // 0xc1 never gets here: the decoder refused it.
-                raw(NULL);
-                return;
-            }
-        }
+        int len = (int) ValueType.payloadLength(buf, at, b);
+        at += ValueType.headerSize(b) - 1; // on the type byte
         int type = buf[at++];
         if (type == 0 && len == 8) {
             long sec = int32() & 0xffffffffL;

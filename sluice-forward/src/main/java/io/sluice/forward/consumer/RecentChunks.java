@@ -65,10 +65,6 @@ final class RecentChunks {
     private final HashMap<String, List<Waiter>> inFlight = new HashMap<>();
     private static final List<Waiter> NONE = List.of();
 
-    RecentChunks(int capacity, long windowNanos) {
-        this(capacity, windowNanos, System::nanoTime);
-    }
-
     RecentChunks(int capacity, long windowNanos, LongSupplier clock) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive");

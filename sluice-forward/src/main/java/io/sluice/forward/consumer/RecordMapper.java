@@ -76,10 +76,6 @@ final class RecordMapper {
     /** The record being mapped was written as JSON without a replacement: its strings are valid UTF-8. */
     private boolean recordValid;
 
-    RecordMapper(PayloadMode mode, String payloadKey, boolean metadata) {
-        this(mode, payloadKey, metadata, "");
-    }
-
     /**
      * @param eventMetadataPrefix put before each v1.5 event metadata key in the message metadata; empty drops the
      *                            event metadata
@@ -129,14 +125,10 @@ final class RecordMapper {
         spans.trim(KEEP_BYTES);
     }
 
-    /** Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}. */
-    void map(byte[] record, int off, int len, Message m) {
-        map(record, off, len, -1, 0, m);
-    }
-
     /**
-     * As {@link #map(byte[], int, int, Message)}, plus the event's v1.5 metadata map at {@code record[metaOff,
-     * metaOff+metaLen)} ({@code metaOff} -1 when the event had none), which lives in the same array as the record.
+     * Fills {@code m}'s payload and metadata from the record at {@code record[off, off+len)}, and from the event's
+     * v1.5 metadata map at {@code record[metaOff, metaOff+metaLen)} ({@code metaOff} -1 when the event had none),
+     * which lives in the same array as the record.
      */
     void map(byte[] record, int off, int len, int metaOff, int metaLen, Message m) {
         recordValid = false;
@@ -234,7 +226,8 @@ final class RecordMapper {
         for (int i = 0; i < n; i++) {
             boolean match = keyEquals(payloadKey);
             if (!match) {
-                skipKeyThenValue();
+                json.skip(); // the key, then its value
+                json.skip();
                 continue;
             }
             json.skip(); // the key
@@ -263,11 +256,6 @@ final class RecordMapper {
             return true;
         }
         return false;
-    }
-
-    private void skipKeyThenValue() {
-        json.skip();
-        json.skip();
     }
 
     private boolean keyEquals(byte[] key) {
@@ -386,20 +374,15 @@ final class RecordMapper {
             json.at += l;
             return;
         }
-        if (b == 0xc0) {
+        byte kind = kindOf(b);
+        if (kind == Metadata.NULL || kind == Metadata.BOOLEAN) {
             json.at++;
-            md.set(key, ko, kl, NULL, 0, 4, Metadata.NULL);
-            return;
-        }
-        if (b == 0xc2 || b == 0xc3) {
-            json.at++;
-            byte[] v = b == 0xc3 ? TRUE : FALSE;
-            md.set(key, ko, kl, v, 0, v.length, Metadata.BOOLEAN);
+            byte[] v = b == 0xc0 ? NULL : b == 0xc3 ? TRUE : FALSE;
+            md.set(key, ko, kl, v, 0, v.length, kind);
             return;
         }
         // Numbers, maps, arrays and ext go through the JSON writer.
         json.pos = 0;
-        byte kind = kindOf(b);
         json.writeJson();
         charge.charge(json.pos); // JSON text can be longer than the msgpack it came from
         if (kind == Metadata.NUMBER && json.out[0] == 'n') {

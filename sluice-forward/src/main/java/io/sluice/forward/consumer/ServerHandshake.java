@@ -105,8 +105,4 @@ final class ServerHandshake {
     private static boolean constantTimeEquals(String a, String b) {
         return MessageDigest.isEqual(Digests.utf8(a), Digests.utf8(b));
     }
-
-    static String sha512Hex(byte[]... parts) {
-        return Digests.sha512Hex(parts);
-    }
 }

@@ -295,14 +295,9 @@ public final class ForwardProducer extends Producer {
         }
     }
 
-    /** Whether server {@code i} (in {@code Servers} order) is marked up; always true without heartbeats. */
-    boolean serverUp(int i) {
-        return pool.serverUp(i);
-    }
-
-    /** The server the current connection goes to ({@code Servers} index), or -1. */
-    int connectedServer() {
-        return pool.connectedServer();
+    /** The servers and the connection (tests ask which server is up, and which one is used). */
+    ServerPool pool() {
+        return pool;
     }
 
     /** False while no server can be reached, or while heartbeats mark every server down. */

@@ -23,7 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.LongSupplier;
+import java.util.function.IntConsumer;
 
 /**
  * Heartbeats of {@code producer.Forward}, as Fluentd's out_forward sends them: every interval each server gets a
@@ -52,13 +52,6 @@ final class Heartbeat implements AutoCloseable {
         TCP
     }
 
-    /** Told of changes, on the heartbeat thread. */
-    interface Listener {
-        void down(int server);
-
-        void up(int server);
-    }
-
     private static final byte[] PING = {0};
 
     private final String id;
@@ -71,8 +64,9 @@ final class Heartbeat implements AutoCloseable {
     private final int connectTimeoutMillis;
     private final EventLoopGroup group;
     private final Log log;
-    private final Listener listener;
-    private final LongSupplier clock;
+    /** Told of a server marked down, and of one marked up, on the heartbeat thread. */
+    private final IntConsumer onDown;
+    private final IntConsumer onUp;
 
     private final AtomicReferenceArray<InetSocketAddress> addresses;
     private final boolean[] up;
@@ -83,14 +77,8 @@ final class Heartbeat implements AutoCloseable {
     private ScheduledExecutorService timer;
 
     Heartbeat(String id, Type type, List<String> hosts, int[] ports, long intervalMillis, long timeoutMillis,
-              long recoverWaitMillis, int connectTimeoutMillis, EventLoopGroup group, Log log, Listener listener) {
-        this(id, type, hosts, ports, intervalMillis, timeoutMillis, recoverWaitMillis, connectTimeoutMillis, group, log,
-                listener, System::nanoTime);
-    }
-
-    Heartbeat(String id, Type type, List<String> hosts, int[] ports, long intervalMillis, long timeoutMillis,
-              long recoverWaitMillis, int connectTimeoutMillis, EventLoopGroup group, Log log, Listener listener,
-              LongSupplier clock) {
+              long recoverWaitMillis, int connectTimeoutMillis, EventLoopGroup group, Log log, IntConsumer onDown,
+              IntConsumer onUp) {
         this.id = id;
         this.type = type;
         this.hosts = hosts;
@@ -101,14 +89,14 @@ final class Heartbeat implements AutoCloseable {
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.group = group;
         this.log = log;
-        this.listener = listener;
-        this.clock = clock;
+        this.onDown = onDown;
+        this.onUp = onUp;
         int n = hosts.size();
         this.addresses = new AtomicReferenceArray<>(n);
         this.up = new boolean[n];
         this.last = new long[n];
         this.runStart = new long[n];
-        long now = clock.getAsLong();
+        long now = System.nanoTime();
         Arrays.fill(up, true); // as out_forward: every server is available until heartbeats say otherwise
         Arrays.fill(last, now);
         Arrays.fill(runStart, now);
@@ -174,7 +162,7 @@ final class Heartbeat implements AutoCloseable {
     /** Server {@code i} acknowledged a batch: a sign of life as good as an answer (out_forward counts it too). */
     synchronized void alive(int i) {
         if (up[i]) {
-            last[i] = clock.getAsLong();
+            last[i] = System.nanoTime();
         }
     }
 
@@ -215,7 +203,7 @@ final class Heartbeat implements AutoCloseable {
 
     /** Marks servers down after {@code timeout} without a sign of life, and up after {@code recoverWait} of them. */
     void judge() {
-        long now = clock.getAsLong();
+        long now = System.nanoTime();
         for (int i = 0; i < up.length; i++) {
             boolean wentDown = false;
             boolean cameUp = false;
@@ -235,11 +223,11 @@ final class Heartbeat implements AutoCloseable {
             if (wentDown) {
                 log.warn(id + ": server " + name(i) + " marked down: no answer to " + type.name().toLowerCase()
                         + " heartbeats for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms");
-                listener.down(i);
+                onDown.accept(i);
             } else if (cameUp) {
                 log.info(id + ": server " + name(i) + " marked up: it has answered heartbeats for "
                         + TimeUnit.NANOSECONDS.toMillis(run) + " ms");
-                listener.up(i);
+                onUp.accept(i);
             }
         }
     }
@@ -283,7 +271,7 @@ final class Heartbeat implements AutoCloseable {
 
     /** Server {@code i} answered a heartbeat. */
     synchronized void beat(int i) {
-        long now = clock.getAsLong();
+        long now = System.nanoTime();
         if (now - last[i] > timeoutNanos) {
             runStart[i] = now; // a gap ends the run of answers a recovery is counted from
         }

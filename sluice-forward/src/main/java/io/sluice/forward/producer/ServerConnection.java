@@ -1,14 +1,15 @@
 package io.sluice.forward.producer;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.forward.codec.Digests;
 import io.sluice.forward.codec.ForwardProtocolException;
+import io.sluice.forward.codec.Helo;
 import io.sluice.forward.codec.MsgPackReader;
-import io.sluice.forward.codec.MsgPackWriter;
 import io.sluice.forward.codec.ValueType;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -184,31 +185,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         int n = r.readArrayHeader();
         String kind = r.readString();
         if (nonce == null && kind.equals("HELO") && n >= 2) {
-            byte[] authSalt = new byte[0];
-            nonce = new byte[0];
-            int entries = r.readMapHeader();
-            for (int i = 0; i < entries; i++) {
-                String key = r.readString();
-                if (key.equals("nonce")) {
-                    nonce = r.readBytes();
-                } else if (key.equals("auth")) {
-                    authSalt = r.readBytes();
-                } else {
-                    r.skipValue();
-                }
-            }
+            Helo helo = Helo.readOptions(r);
+            nonce = helo.nonce();
             salt = new byte[16];
             RANDOM.nextBytes(salt);
-            boolean userAuth = authSalt.length > 0;
-            MsgPackWriter w = new MsgPackWriter(512);
-            w.writeArrayHeader(6);
-            w.writeString("PING");
-            w.writeString(selfHostname);
-            w.writeBin(salt, 0, salt.length);
-            w.writeString(Digests.sharedKey(salt, selfHostname, nonce, sharedKey));
-            w.writeString(userAuth ? username : "");
-            w.writeString(userAuth ? Digests.password(authSalt, username, password) : "");
-            ctx.writeAndFlush(ctx.alloc().buffer(w.size()).writeBytes(w.array(), 0, w.size()));
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(helo.ping(selfHostname, salt, sharedKey, username, password)));
         } else if (nonce != null && kind.equals("PONG") && n >= 5) {
             boolean ok = r.nextType() == ValueType.BOOLEAN && r.readBoolean();
             String reason = r.readString();

@@ -14,9 +14,9 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.net.Connect;
 import io.sluice.core.tls.NettyTls;
+import io.sluice.forward.ForwardPlugins;
 import io.sluice.forward.FrameDecoder;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -75,17 +75,8 @@ final class ServerPool {
         int[] ports = servers.stream().mapToInt(Server::port).toArray();
         Heartbeat hb = new Heartbeat(config.id(), heartbeatType, servers.stream().map(Server::host).toList(), ports,
                 config.get(ForwardProducer.HEARTBEAT_INTERVAL_MS), config.get(ForwardProducer.HEARTBEAT_TIMEOUT_MS),
-                config.get(ForwardProducer.RECOVER_WAIT_MS), connectTimeout, group, log, new Heartbeat.Listener() {
-                    @Override
-                    public void down(int server) {
-                        onServerDown(server);
-                    }
-
-                    @Override
-                    public void up(int server) {
-                        onServerUp(server);
-                    }
-                });
+                config.get(ForwardProducer.RECOVER_WAIT_MS), connectTimeout, group, log, this::onServerDown,
+                this::onServerUp);
         hb.start();
         heartbeat = hb;
         try {
@@ -123,10 +114,9 @@ final class ServerPool {
 
     private ServerConnection newConnection(Server s, int index) {
         String sharedKey = config.get(ForwardProducer.SHARED_KEY);
-        String self = config.get(ForwardProducer.SELF_HOSTNAME);
         return new ServerConnection(s.toString(), index, sharedKey.isEmpty() ? null : sharedKey,
-                self.isEmpty() ? localHostname() : self, config.get(ForwardProducer.USERNAME),
-                config.get(ForwardProducer.PASSWORD));
+                ForwardPlugins.selfHostname(config.get(ForwardProducer.SELF_HOSTNAME)),
+                config.get(ForwardProducer.USERNAME), config.get(ForwardProducer.PASSWORD));
     }
 
     /**
@@ -251,14 +241,6 @@ final class ServerPool {
         }
         if (group != null) {
             group.shutdownGracefully(0, 200, TimeUnit.MILLISECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String localHostname() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-            return "localhost";
         }
     }
 }

@@ -70,7 +70,7 @@ class FluentBitVectorsTest {
         ForwardDecoder d = new ForwardDecoder();
         int at = 0;
         while (at < bytes.length) {
-            int len = FrameScanner.frameLength(bytes, at, bytes.length - at, 1 << 20);
+            int len = new FrameScanner(1 << 20).scan(bytes, at, bytes.length - at);
             d.decode(bytes, at, len, new EventSink() {
                 @Override
                 public void onOptions(String chunk, long size, String compressed) {

@@ -38,7 +38,7 @@ class InvalidUtf8Test {
 
     private static Message map(RecordMapper mapper, byte[] rec) {
         Message m = new BatchPool(1).acquire().add();
-        mapper.map(rec, 0, rec.length, m);
+        mapper.map(rec, 0, rec.length, -1, 0, m);
         return m;
     }
 
@@ -54,7 +54,7 @@ class InvalidUtf8Test {
 
     @Test
     void invalidSequencesBecomeReplacementCharactersInPayloadAndMetadata() throws Exception {
-        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "");
         // ab, a lone continuation byte, an overlong '/' (2), a surrogate (3: ED only starts ED 80..9F), a truncated
         // 3-byte sequence before 'A' (1), é.
         byte[] value = HEX.parseHex("6162" + "80" + "c0af" + "eda080" + "e28241" + "c3a9");
@@ -70,7 +70,7 @@ class InvalidUtf8Test {
 
     @Test
     void anInvalidKeyIsReplacedTooAndValidTextIsUnchanged() throws Exception {
-        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "");
         byte[] valid = "grüße € 😀 \u0001\"".getBytes(StandardCharsets.UTF_8);
         Message m = map(mapper, record(HEX.parseHex("6bff"), valid));
         assertThat(payload(m)).isEqualTo("{\"k\uFFFD\":\"grüße € 😀 \\u0001\\\"\"}");
@@ -82,7 +82,7 @@ class InvalidUtf8Test {
 
     @Test
     void payloadKeyStringsAreReplacedAndBinPassesAsItCame() throws Exception {
-        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "log", false);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "log", false, "");
         Message m = map(mapper, record("log".getBytes(StandardCharsets.UTF_8), HEX.parseHex("41f5")));
         assertThat(payload(m)).isEqualTo("A\uFFFD");
         MsgPackWriter w = new MsgPackWriter();
@@ -96,7 +96,7 @@ class InvalidUtf8Test {
 
     @Test
     void randomBytesAlwaysGiveValidJsonAndMatchTheReferenceReplacement() throws Exception {
-        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "");
         Random rnd = new Random(7);
         for (int i = 0; i < 20_000; i++) {
             byte[] value = new byte[rnd.nextInt(12)];
@@ -116,7 +116,7 @@ class InvalidUtf8Test {
 
     @Test
     void fourByteLimitsAndTruncations() throws Exception {
-        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", false);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", false, "");
         // U+10FFFF is the last; F4 90 starts nothing; F0 80 would be overlong; a 4-byte sequence cut at its end.
         byte[] value = HEX.parseHex("f48fbfbf" + "f4908080" + "f08080" + "f09f98");
         String json = payload(map(mapper, record(new byte[] {'k'}, value)));

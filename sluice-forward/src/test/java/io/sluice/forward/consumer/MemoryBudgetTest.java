@@ -6,6 +6,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.pipeline.Rejection;
 import io.sluice.core.testing.PipelineHarness;
+import io.sluice.forward.codec.Digests;
 import io.sluice.forward.codec.EventBatch;
 import io.sluice.forward.codec.ForwardEncoder;
 import io.sluice.forward.codec.Gzip;
@@ -273,8 +274,7 @@ class MemoryBudgetTest {
         ping.writeString("PING");
         ping.writeString("client");
         ping.writeBin(salt, 0, salt.length);
-        ping.writeString(ServerHandshake.sha512Hex(salt, "client".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                nonce, "s3cret".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        ping.writeString(Digests.sharedKey(salt, "client", nonce, "s3cret"));
         ping.writeString("");
         ping.writeString("");
         byte[] bytes = Arrays.copyOf(ping.array(), ping.size());

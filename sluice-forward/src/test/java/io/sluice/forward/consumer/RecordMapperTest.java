@@ -37,7 +37,7 @@ class RecordMapperTest {
     void jsonPayloadAndTypedMetadata() {
         byte[] rec = record(sample());
         Message m = new BatchPool(1).acquire().add();
-        new RecordMapper(RecordMapper.PayloadMode.JSON, "", true).map(rec, 0, rec.length, m);
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "").map(rec, 0, rec.length, -1, 0, m);
         assertThat(m.payloadString()).isEqualTo("{\"msg\":\"line\\t\\\"1\\\"\\u0001é\",\"n\":-7,\"big\":9223372036854775807,"
                 + "\"f\":1.5,\"whole\":3.0,\"ok\":false,\"nil\":null,\"nested\":{\"a\":[1,\"b\"]}}");
         Metadata md = m.metadata();
@@ -55,12 +55,12 @@ class RecordMapperTest {
     void payloadKeyAndMsgpackModes() {
         byte[] rec = record(sample());
         Message m = new BatchPool(1).acquire().add();
-        new RecordMapper(RecordMapper.PayloadMode.JSON, "msg", false).map(rec, 0, rec.length, m);
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "msg", false, "").map(rec, 0, rec.length, -1, 0, m);
         assertThat(m.payloadString()).isEqualTo("line\t\"1\"\u0001é");
         assertThat(m.hasMetadata()).isFalse();
-        new RecordMapper(RecordMapper.PayloadMode.JSON, "nested", false).map(rec, 0, rec.length, m);
+        new RecordMapper(RecordMapper.PayloadMode.JSON, "nested", false, "").map(rec, 0, rec.length, -1, 0, m);
         assertThat(m.payloadString()).isEqualTo("{\"a\":[1,\"b\"]}");
-        new RecordMapper(RecordMapper.PayloadMode.MSGPACK, "absent", false).map(rec, 0, rec.length, m);
+        new RecordMapper(RecordMapper.PayloadMode.MSGPACK, "absent", false, "").map(rec, 0, rec.length, -1, 0, m);
         assertThat(java.util.Arrays.copyOf(m.payload(), m.length())).isEqualTo(rec);
     }
 
@@ -171,9 +171,10 @@ class RecordMapperTest {
     void metadataFromTheJsonPayloadEqualsMetadataMappedFieldByField() {
         for (byte[] rec : awkwardRecords()) {
             Message json = new BatchPool(1).acquire().add();
-            new RecordMapper(RecordMapper.PayloadMode.JSON, "", true).map(rec, 0, rec.length, json);
+            new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "").map(rec, 0, rec.length, -1, 0, json);
             Message fieldByField = new BatchPool(1).acquire().add();
-            new RecordMapper(RecordMapper.PayloadMode.MSGPACK, "", true).map(rec, 0, rec.length, fieldByField);
+            new RecordMapper(RecordMapper.PayloadMode.MSGPACK, "", true, "")
+                    .map(rec, 0, rec.length, -1, 0, fieldByField);
             assertThat(fields(json.metadata())).isEqualTo(fields(fieldByField.metadata())).isNotEmpty();
             // Keys and plain values are held as JSON text that needs no escaping: writers copy them as they are.
             Metadata md = json.metadata();
@@ -199,7 +200,7 @@ class RecordMapperTest {
                 held[0] -= bytes;
             }
         };
-        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true);
+        RecordMapper mapper = new RecordMapper(RecordMapper.PayloadMode.JSON, "", true, "");
         mapper.memory(counting, bytes -> { });
         // 100,000 top-level entries: the JSON scratch and the entry spans grow far past what is kept.
         MsgPackWriter w = new MsgPackWriter();
@@ -210,7 +211,7 @@ class RecordMapperTest {
         }
         byte[] rec = w.toByteArray();
         Message m = new BatchPool(1).acquire().add();
-        mapper.map(rec, 0, rec.length, m);
+        mapper.map(rec, 0, rec.length, -1, 0, m);
         assertThat(m.metadata().size()).isEqualTo(100_000);
         assertThat(held[0]).as("grown for the record").isGreaterThan(RecordMapper.KEEP_BYTES);
         mapper.trim();

@@ -106,7 +106,7 @@ class HeartbeatTest {
             send(relayPort, 0, 300);
             assertThat(primary.events()).isEqualTo(300);
             assertThat(backup.events).isEmpty();
-            assertThat(fwd.connectedServer()).isZero();
+            assertThat(fwd.pool().connectedServer()).isZero();
 
             // The primary goes silent without closing anything: acks and heartbeat answers stop.
             primary.frozen = true;
@@ -116,14 +116,14 @@ class HeartbeatTest {
             assertThat(tookMs).as("moved by the heartbeats, not by the %d ms ack timeout", ACK_TIMEOUT_MS)
                     .isLessThan(ACK_TIMEOUT_MS / 2);
             assertThat(ids(backup)).isEqualTo(range(300, 300));
-            assertThat(fwd.serverUp(0)).isFalse();
+            assertThat(fwd.pool().serverUp(0)).isFalse();
             assertThat(fwd.isReady()).as("the backup is up").isTrue();
             assertThat(relayLog.text()).contains("server 127.0.0.1:" + primary.port() + " marked down");
 
             // It answers again: after RecoverWaitMs of answers it is marked up and the producer moves back.
             primary.frozen = false;
             await("the primary marked up and the backup connection retired", 10_000,
-                    () -> fwd.serverUp(0) && fwd.connectedServer() != 1);
+                    () -> fwd.pool().serverUp(0) && fwd.pool().connectedServer() != 1);
             send(relayPort, 600, 300);
             assertThat(primary.events()).isEqualTo(600);
             assertThat(ids(backup)).as("nothing more at the backup").isEqualTo(range(300, 300));
@@ -140,14 +140,14 @@ class HeartbeatTest {
         Pipeline r = relay(relayPort, "\"127.0.0.1:" + primaryPort + "\", \"127.0.0.1:" + backupPort + "\"",
                 "  HeartbeatType: tcp\n  HeartbeatIntervalMs: 50\n  HeartbeatTimeoutMs: 1000\n  RecoverWaitMs: 200\n");
         ForwardProducer fwd = producer(r, "Fwd");
-        await("the primary marked down", 10_000, () -> !fwd.serverUp(0));
+        await("the primary marked down", 10_000, () -> !fwd.pool().serverUp(0));
         await("pipeline ready", 10_000, r::isReady);
         send(relayPort, 0, 200);
         assertThat(ids(backup)).isEqualTo(range(0, 200));
 
         Collect primary = sink(primaryPort);
         await("the primary marked up and the backup connection retired", 10_000,
-                () -> fwd.serverUp(0) && fwd.connectedServer() != 1);
+                () -> fwd.pool().serverUp(0) && fwd.pool().connectedServer() != 1);
         send(relayPort, 200, 200);
         assertThat(ids(primary)).isEqualTo(range(200, 200));
         assertThat(ids(backup)).isEqualTo(range(0, 200));
@@ -166,7 +166,7 @@ class HeartbeatTest {
         // Nothing is being sent: without heartbeats the producer would go on looking ready.
         sink.stop();
         await("not ready", 10_000, () -> !fwd.isReady());
-        assertThat(fwd.serverUp(0)).isFalse();
+        assertThat(fwd.pool().serverUp(0)).isFalse();
         Collect back = sink(sinkPort);
         await("ready again", 10_000, fwd::isReady);
         send(relayPort, 10, 10);

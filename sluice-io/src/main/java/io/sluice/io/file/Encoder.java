@@ -8,7 +8,7 @@ import java.util.zip.CRC32;
 
 /**
  * Turns chunks of lines into the bytes that go to disk: as they are, gzip, or zstd. Compressed output
- * collects in {@link #pending()} before it is written. Each chunk ends at a flush point; once its bytes are on
+ * collects in {@link #pending} before it is written. Each chunk ends at a flush point; once its bytes are on
  * disk it is {@linkplain #commit committed}. When writing a chunk fails, the file is cut back to where the chunk
  * began and {@link #abortBytes()} appended: they end the stream as of the last committed chunk, so the file stays
  * a valid gzip member or zstd frame without the failed lines, and the next write starts a new one.
@@ -41,10 +41,6 @@ abstract class Encoder {
 
     /** Frees native memory. */
     void close() {
-    }
-
-    Pending pending() {
-        return pending;
     }
 
     /** Picks the encoder by file name: .gz → gzip, .zst → zstd, else plain. */

@@ -50,8 +50,6 @@ import java.util.regex.PatternSyntaxException;
  *     DefaultOffset: oldest
  *     Streams: logs
  * </pre>
- * <p>Over 400 lines: about 50 are the declarations of its 19 settings (Gollum's), and the rest is the read loop that
- * ties the scanner, checkpoints, multiline assembly and rotation together; each of those is its own class.
  */
 public final class FileConsumer extends Consumer {
     /** Longest wait at the stop for what was published to be acknowledged before the last checkpoint. */
@@ -406,7 +404,7 @@ public final class FileConsumer extends Consumer {
 
     private void scan() throws IOException {
         for (Path p : scanner.scan()) {
-            Object key = TailedFile.keyOf(p);
+            Object key = TailedFile.keyOf(p, TailedFile.attributes(p));
             if (key == null) {
                 continue;
             }

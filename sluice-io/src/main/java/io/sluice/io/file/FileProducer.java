@@ -191,7 +191,7 @@ public final class FileProducer extends Producer {
             throw config.error(COMPRESSION_LEVEL, "out of range for " + (file.endsWith(".zst") ? "zstd (1-22)" : "gzip (1-9)"));
         }
         s.fsync = config.get(FSYNC);
-        s.rotation = FileRotation.from(config);
+        s.rotation = new FileRotation(config);
     }
 
     /**

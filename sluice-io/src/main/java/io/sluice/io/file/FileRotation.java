@@ -37,7 +37,8 @@ final class FileRotation {
     private final long pruneAfterMillis;
     private final long pruneTotalBytes;
 
-    private FileRotation(PluginConfig config) {
+    /** Reads the groups of a producer.File. @throws RuntimeException (a config error) naming a bad setting */
+    FileRotation(PluginConfig config) {
         enabled = config.get(FileProducer.ROTATION_ENABLE);
         maxBytes = config.get(FileProducer.ROTATION_SIZE_MB) * 1024L * 1024L;
         maxMillis = TimeUnit.MINUTES.toMillis(config.get(FileProducer.ROTATION_TIMEOUT_MIN));
@@ -63,11 +64,6 @@ final class FileRotation {
         pruneCount = config.get(FileProducer.PRUNE_COUNT);
         pruneAfterMillis = TimeUnit.HOURS.toMillis(config.get(FileProducer.PRUNE_AFTER_HOURS));
         pruneTotalBytes = config.get(FileProducer.PRUNE_TOTAL_SIZE_MB) * 1024L * 1024L;
-    }
-
-    /** Reads the groups of a producer.File. @throws RuntimeException (a config error) naming a bad setting */
-    static FileRotation from(PluginConfig config) {
-        return new FileRotation(config);
     }
 
     /**

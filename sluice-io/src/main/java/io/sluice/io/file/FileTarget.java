@@ -133,7 +133,7 @@ final class FileTarget {
             ensureOpen();
             writeStart = fileBytes;
             if (encoder.compresses()) {
-                Encoder.Pending out = encoder.pending();
+                Encoder.Pending out = encoder.pending;
                 out.clear();
                 encoder.encode(lines, len);
                 drain(out);
@@ -351,7 +351,7 @@ final class FileTarget {
             return;
         }
         if (encoder.compresses()) {
-            Encoder.Pending out = encoder.pending();
+            Encoder.Pending out = encoder.pending;
             if (!finished) {
                 out.clear();
                 encoder.finish();

@@ -65,14 +65,9 @@ final class TailedFile {
     }
 
     /**
-     * The identity of the regular file at {@code p}: its file key (device and inode) where the file system has one,
-     * else its absolute path; null when there is no regular file there.
+     * The identity of the regular file at {@code p}, from its attributes {@code a}: its file key (device and inode)
+     * where the file system has one, else its absolute path; null when there is no regular file there.
      */
-    static Object keyOf(Path p) {
-        return keyOf(p, attributes(p));
-    }
-
-    /** The identity of the file at {@code p} from its attributes {@code a} (null: no file there). */
     static Object keyOf(Path p, BasicFileAttributes a) {
         if (a == null || !a.isRegularFile()) {
             return null;
@@ -93,8 +88,7 @@ final class TailedFile {
     void rename(Path p) {
         this.path = p;
         this.nameBytes = String.valueOf(p.getFileName()).getBytes(StandardCharsets.UTF_8);
-        Path parent = p.toAbsolutePath().getParent();
-        this.dirBytes = String.valueOf(parent).getBytes(StandardCharsets.UTF_8);
+        this.dirBytes = String.valueOf(p.toAbsolutePath().getParent()).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Positions reading (and the committed offset) at {@code offset}, dropping anything buffered. */

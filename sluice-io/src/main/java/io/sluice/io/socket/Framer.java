@@ -119,9 +119,9 @@ public final class Framer {
 
     /**
      * Moves the pending bytes to the front of {@code target} (which must hold them) and reads into it from now
-     * on; {@code targetView} wraps {@code target}. Returns the buffer used until now.
+     * on; {@code targetView} wraps {@code target}.
      */
-    public byte[] useBuffer(byte[] target, ByteBuffer targetView) {
+    public void useBuffer(byte[] target, ByteBuffer targetView) {
         int end = view.position();
         int n = end - start;
         if (n > target.length) {
@@ -130,11 +130,9 @@ public final class Framer {
         System.arraycopy(buf, start, target, 0, n);
         scanFrom = Math.max(0, scanFrom - start);
         start = 0;
-        byte[] old = buf;
         buf = target;
         view = targetView;
         view.clear().position(n);
-        return old;
     }
 
     /**

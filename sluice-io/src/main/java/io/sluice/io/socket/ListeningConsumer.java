@@ -4,7 +4,6 @@ import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Exposure;
-import java.net.SocketAddress;
 import java.util.List;
 
 /**
@@ -46,11 +45,6 @@ public abstract class ListeningConsumer extends Consumer implements Exposure.Lis
     @Override
     public void stop() {
         server.stop();
-    }
-
-    /** The address bound, with a port chosen by the system when configured as 0; null before listening. */
-    public SocketAddress boundAddress() {
-        return server.boundAddress();
     }
 
     SocketServer server() {

@@ -222,15 +222,7 @@ public final class SocketProducer extends Producer {
     }
 
     private static boolean endsWith(byte[] p, int len, byte[] d) {
-        if (len < d.length) {
-            return false;
-        }
-        for (int i = 0; i < d.length; i++) {
-            if (p[len - d.length + i] != d[i]) {
-                return false;
-            }
-        }
-        return true;
+        return len >= d.length && Arrays.equals(p, len - d.length, len, d, 0, d.length);
     }
 
     private void ensure(int more) {
@@ -290,13 +282,8 @@ public final class SocketProducer extends Producer {
                 stream.write(out, 0, outLen);
                 stream.flush();
                 if (acknowledge != null) {
-                    int got = 0;
-                    while (got < ackBuf.length) {
-                        int n = input.read(ackBuf, got, ackBuf.length - got);
-                        if (n < 0) {
-                            throw new IOException("connection closed before the acknowledgement");
-                        }
-                        got += n;
+                    if (input.readNBytes(ackBuf, 0, ackBuf.length) < ackBuf.length) {
+                        throw new IOException("connection closed before the acknowledgement");
                     }
                     if (!Arrays.equals(ackBuf, acknowledge)) {
                         throw new IOException("unexpected acknowledgement '" + new String(ackBuf, java.nio.charset.StandardCharsets.UTF_8) + "'");

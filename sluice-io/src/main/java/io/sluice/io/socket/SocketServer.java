@@ -80,7 +80,6 @@ final class SocketServer {
     private volatile Selector udpSelector;
     private volatile StreamLoop loop;
     private volatile boolean serving;
-    private volatile java.net.SocketAddress boundAddress;
     /** Where the socket is parked under a reload's hold: null for none (not bound, or port 0 unresolved). */
     private volatile ListenerHandover.Address parkAt;
 
@@ -128,7 +127,6 @@ final class SocketServer {
                 ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
                 ch.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
                 ch.bind(s.address.socketAddress());
-                boundAddress = ch.getLocalAddress();
             } else {
                 int backlog = Math.max(128, Math.min(s.maxConnections, 4096));
                 ServerSocketChannel server;
@@ -153,9 +151,8 @@ final class SocketServer {
                     server.bind(s.address.socketAddress(), backlog);
                 }
                 server.configureBlocking(false);
-                boundAddress = server.getLocalAddress();
             }
-            parkAt = parkingAddress(boundAddress);
+            parkAt = parkingAddress(((NetworkChannel) listener).getLocalAddress());
         } catch (IOException | RuntimeException e) {
             closeListener();
             throw new IOException("cannot listen on " + s.address + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
@@ -184,7 +181,6 @@ final class SocketServer {
             return false;
         }
         listener = ch;
-        boundAddress = ch.getLocalAddress();
         parkAt = at;
         return true;
     }
@@ -382,11 +378,6 @@ final class SocketServer {
     /** The listening channel, for tests that take it away. */
     java.nio.channels.Channel listenerForTest() {
         return listener;
-    }
-
-    /** The address actually bound (port 0 resolved), or null before binding. */
-    java.net.SocketAddress boundAddress() {
-        return boundAddress;
     }
 
     static void closeQuietly(java.nio.channels.Channel c) {

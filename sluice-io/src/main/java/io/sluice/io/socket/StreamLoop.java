@@ -151,11 +151,8 @@ final class StreamLoop {
     }
 
     private long selectTimeoutMillis() {
-        long t = 1000;
-        if (!paused.isEmpty() || acceptor.paused()) {
-            t = TimeUnit.NANOSECONDS.toMillis(RETRY_NANOS);
-        }
-        return timeouts.selectMillis(t);
+        return timeouts.selectMillis(paused.isEmpty() && !acceptor.paused() ? 1000
+                : TimeUnit.NANOSECONDS.toMillis(RETRY_NANOS));
     }
 
     private void ready(SelectionKey key) {

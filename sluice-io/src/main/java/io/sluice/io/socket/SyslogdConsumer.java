@@ -86,9 +86,4 @@ public final class SyslogdConsumer extends ListeningConsumer {
         s.tls = SocketConsumer.tls(config, tlsSettings, s.address);
         return s;
     }
-
-    /** The address configured (or defaulted), as {@code tcp://host:port}. */
-    String address() {
-        return String.valueOf(server().s.address);
-    }
 }

@@ -88,12 +88,12 @@ class SocketSettingsTest {
 
     @Test
     void addressesAreParsedAsConfiguredAndBadOnesNamed() {
-        assertThat(new SyslogdConsumer(config("consumer.Syslogd", "  Address: \"[::1]:6514\"\n")).address())
-                .isEqualTo("tcp://[::1]:6514");
-        assertThat(new SyslogdConsumer(config("consumer.Syslogd", "  Address: unix:///run/sluice.sock\n")).address())
-                .isEqualTo("unix:///run/sluice.sock");
-        assertThat(new SyslogdConsumer(config("consumer.Syslogd", "  Address: udp://:514\n")).address())
-                .isEqualTo("udp://0.0.0.0:514");
+        assertThat(new SyslogdConsumer(config("consumer.Syslogd", "  Address: \"[::1]:6514\"\n")).server().s.address)
+                .hasToString("tcp://[::1]:6514");
+        assertThat(new SyslogdConsumer(config("consumer.Syslogd", "  Address: unix:///run/sluice.sock\n"))
+                .server().s.address).hasToString("unix:///run/sluice.sock");
+        assertThat(new SyslogdConsumer(config("consumer.Syslogd", "  Address: udp://:514\n")).server().s.address)
+                .hasToString("udp://0.0.0.0:514");
         assertThatThrownBy(() -> new SocketConsumer(config("consumer.Socket", "  Address: localhost\n")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("Address").hasMessageContaining("expected host:port");
         assertThatThrownBy(() -> new SocketProducer(config("producer.Socket", "  Address: sctp://h:1\n")))
