@@ -61,11 +61,6 @@ public final class LogsEncoder extends ExportEncoder {
         super(2);
     }
 
-    /** Whether the message is a log record (anything that is not a metric point: see {@link MetricsEncoder#isMetric}). */
-    public static boolean isLog(Message m) {
-        return !MetricsEncoder.isMetric(m);
-    }
-
     @Override
     void add(int i, Message m, int signal) {
         if (signal == MessageKeys.OTLP_LOG || signal == MessageKeys.OTHER_LOG) {
@@ -159,9 +154,9 @@ public final class LogsEncoder extends ExportEncoder {
             int n = values.base64(p, 0, len);
             out.begin(BODY);
             if (n >= 0) {
-                out.bytesField(Values.BYTES_VALUE, values.scratch(), 0, n);
+                out.bytesField(ProtoValues.BYTES, values.scratch(), 0, n);
             } else {
-                out.stringField(Values.STRING_VALUE, p, 0, len); // not base64 after all: keep the text
+                out.stringField(ProtoValues.STRING, p, 0, len); // not base64 after all: keep the text
             }
             out.end();
         } else {
@@ -173,7 +168,7 @@ public final class LogsEncoder extends ExportEncoder {
     private void bodyNumber(byte[] p, int len, boolean isDouble) {
         if (isDouble) {
             out.begin(BODY);
-            out.doubleField(Values.DOUBLE_VALUE, Text.parseDouble(p, 0, len));
+            out.doubleField(ProtoValues.DOUBLE, Text.parseDouble(p, 0, len));
             out.end();
         } else {
             Values.numberValue(out, BODY, p, 0, len);
