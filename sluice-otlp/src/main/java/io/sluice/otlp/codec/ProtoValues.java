@@ -347,12 +347,7 @@ final class ProtoValues {
         int t = type;
         switch (t) {
             case STRING, 0 -> { }
-            case BYTES -> {
-                byte[] b = in.buffer();
-                int vo = valueOff;
-                int vl = valueLen;
-                scratchBase64(b, vo, vl);
-            }
+            case BYTES -> text.base64(json, in.buffer(), valueOff, valueLen);
             default -> {
                 in.position(off);
                 writeJson(1);
@@ -362,11 +357,6 @@ final class ProtoValues {
         in.position(save);
         type = t;
         return t;
-    }
-
-    private void scratchBase64(byte[] b, int off, int len) {
-        json.reset();
-        text.base64(json, b, off, len);
     }
 
     /** The range of the string or bytes value read last. */

@@ -4,7 +4,6 @@ import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonScanner;
 import io.sluice.core.json.JsonStrings;
 import io.sluice.core.message.Metadata;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -15,17 +14,8 @@ import java.util.Arrays;
  * with core's {@link JsonScanner}, one reused {@link JsonFields} per nesting level: nothing is allocated per value.
  */
 final class Values {
-    static final int STRING_VALUE = 1;
-    static final int BOOL_VALUE = 2;
-    static final int INT_VALUE = 3;
-    static final int DOUBLE_VALUE = 4;
-    static final int ARRAY_VALUE = 5;
-    static final int KVLIST_VALUE = 6;
-    static final int BYTES_VALUE = 7;
     /** Deeper JSON is sent as its text (a string value): protobuf parsers refuse nesting past 100 anyway. */
     static final int MAX_DEPTH = 64;
-    private static final byte[] BYTES_KEY = "bytesValue".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
 
     private final JsonScanner scanner = new JsonScanner();
     private JsonFields[] levels = new JsonFields[0];
@@ -57,7 +47,7 @@ final class Values {
                 stringValue(w, field, a, off, len);
                 break;
             case Metadata.BOOLEAN:
-                boolValue(w, field, equals(a, off, len, TRUE));
+                boolValue(w, field, equals(a, off, len, ValueText.TRUE));
                 break;
             case Metadata.NUMBER:
                 numberValue(w, field, a, off, len);
@@ -123,7 +113,7 @@ final class Values {
             return;
         }
         w.begin(field);
-        w.begin(array ? ARRAY_VALUE : KVLIST_VALUE);
+        w.begin(array ? ProtoValues.ARRAY : ProtoValues.KVLIST);
         if (array) {
             for (int k = 0; k < f.size(); k++) {
                 jsonValue(w, 1, b, f.valueOffset(k), f.valueLength(k), f.kind(k), f.valueEscaped(k), depth + 1);
@@ -170,7 +160,7 @@ final class Values {
 
     private static boolean isBytes(byte[] b, JsonFields f) {
         return f.size() == 1 && f.kind(0) == JsonFields.STRING && !f.keyEscaped(0)
-                && equals(b, f.keyOffset(0), f.keyLength(0), BYTES_KEY);
+                && equals(b, f.keyOffset(0), f.keyLength(0), ValueText.BYTES_VALUE);
     }
 
     /** A bytes value from base64 text; text that is not base64 stays the object it was, as a string. */
@@ -181,7 +171,7 @@ final class Values {
             return;
         }
         w.begin(field);
-        w.bytesField(BYTES_VALUE, scratch, 0, n);
+        w.bytesField(ProtoValues.BYTES, scratch, 0, n);
         w.end();
     }
 
@@ -194,7 +184,7 @@ final class Values {
     /** Decodes hex into the scratch buffer; returns the length or -1. */
     int hex(byte[] b, int off, int len) {
         ensureScratch(len / 2 + 1);
-        return Text.hex(b, off, len, scratch);
+        return Text.hex(b, off, len, scratch, 0);
     }
 
     /** The buffer {@link #base64}, {@link #hex} and unescaping write into; valid until the next of them. */
@@ -208,13 +198,13 @@ final class Values {
      */
     static void stringValue(ProtoWriter w, int field, byte[] b, int off, int len) {
         w.begin(field);
-        w.bytesField(ProtoWriter.isValidUtf8(b, off, len) ? STRING_VALUE : BYTES_VALUE, b, off, len);
+        w.bytesField(ProtoWriter.isValidUtf8(b, off, len) ? ProtoValues.STRING : ProtoValues.BYTES, b, off, len);
         w.end();
     }
 
     static void boolValue(ProtoWriter w, int field, boolean v) {
         w.begin(field);
-        w.boolField(BOOL_VALUE, v);
+        w.boolField(ProtoValues.BOOL, v);
         w.end();
     }
 
@@ -231,9 +221,9 @@ final class Values {
         }
         w.begin(field);
         if (!Text.isFraction(b, off, len) && Text.isInteger(b, off, len, false)) {
-            w.varintField(INT_VALUE, Text.parseLong(b, off, len));
+            w.varintField(ProtoValues.INT, Text.parseLong(b, off, len));
         } else {
-            w.doubleField(DOUBLE_VALUE, Text.parseDouble(b, off, len));
+            w.doubleField(ProtoValues.DOUBLE, Text.parseDouble(b, off, len));
         }
         w.end();
     }
