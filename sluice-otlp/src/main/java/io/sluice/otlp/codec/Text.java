@@ -223,9 +223,9 @@ final class Text {
         return true;
     }
 
-    /** Decodes hex {@code src[off, off+len)} into {@code dst} at 0; returns the byte count, or -1 if not hex. */
-    static int hex(byte[] src, int off, int len, byte[] dst) {
-        if ((len & 1) != 0 || dst.length < len / 2) {
+    /** Decodes hex {@code src[off, off+len)} into {@code dst} from {@code at}: the byte count, or -1 if not hex. */
+    static int hex(byte[] src, int off, int len, byte[] dst, int at) {
+        if ((len & 1) != 0 || dst.length - at < len / 2) {
             return -1;
         }
         for (int i = 0; i < len / 2; i++) {
@@ -234,7 +234,7 @@ final class Text {
             if ((hi | lo) < 0) {
                 return -1;
             }
-            dst[i] = (byte) (hi << 4 | lo);
+            dst[at + i] = (byte) (hi << 4 | lo);
         }
         return len / 2;
     }
