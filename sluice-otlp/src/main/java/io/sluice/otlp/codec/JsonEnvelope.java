@@ -89,10 +89,7 @@ abstract class JsonEnvelope {
 
     private static final byte[] ENTITY_REFS = Keys.b("entityRefs");
     private static final byte[] ENTITY_REFS_SNAKE = Keys.b("entity_refs");
-    private static final byte[] TYPE = Keys.b("type");
-    private static final byte[] ID_KEYS = Keys.b("idKeys");
     private static final byte[] ID_KEYS_SNAKE = Keys.b("id_keys");
-    private static final byte[] DESCRIPTION_KEYS = Keys.b("descriptionKeys");
     private static final byte[] DESCRIPTION_KEYS_SNAKE = Keys.b("description_keys");
     /** A resource's entity_refs, rewritten in OTLP JSON's own spelling (camelCase, plain strings). */
     private final JsonWriter entityRefs = new JsonWriter(256);
@@ -108,9 +105,9 @@ abstract class JsonEnvelope {
             JsonFields ref = doc.object(refs, i, 5);
             w.beginObject();
             refString(w, ref, SCHEMA_URL, SCHEMA_URL_SNAKE);
-            refString(w, ref, TYPE, null);
-            refStrings(w, ref, ID_KEYS, ID_KEYS_SNAKE);
-            refStrings(w, ref, DESCRIPTION_KEYS, DESCRIPTION_KEYS_SNAKE);
+            refString(w, ref, Keys.J_ENTITY_REF[1], null);
+            refStrings(w, ref, Keys.J_ENTITY_REF[2], ID_KEYS_SNAKE);
+            refStrings(w, ref, Keys.J_ENTITY_REF[3], DESCRIPTION_KEYS_SNAKE);
             w.endObject();
         }
         w.endArray();
@@ -212,6 +209,25 @@ abstract class JsonEnvelope {
                 block.key(key).string(doc.text(), 0, n);
             }
         }
+    }
+
+    /** The length of the string {@link #copy} copied last. */
+    int copied;
+
+    /** Copies the string member into {@code into} (grown if needed, returned); its length goes to {@link #copied}. */
+    final byte[] copy(JsonFields f, byte[] camel, byte[] snake, byte[] into) throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        copied = 0;
+        if (i < 0) {
+            return into;
+        }
+        int n = doc.text(f, i);
+        if (into.length < n) {
+            into = new byte[n];
+        }
+        System.arraycopy(doc.text(), 0, into, 0, n);
+        copied = n;
+        return into;
     }
 
     /** The unsigned 64-bit member {@code camel}/{@code snake} of {@code f}, 0 if absent. */

@@ -98,22 +98,4 @@ public final class JsonLogsDecoder extends JsonEnvelope {
         r.emit(sink.next(), prefixFields);
         return 1;
     }
-
-    private int copied;
-
-    /** Copies the string member into {@code into} (grown if needed, returned); its length goes to {@link #copied}. */
-    private byte[] copy(JsonFields f, byte[] camel, byte[] snake, byte[] into) throws OtlpFormatException {
-        int i = doc.find(f, camel, snake);
-        copied = 0;
-        if (i < 0) {
-            return into;
-        }
-        int n = doc.text(f, i);
-        if (into.length < n) {
-            into = new byte[n];
-        }
-        System.arraycopy(doc.text(), 0, into, 0, n);
-        copied = n;
-        return into;
-    }
 }

@@ -71,7 +71,6 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
     private final Metadata metricFields = new Metadata();
     private byte[] name = new byte[64];
     private final byte[] ids = new byte[24];
-    private final ValueText.Json text = new ValueText.Json();
 
     @Override
     int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException {
@@ -88,15 +87,8 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
         if (data < 0) {
             return 0;
         }
-        int n = doc.find(m, NAME, null);
-        int nameLen = 0;
-        if (n >= 0) {
-            nameLen = doc.text(m, n);
-            if (name.length < nameLen) {
-                name = new byte[nameLen];
-            }
-            System.arraycopy(doc.text(), 0, name, 0, nameLen);
-        }
+        name = copy(m, NAME, null, name);
+        int nameLen = copied;
         metric.copyFrom(prefix);
         metric.key(Keys.METRIC_TYPE).string(TYPES[kind], 0, TYPES[kind].length);
         stringField(m, DESCRIPTION, null, metric, Keys.METRIC_DESCRIPTION);
@@ -159,7 +151,7 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
             }
             case MetricPoint.HISTOGRAM -> {
                 countSumMinMax(p);
-                unsignedArray(p, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, out.bucketCounts);
+                unsignedArray(p, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL, out.bucketCounts);
                 JsonFields bounds = doc.arrayOrEmpty(p, Keys.J_EXPLICIT_BOUNDS, EXPLICIT_BOUNDS_SNAKE, MEMBER_LEVEL);
                 for (int k = 0; k < bounds.size(); k++) {
                     out.explicitBounds.add(doc.dbl(bounds, k));
@@ -209,9 +201,9 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
         }
     }
 
-    private void unsignedArray(JsonFields f, byte[] camel, byte[] snake, MetricPoint.Longs into)
+    private void unsignedArray(JsonFields f, byte[] camel, byte[] snake, int level, MetricPoint.Longs into)
             throws OtlpFormatException {
-        JsonFields a = doc.arrayOrEmpty(f, camel, snake, MEMBER_LEVEL);
+        JsonFields a = doc.arrayOrEmpty(f, camel, snake, level);
         for (int k = 0; k < a.size(); k++) {
             into.add(doc.uint64(a, k));
         }
@@ -226,10 +218,7 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
         JsonFields buckets = doc.object(p, b, MEMBER_LEVEL);
         int o = doc.find(buckets, Keys.J_OFFSET, null);
         int offset = o < 0 ? 0 : doc.int32(buckets, o);
-        JsonFields a = doc.arrayOrEmpty(buckets, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL + 1);
-        for (int k = 0; k < a.size(); k++) {
-            counts.add(doc.uint64(a, k));
-        }
+        unsignedArray(buckets, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL + 1, counts);
         return offset;
     }
 

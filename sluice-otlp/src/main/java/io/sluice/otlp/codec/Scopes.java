@@ -13,15 +13,10 @@ import io.sluice.core.message.OtlpFields;
  */
 final class Scopes {
     static final int LEVEL_RESOURCE = 0;
-    static final int LEVEL_SCOPE = 1;
 
     private static final Metadata.Key K_RESOURCE_DROPPED = new Metadata.Key(OtlpFields.RESOURCE_DROPPED);
     private static final Metadata.Key K_RESOURCE_SCHEMA = new Metadata.Key(OtlpFields.RESOURCE_SCHEMA_URL);
     private static final Metadata.Key K_ENTITY_REFS = new Metadata.Key(OtlpFields.RESOURCE_ENTITY_REFS);
-    private static final byte[] J_SCHEMA_URL = Keys.b("schemaUrl");
-    private static final byte[] J_TYPE = Keys.b("type");
-    private static final byte[] J_ID_KEYS = Keys.b("idKeys");
-    private static final byte[] J_DESCRIPTION_KEYS = Keys.b("descriptionKeys");
     private static final Metadata.Key K_SCOPE_NAME = new Metadata.Key(OtlpFields.SCOPE_NAME);
     private static final Metadata.Key K_SCOPE_VERSION = new Metadata.Key(OtlpFields.SCOPE_VERSION);
     private static final Metadata.Key K_SCOPE_DROPPED = new Metadata.Key(OtlpFields.SCOPE_DROPPED);
@@ -114,10 +109,10 @@ final class Scopes {
                 continue;
             }
             out.begin(3);
-            jsonString(out, 1, a, J_SCHEMA_URL);
-            jsonString(out, 2, a, J_TYPE);
-            jsonStrings(out, 3, a, J_ID_KEYS);
-            jsonStrings(out, 4, a, J_DESCRIPTION_KEYS);
+            jsonString(out, 1, a, Keys.J_ENTITY_REF[0]);
+            jsonString(out, 2, a, Keys.J_ENTITY_REF[1]);
+            jsonStrings(out, 3, a, Keys.J_ENTITY_REF[2]);
+            jsonStrings(out, 4, a, Keys.J_ENTITY_REF[3]);
             out.end();
         }
     }
