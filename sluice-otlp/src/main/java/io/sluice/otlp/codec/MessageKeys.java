@@ -88,7 +88,8 @@ final class MessageKeys {
                 if (startsWith(a, off, len, Keys.SCOPE_ATTRIBUTE_PREFIX)) {
                     return SCOPE_ATTRIBUTE;
                 }
-                return same(a, off, len, Keys.SCOPE_NAME) || same(a, off, len, Keys.SCOPE_VERSION) ? SCOPE_OWN : ATTRIBUTE;
+                return Values.equals(a, off, len, Keys.SCOPE_NAME) || Values.equals(a, off, len, Keys.SCOPE_VERSION)
+                        ? SCOPE_OWN : ATTRIBUTE;
             case 'o':
                 return startsWith(a, off, len, OTLP_PREFIX) ? otlpCategory(a, off, len) : ATTRIBUTE;
             case 'm':
@@ -107,10 +108,6 @@ final class MessageKeys {
             return SCOPE_OWN;
         }
         return startsWith(a, off, len, OTLP_METRIC_PREFIX) ? METRIC_OWN : OWN;
-    }
-
-    private static boolean same(byte[] a, int off, int len, byte[] word) {
-        return len == word.length && startsWith(a, off, len, word);
     }
 
     /** The category of field {@code i}. */
@@ -170,7 +167,7 @@ final class MessageKeys {
         return i < 0 && j < 0;
     }
 
-    private static int next(Metadata md, Categories cats, int base, int from, int mask) {
+    static int next(Metadata md, Categories cats, int base, int from, int mask) {
         if (md == null) {
             return -1;
         }

@@ -37,7 +37,6 @@ public final class MetricsEncoder extends ExportEncoder {
     private static final Metadata.Key K_HISTOGRAM = new Metadata.Key(OtlpFields.HISTOGRAM);
     private static final Metadata.Key K_EXPONENTIAL = new Metadata.Key(OtlpFields.EXPONENTIAL_HISTOGRAM);
     private static final Metadata.Key K_SUMMARY = new Metadata.Key(OtlpFields.SUMMARY);
-    private static final byte[] TRUE = Keys.b("true");
     private final PointJson json = new PointJson(out, values);
 
     /** An encoder with empty buffers. */
@@ -178,7 +177,8 @@ public final class MetricsEncoder extends ExportEncoder {
                 out.varintField(2, temporality);
             }
             int mono = md.indexOf(K_MONOTONIC);
-            if (type == SUM && mono >= 0 && Values.equals(md.arena(), md.valueOffset(mono), md.valueLength(mono), TRUE)) {
+            if (type == SUM && mono >= 0
+                    && Values.equals(md.arena(), md.valueOffset(mono), md.valueLength(mono), ValueText.TRUE)) {
                 out.boolField(3, true);
             }
         }

@@ -61,16 +61,7 @@ final class Scopes {
     }
 
     private boolean hasAny(Message m, int base, int mask) {
-        if (!m.hasMetadata()) {
-            return false;
-        }
-        Metadata md = m.metadata();
-        for (int i = 0; i < md.size(); i++) {
-            if ((cats.at(base + i) & mask) != 0) {
-                return true;
-            }
-        }
-        return false;
+        return MessageKeys.next(m.hasMetadata() ? m.metadata() : null, cats, base, 0, mask) >= 0;
     }
 
     /** Writes the {@code Resource} of {@code m} as field {@code field} (always: the Collector always sends one). */

@@ -260,6 +260,6 @@ final class Values {
     }
 
     static boolean equals(byte[] b, int off, int len, byte[] word) {
-        return len == word.length && Arrays.equals(b, off, off + len, word, 0, len);
+        return len == word.length && MessageKeys.startsWith(b, off, len, word);
     }
 }
