@@ -199,11 +199,6 @@ public final class ProtoReader {
         return (int) INTS.get(buf, skipFixed(4));
     }
 
-    /** Reads a double (wire type {@link #I64}). */
-    public double readDouble() throws OtlpFormatException {
-        return Double.longBitsToDouble(readFixed64());
-    }
-
     /**
      * Reads the length of a length-delimited field and checks that that many bytes follow inside the enclosing
      * message; the bytes start at {@link #position()}.
