@@ -191,36 +191,18 @@ final class Text {
         }
     }
 
-    /** The double NaN, Infinity or -Infinity spell (NaN for any other text). */
+    /** The double NaN, Infinity or -Infinity spell (NaN for any other text: not a number at all, see parseDouble). */
     static double named(byte[] b, int off, int len) {
-        String s = new String(b, off, len, StandardCharsets.ISO_8859_1); // rare: NaN and the infinities only
-        switch (s) {
-            case "NaN":
-                return Double.NaN;
-            case "Infinity":
-                return Double.POSITIVE_INFINITY;
-            case "-Infinity":
-                return Double.NEGATIVE_INFINITY;
-            default:
-                return Double.NaN; // not a number at all (see parseDouble)
+        if (Values.equals(b, off, len, ValueText.INFINITY)) {
+            return Double.POSITIVE_INFINITY;
         }
+        return Values.equals(b, off, len, ValueText.NEGATIVE_INFINITY) ? Double.NEGATIVE_INFINITY : Double.NaN;
     }
 
     /** Whether {@code b[off, off+len)} spells NaN, Infinity or -Infinity (a double the contract writes as a string). */
     static boolean isNamedDouble(byte[] b, int off, int len) {
-        return eq(b, off, len, "NaN") || eq(b, off, len, "Infinity") || eq(b, off, len, "-Infinity");
-    }
-
-    private static boolean eq(byte[] b, int off, int len, String s) {
-        if (len != s.length()) {
-            return false;
-        }
-        for (int i = 0; i < len; i++) {
-            if (b[off + i] != s.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
+        return Values.equals(b, off, len, ValueText.NAN) || Values.equals(b, off, len, ValueText.INFINITY)
+                || Values.equals(b, off, len, ValueText.NEGATIVE_INFINITY);
     }
 
     /** Decodes hex {@code src[off, off+len)} into {@code dst} from {@code at}: the byte count, or -1 if not hex. */
