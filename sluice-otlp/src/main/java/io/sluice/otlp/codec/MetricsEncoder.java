@@ -218,19 +218,19 @@ public final class MetricsEncoder extends ExportEncoder {
         Message m = message(e);
         Metadata md = m.metadata();
         switch (type) {
-            case HISTOGRAM:
+            case HISTOGRAM -> {
                 common(m, base(e), 9, 8, 10);
                 json.histogram(md, md.indexOf(K_HISTOGRAM));
-                break;
-            case EXPONENTIAL_HISTOGRAM:
+            }
+            case EXPONENTIAL_HISTOGRAM -> {
                 common(m, base(e), 1, 11, 10);
                 json.exponential(md, md.indexOf(K_EXPONENTIAL));
-                break;
-            case SUMMARY:
+            }
+            case SUMMARY -> {
                 common(m, base(e), 7, -1, 8);
                 json.summary(md, md.indexOf(K_SUMMARY));
-                break;
-            default:
+            }
+            default -> {
                 if (hec) {
                     hecAttributes(md, base(e));
                     if (m.timestamp() != 0) {
@@ -240,6 +240,7 @@ public final class MetricsEncoder extends ExportEncoder {
                     common(m, base(e), 7, 5, 8);
                 }
                 numberValue(md, groups.field(e));
+            }
         }
     }
 

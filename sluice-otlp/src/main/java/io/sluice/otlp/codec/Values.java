@@ -43,20 +43,11 @@ final class Values {
         int len = md.valueLength(i);
         byte[] a = md.arena();
         switch (kind) {
-            case Metadata.STRING:
-                stringValue(w, field, a, off, len);
-                break;
-            case Metadata.BOOLEAN:
-                boolValue(w, field, equals(a, off, len, ValueText.TRUE));
-                break;
-            case Metadata.NUMBER:
-                numberValue(w, field, a, off, len);
-                break;
-            case Metadata.JSON:
-                jsonContainer(w, field, a, off, len, 0);
-                break;
-            default:
-                emptyValue(w, field);
+            case Metadata.STRING -> stringValue(w, field, a, off, len);
+            case Metadata.BOOLEAN -> boolValue(w, field, equals(a, off, len, ValueText.TRUE));
+            case Metadata.NUMBER -> numberValue(w, field, a, off, len);
+            case Metadata.JSON -> jsonContainer(w, field, a, off, len, 0);
+            default -> emptyValue(w, field);
         }
     }
 
@@ -66,26 +57,18 @@ final class Values {
      */
     void jsonValue(ProtoWriter w, int field, byte[] b, int off, int len, byte kind, boolean escaped, int depth) {
         switch (kind) {
-            case JsonFields.STRING:
+            case JsonFields.STRING -> {
                 if (escaped) {
                     int n = unescape(b, off, len);
                     stringValue(w, field, scratch, 0, n);
                 } else {
                     stringValue(w, field, b, off, len);
                 }
-                break;
-            case JsonFields.NUMBER:
-                numberValue(w, field, b, off, len);
-                break;
-            case JsonFields.BOOLEAN:
-                boolValue(w, field, b[off] == 't');
-                break;
-            case JsonFields.OBJECT:
-            case JsonFields.ARRAY:
-                jsonContainer(w, field, b, off, len, depth);
-                break;
-            default:
-                emptyValue(w, field);
+            }
+            case JsonFields.NUMBER -> numberValue(w, field, b, off, len);
+            case JsonFields.BOOLEAN -> boolValue(w, field, b[off] == 't');
+            case JsonFields.OBJECT, JsonFields.ARRAY -> jsonContainer(w, field, b, off, len, depth);
+            default -> emptyValue(w, field);
         }
     }
 
@@ -129,12 +112,7 @@ final class Values {
     void members(ProtoWriter w, int field, byte[] b, JsonFields f, int depth) {
         for (int k = 0; k < f.size(); k++) {
             w.begin(field);
-            if (f.keyEscaped(k)) {
-                int n = unescape(b, f.keyOffset(k), f.keyLength(k));
-                w.stringField(1, scratch, 0, n);
-            } else {
-                w.stringField(1, b, f.keyOffset(k), f.keyLength(k));
-            }
+            rawString(w, 1, b, f.keyOffset(k), f.keyLength(k), f.keyEscaped(k));
             jsonValue(w, 2, b, f.valueOffset(k), f.valueLength(k), f.kind(k), f.valueEscaped(k), depth);
             w.end();
         }
