@@ -1,7 +1,6 @@
 package io.sluice.otlp.codec;
 
 import io.sluice.core.json.JsonWriter;
-import io.sluice.core.json.Utf8;
 
 /**
  * Reads common/v1 {@code KeyValue} and {@code AnyValue} from protobuf into metadata fields and JSON, as OtlpFields
@@ -68,9 +67,7 @@ final class ProtoValues {
         in.expect(tag, ProtoReader.LEN);
         int len = in.readLength();
         int off = in.position();
-        if (!Utf8.isValid(in.buffer(), off, len)) {
-            throw in.error("invalid UTF-8 in a string");
-        }
+        in.checkUtf8(off, len);
         in.skipBytes(len);
         lastLength = len;
         return off;
@@ -329,10 +326,7 @@ final class ProtoValues {
     int body(int off, int len) throws OtlpFormatException {
         byte[] buf = in.buffer();
         if (len >= 2 && buf[off] == (1 << 3 | ProtoReader.LEN) && buf[off + 1] == len - 2) { // a string (< 128 B)
-            if (!Utf8.isValid(buf, off + 2, len - 2)) {
-                in.position(off + 2);
-                throw in.error("invalid UTF-8 in a string");
-            }
+            in.checkUtf8(off + 2, len - 2);
             json.reset();
             valueOff = off + 2;
             valueLen = len - 2;
