@@ -339,10 +339,4 @@ public final class OtlpProducer extends Producer {
             compressor.close();
         }
     }
-
-    /** The records and points servers rejected in partial successes (also on /metrics). */
-    public long rejected() {
-        return rejected.get();
-    }
-
 }
