@@ -22,8 +22,8 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
     private static final byte[] TEMPORALITY_SNAKE = Keys.b("aggregation_temporality");
     private static final byte[] MONOTONIC = Keys.b("isMonotonic");
     private static final byte[] MONOTONIC_SNAKE = Keys.b("is_monotonic");
-    private static final byte[] DATA_POINTS = Keys.b("dataPoints");
-    private static final byte[] DATA_POINTS_SNAKE = Keys.b("data_points");
+    static final byte[] DATA_POINTS = Keys.b("dataPoints");
+    static final byte[] DATA_POINTS_SNAKE = Keys.b("data_points");
     private static final byte[] START = Keys.b("startTimeUnixNano");
     private static final byte[] START_SNAKE = Keys.b("start_time_unix_nano");
     private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
