@@ -92,16 +92,10 @@ public final class LogsEncoder extends ExportEncoder {
         if (observed != 0) {
             out.fixed64Field(OBSERVED_TIME, observed);
         }
-        long severity = MessageKeys.number(md, own[O_SEVERITY_NUMBER], 0);
-        if (severity != 0) {
-            out.varintField(SEVERITY_NUMBER, severity);
-        }
+        Scopes.varint(out, SEVERITY_NUMBER, md, own[O_SEVERITY_NUMBER]);
         Scopes.string(out, SEVERITY_TEXT, md, own[O_SEVERITY_TEXT]);
         body(m, md, own[O_BODY_TYPE]);
-        long dropped = MessageKeys.number(md, own[O_DROPPED], 0);
-        if (dropped != 0) {
-            out.varintField(DROPPED, dropped);
-        }
+        Scopes.varint(out, DROPPED, md, own[O_DROPPED]);
         long flags = MessageKeys.number(md, own[O_FLAGS], 0);
         if (flags != 0) {
             out.fixed32Field(FLAGS, (int) flags);

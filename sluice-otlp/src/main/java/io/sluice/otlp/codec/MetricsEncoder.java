@@ -247,11 +247,7 @@ public final class MetricsEncoder extends ExportEncoder {
     /** Attributes, start and time, exemplars and flags: the fields every kind of OTLP point has (numbers differ). */
     private void common(Message m, int base, int attributesField, int exemplarsField, int flagsField) {
         Metadata md = m.metadata();
-        for (int i = 0; i < md.size(); i++) {
-            if (cats.at(base + i) == MessageKeys.ATTRIBUTE) {
-                values.keyValue(out, attributesField, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
-            }
-        }
+        scopes.attributes(out, attributesField, md, base, MessageKeys.ATTRIBUTE, 0);
         long startTime = MessageKeys.number(md, md.indexOf(K_START), 0);
         if (startTime != 0) {
             out.fixed64Field(2, startTime);
@@ -259,10 +255,7 @@ public final class MetricsEncoder extends ExportEncoder {
         if (m.timestamp() != 0) {
             out.fixed64Field(3, m.timestamp());
         }
-        long flags = MessageKeys.number(md, md.indexOf(K_FLAGS), 0);
-        if (flags != 0) {
-            out.varintField(flagsField, flags);
-        }
+        Scopes.varint(out, flagsField, md, md.indexOf(K_FLAGS));
         int x = md.indexOf(K_EXEMPLARS);
         if (x >= 0 && exemplarsField > 0) {
             json.exemplars(exemplarsField, md.arena(), md.valueOffset(x), md.valueLength(x));

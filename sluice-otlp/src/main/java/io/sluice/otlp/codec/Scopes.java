@@ -69,19 +69,23 @@ final class Scopes {
         out.begin(field);
         if (isOtlp(signal)) {
             Metadata md = m.metadata();
-            int p = Keys.RESOURCE_PREFIX.length;
-            for (int i = 0; i < md.size(); i++) {
-                if (cats.at(base + i) == MessageKeys.RESOURCE_ATTRIBUTE) {
-                    values.keyValue(out, 1, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
-                }
-            }
-            long dropped = MessageKeys.number(md, md.indexOf(K_RESOURCE_DROPPED), 0);
-            if (dropped != 0) {
-                out.varintField(2, dropped);
-            }
+            attributes(out, 1, md, base, MessageKeys.RESOURCE_ATTRIBUTE, Keys.RESOURCE_PREFIX.length);
+            varint(out, 2, md, md.indexOf(K_RESOURCE_DROPPED));
             entityRefs(out, md, md.indexOf(K_ENTITY_REFS));
         }
         out.end();
+    }
+
+    /**
+     * Writes the fields of {@code md} in category {@code category} as KeyValues (field {@code field}), their keys
+     * without their first {@code prefix} bytes; {@code base} is where their categories start.
+     */
+    void attributes(ProtoWriter out, int field, Metadata md, int base, int category, int prefix) {
+        for (int i = 0; i < md.size(); i++) {
+            if (cats.at(base + i) == category) {
+                values.keyValue(out, field, md.arena(), md.keyOffset(i) + prefix, md.keyLength(i) - prefix, md, i);
+            }
+        }
     }
 
     /** Resource.entity_refs from {@code otlp.resource.entity_refs}: EntityRef {schema_url, type, id_keys, description_keys}. */
@@ -135,16 +139,8 @@ final class Scopes {
             Metadata md = m.metadata();
             string(out, 1, md, md.indexOf(K_SCOPE_NAME));
             string(out, 2, md, md.indexOf(K_SCOPE_VERSION));
-            int p = Keys.SCOPE_ATTRIBUTE_PREFIX.length;
-            for (int i = 0; i < md.size(); i++) {
-                if (cats.at(base + i) == MessageKeys.SCOPE_ATTRIBUTE) {
-                    values.keyValue(out, 3, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
-                }
-            }
-            long dropped = MessageKeys.number(md, md.indexOf(K_SCOPE_DROPPED), 0);
-            if (dropped != 0) {
-                out.varintField(4, dropped);
-            }
+            attributes(out, 3, md, base, MessageKeys.SCOPE_ATTRIBUTE, Keys.SCOPE_ATTRIBUTE_PREFIX.length);
+            varint(out, 4, md, md.indexOf(K_SCOPE_DROPPED));
         }
         out.end();
     }
@@ -154,6 +150,14 @@ final class Scopes {
         if (isOtlp(signal)) {
             Metadata md = m.metadata();
             string(out, field, md, md.indexOf(which == MessageKeys.RESOURCE ? K_RESOURCE_SCHEMA : K_SCOPE_SCHEMA));
+        }
+    }
+
+    /** Writes the integer field {@code i} of {@code md} as varint field {@code field}, unless it is absent or 0. */
+    static void varint(ProtoWriter out, int field, Metadata md, int i) {
+        long v = MessageKeys.number(md, i, 0);
+        if (v != 0) {
+            out.varintField(field, v);
         }
     }
 
