@@ -279,7 +279,7 @@ public final class MetricsEncoder extends ExportEncoder {
         int off = md.valueOffset(f);
         int len = md.valueLength(f);
         byte kind = md.kind(f);
-        if (kind == Metadata.NUMBER && !Text.isFraction(a, off, len) && Text.isInteger(a, off, len, false)) {
+        if (kind == Metadata.NUMBER && Text.isInteger(a, off, len, false)) {
             out.fixed64Field(6, Text.parseLong(a, off, len));
         } else if (kind == Metadata.NUMBER || Text.isNamedDouble(a, off, len)) {
             out.doubleField(4, Text.parseDouble(a, off, len));

@@ -64,12 +64,8 @@ final class ProtoValues {
 
     /** Reads a length-delimited string field (tag already read) and returns its offset; its length is {@link #lastLength}. */
     int readString(int tag) throws OtlpFormatException {
-        in.expect(tag, ProtoReader.LEN);
-        int len = in.readLength();
-        int off = in.position();
-        in.checkUtf8(off, len);
-        in.skipBytes(len);
-        lastLength = len;
+        int off = readBytes(tag);
+        in.checkUtf8(off, lastLength);
         return off;
     }
 

@@ -76,17 +76,6 @@ final class Text {
         return i == end;
     }
 
-    /** Whether the JSON number text {@code b[off, off+len)} has a fraction or exponent (a double, by the contract). */
-    static boolean isFraction(byte[] b, int off, int len) {
-        for (int i = off; i < off + len; i++) {
-            byte c = b[i];
-            if (c == '.' || c == 'e' || c == 'E') {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Whether {@code b[off, off+len)} is an integer that fits a long (signed) or, with {@code unsigned}, 64 bits
      * unsigned.

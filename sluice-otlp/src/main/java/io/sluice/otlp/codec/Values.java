@@ -198,7 +198,7 @@ final class Values {
             return;
         }
         w.begin(field);
-        if (!Text.isFraction(b, off, len) && Text.isInteger(b, off, len, false)) {
+        if (Text.isInteger(b, off, len, false)) {
             w.varintField(ProtoValues.INT, Text.parseLong(b, off, len));
         } else {
             w.doubleField(ProtoValues.DOUBLE, Text.parseDouble(b, off, len));
