@@ -41,8 +41,8 @@ abstract class JsonEnvelope {
     private final byte[] itemsSnake;
 
     /** Names: e.g. resourceLogs/resource_logs, scopeLogs/scope_logs, logRecords/log_records. */
-    JsonEnvelope(int maxDepth, byte[] signal, String groups, String scopes, String items) {
-        this.values = new JsonValues(doc, maxDepth);
+    JsonEnvelope(byte[] signal, String groups, String scopes, String items) {
+        this.values = new JsonValues(doc);
         this.signal = signal;
         this.groups = Keys.b(groups);
         this.groupsSnake = Keys.b(snake(groups));

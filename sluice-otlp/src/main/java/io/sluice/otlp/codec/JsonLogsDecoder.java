@@ -42,12 +42,7 @@ public final class JsonLogsDecoder extends JsonEnvelope {
 
     /** A decoder accepting values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public JsonLogsDecoder() {
-        this(LogsDecoder.DEFAULT_MAX_DEPTH);
-    }
-
-    /** A decoder rejecting values (arrays, key-value lists) nested deeper than {@code maxDepth} (1 to 64) levels. */
-    public JsonLogsDecoder(int maxDepth) {
-        super(maxDepth, Keys.LOG, "resourceLogs", "scopeLogs", "logRecords");
+        super(Keys.LOG, "resourceLogs", "scopeLogs", "logRecords");
     }
 
     /**

@@ -52,12 +52,7 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
 
     /** A decoder accepting attribute values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public JsonMetricsDecoder() {
-        this(LogsDecoder.DEFAULT_MAX_DEPTH);
-    }
-
-    /** A decoder rejecting attribute values nested deeper than {@code maxDepth} (1 to 64) levels. */
-    public JsonMetricsDecoder(int maxDepth) {
-        super(maxDepth, Keys.METRIC, "resourceMetrics", "scopeMetrics", "metrics");
+        super(Keys.METRIC, "resourceMetrics", "scopeMetrics", "metrics");
     }
 
     /** Counts the data points of a JSON request without decoding them: validates the JSON, walks to the points. */

@@ -38,18 +38,13 @@ final class ProtoValues {
     /** The deepest nesting a decoder may be asked to accept: {@link JsonWriter} tracks 64 levels. */
     static final int MAX_DEPTH = 64;
 
-    ProtoValues(ProtoReader in, int maxDepth) {
-        checkDepth(maxDepth);
-        this.in = in;
-        this.maxDepth = maxDepth;
-    }
-
     /** Throws unless {@code maxDepth} is between 1 and {@link #MAX_DEPTH}. */
-    static int checkDepth(int maxDepth) {
+    ProtoValues(ProtoReader in, int maxDepth) {
         if (maxDepth < 1 || maxDepth > MAX_DEPTH) {
             throw new IllegalArgumentException("maxDepth must be between 1 and " + MAX_DEPTH + ": " + maxDepth);
         }
-        return maxDepth;
+        this.in = in;
+        this.maxDepth = maxDepth;
     }
 
     /** The JSON writer the decoders share for nested values (reset before each use). */
