@@ -20,6 +20,11 @@ abstract class JsonEnvelope {
     static final byte[] DROPPED_SNAKE = Keys.b("dropped_attributes_count");
     static final byte[] SCHEMA_URL = Keys.b("schemaUrl");
     static final byte[] SCHEMA_URL_SNAKE = Keys.b("schema_url");
+    // Members of both log records and data points.
+    static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
+    static final byte[] FLAGS = Keys.b("flags");
+    static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
+    static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
     static final byte[] NAME = Keys.b("name");
     static final byte[] VERSION = Keys.b("version");
     /** The level at which items are scanned. */

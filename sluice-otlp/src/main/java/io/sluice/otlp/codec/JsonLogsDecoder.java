@@ -14,7 +14,6 @@ import io.sluice.core.json.JsonFields;
  * level, and parses doubles and base64 through Strings. Not thread-safe: one per thread.
  */
 public final class JsonLogsDecoder extends JsonEnvelope {
-    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
     private static final byte[] OBSERVED = Keys.b("observedTimeUnixNano");
     private static final byte[] OBSERVED_SNAKE = Keys.b("observed_time_unix_nano");
     private static final byte[] SEVERITY = Keys.b("severityNumber");
@@ -22,9 +21,6 @@ public final class JsonLogsDecoder extends JsonEnvelope {
     private static final byte[] SEVERITY_TEXT = Keys.b("severityText");
     private static final byte[] SEVERITY_TEXT_SNAKE = Keys.b("severity_text");
     private static final byte[] BODY = Keys.b("body");
-    private static final byte[] FLAGS = Keys.b("flags");
-    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
-    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
     private static final byte[] EVENT_NAME = Keys.b("eventName");
     private static final byte[] EVENT_NAME_SNAKE = Keys.b("event_name");
 

@@ -26,19 +26,15 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
     static final byte[] DATA_POINTS_SNAKE = Keys.b("data_points");
     private static final byte[] START = Keys.b("startTimeUnixNano");
     private static final byte[] START_SNAKE = Keys.b("start_time_unix_nano");
-    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
     private static final byte[] AS_DOUBLE_SNAKE = Keys.b("as_double");
     private static final byte[] AS_INT_SNAKE = Keys.b("as_int");
     private static final byte[] EXEMPLARS = Keys.b("exemplars");
-    private static final byte[] FLAGS = Keys.b("flags");
     private static final byte[] BUCKET_COUNTS_SNAKE = Keys.b("bucket_counts");
     private static final byte[] EXPLICIT_BOUNDS_SNAKE = Keys.b("explicit_bounds");
     private static final byte[] ZERO_COUNT_SNAKE = Keys.b("zero_count");
     private static final byte[] ZERO_THRESHOLD_SNAKE = Keys.b("zero_threshold");
     private static final byte[] QUANTILE_VALUES_SNAKE = Keys.b("quantile_values");
     private static final byte[] FILTERED_SNAKE = Keys.b("filtered_attributes");
-    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
-    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
     private static final byte[][] TEMPORALITY_NAMES = {Keys.b("AGGREGATION_TEMPORALITY_UNSPECIFIED"),
         Keys.b("AGGREGATION_TEMPORALITY_DELTA"), Keys.b("AGGREGATION_TEMPORALITY_CUMULATIVE")};
     private static final byte[][] TYPES = {Keys.TYPE_GAUGE, Keys.TYPE_SUM, Keys.TYPE_HISTOGRAM,

@@ -38,7 +38,7 @@ final class ProtoValues {
     /** The deepest nesting a decoder may be asked to accept: {@link JsonWriter} tracks 64 levels. */
     static final int MAX_DEPTH = 64;
 
-    /** Throws unless {@code maxDepth} is between 1 and {@link #MAX_DEPTH}. */
+    /** Values nested up to {@code maxDepth} levels deep (1 to {@link #MAX_DEPTH}). */
     ProtoValues(ProtoReader in, int maxDepth) {
         if (maxDepth < 1 || maxDepth > MAX_DEPTH) {
             throw new IllegalArgumentException("maxDepth must be between 1 and " + MAX_DEPTH + ": " + maxDepth);
