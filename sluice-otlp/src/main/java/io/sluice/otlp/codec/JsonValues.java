@@ -99,7 +99,7 @@ final class JsonValues {
                 int n = doc.text(any, m);
                 json.string(doc.text(), 0, n);
             }
-            case ProtoValues.BOOL -> text.bool(json, doc.bool(any, m));
+            case ProtoValues.BOOL -> json.bool(doc.bool(any, m));
             case ProtoValues.INT -> text.signed(json, doc.int64(any, m));
             case ProtoValues.DOUBLE -> text.dbl(json, doc.dbl(any, m));
             case ProtoValues.BYTES -> {

@@ -244,7 +244,7 @@ final class ProtoValues {
         byte[] b = in.buffer();
         switch (type) {
             case STRING -> json.string(b, valueOff, valueLen);
-            case BOOL -> text.bool(json, bits != 0);
+            case BOOL -> json.bool(bits != 0);
             case INT -> text.signed(json, bits);
             case DOUBLE -> text.dbl(json, Double.longBitsToDouble(bits));
             case BYTES -> text.bytes(json, b, valueOff, valueLen);

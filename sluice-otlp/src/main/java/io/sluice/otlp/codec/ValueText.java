@@ -247,11 +247,6 @@ final class ValueText {
             }
         }
 
-        void bool(JsonWriter w, boolean v) {
-            byte[] s = v ? TRUE : FALSE;
-            w.raw(s, 0, s.length);
-        }
-
         void nul(JsonWriter w) {
             w.raw(NULL, 0, NULL.length);
         }
