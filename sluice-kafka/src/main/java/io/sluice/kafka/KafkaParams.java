@@ -17,9 +17,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
  * batching, TLS and SASL options beyond Gollum's reach the client.
  *
  * <p>TLS is the {@code TLS/*} group every network plugin lists, with Gollum's {@code Tls*} names as aliases (not
- * deprecated), mapped to kafka-clients' {@code ssl.*} properties. kafka-clients builds its own SSL context and
- * reads the files once, at start: unlike Sluice's own listeners and clients, a Kafka plugin does not pick up a
- * rotated certificate until it restarts.
+ * deprecated), mapped to kafka-clients' {@code ssl.*} properties by {@link KafkaSecurity}.
  */
 public final class KafkaParams {
     public static final Param<List<String>> SERVERS = Param.strings("Servers", List.of("localhost:9092"),

@@ -52,11 +52,7 @@ final class KafkaSecurity {
         }
     }
 
-    /**
-     * The TLS/* group as kafka-clients' {@code ssl.*} properties. kafka-clients reads the files once, when the
-     * client starts: a rotated certificate reaches Kafka connections at the next start, not sooner (the group's
-     * reloading applies to Sluice's own listeners and clients).
-     */
+    /** The TLS/* group as kafka-clients' {@code ssl.*} properties (read once: see the class comment). */
     static void tlsProperties(PluginConfig c, TlsSettings tls, Properties p) {
         String ca = value(c, TlsSettings.CA_FILE);
         String cert = value(c, TlsSettings.CERT_FILE);

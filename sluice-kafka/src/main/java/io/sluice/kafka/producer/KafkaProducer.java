@@ -303,11 +303,6 @@ public final class KafkaProducer extends io.sluice.core.pipeline.Producer {
         }
     }
 
-    /** Messages skipped because their payload was empty and AllowNilValue is false. */
-    public long skippedEmpty() {
-        return skippedEmpty.get();
-    }
-
     @Override
     public void close() {
         if (producer != null) {

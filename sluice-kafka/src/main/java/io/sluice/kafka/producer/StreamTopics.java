@@ -55,13 +55,9 @@ final class StreamTopics {
 
     /** The template of a stream: Topics[stream], else Topics["*"], else Topic; cached copy-on-write. */
     private synchronized TopicTemplate resolve(int stream) {
-        String name = Streams.name(stream);
-        TopicTemplate tpl = topicMap.get(name);
+        TopicTemplate tpl = topicMap.get(Streams.name(stream));
         if (tpl == null) {
-            tpl = topicMap.get("*");
-        }
-        if (tpl == null) {
-            tpl = defaultTopic;
+            tpl = topicMap.getOrDefault("*", defaultTopic);
         }
         int size = Math.max(stream + 1, Streams.count());
         TopicTemplate[] t = Arrays.copyOf(templates, Math.max(size, templates.length));

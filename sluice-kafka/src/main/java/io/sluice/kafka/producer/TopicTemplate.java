@@ -97,23 +97,19 @@ final class TopicTemplate {
         int len = 0;
         for (int p = 0; p < kinds.length; p++) {
             switch (kinds[p]) {
-                case LITERAL:
-                    len = cache.append(len, parts[p], 0, parts[p].length);
-                    break;
-                case STREAM: {
+                case LITERAL -> len = cache.append(len, parts[p], 0, parts[p].length);
+                case STREAM -> {
                     byte[] s = cache.streamName(m.stream());
                     len = cache.append(len, s, 0, s.length);
-                    break;
                 }
-                case TAG: {
+                case TAG -> {
                     String tag = m.tag();
                     if (tag != null) {
                         byte[] t = cache.tagBytes(tag);
                         len = cache.append(len, t, 0, t.length);
                     }
-                    break;
                 }
-                default: {
+                default -> {
                     if (m.hasMetadata()) {
                         Metadata md = m.metadata();
                         int f = md.indexOf(parts[p]);

@@ -32,17 +32,7 @@ abstract class ExportEncoder {
 
     /** {@code levels}: resource and scope, and any level the subclass groups by below them. */
     ExportEncoder(int levels) {
-        groups = new Groups(levels, new Groups.Identity() {
-            @Override
-            public int hash(int level, int e) {
-                return ExportEncoder.this.hash(level, e);
-            }
-
-            @Override
-            public boolean same(int level, int a, int b) {
-                return ExportEncoder.this.same(level, a, b);
-            }
-        });
+        groups = new Groups(levels, this);
     }
 
     /**

@@ -148,7 +148,7 @@ final class FieldBlock {
 
     /** A double: NUMBER with a fraction or exponent; NaN and the infinities as the STRINGs OTLP JSON uses. */
     void dbl(double d) {
-        if (!ValueText.isFinite(d)) {
+        if (!Double.isFinite(d)) {
             byte[] s = ValueText.nonFinite(d);
             value(s, 0, s.length, Metadata.STRING);
             return;

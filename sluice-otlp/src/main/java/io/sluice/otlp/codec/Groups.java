@@ -10,17 +10,9 @@ import java.util.Arrays;
  * Everything is held in int arrays reused from batch to batch.
  */
 final class Groups {
-    /** How an encoder tells entries apart at each level. */
-    interface Identity {
-        /** A hash of entry {@code e}'s identity at {@code level}. */
-        int hash(int level, int e);
-
-        /** Whether entries {@code a} and {@code b} have the same identity at {@code level}. */
-        boolean same(int level, int a, int b);
-    }
-
     private final int levels;
-    private final Identity identity;
+    /** Tells entries apart at each level ({@link ExportEncoder#hash}, {@link ExportEncoder#same}). */
+    private final ExportEncoder identity;
     // Entries: the message and field they come from, and the next entry of their group.
     private int entries;
     private int[] entryMessage = new int[64];
@@ -40,7 +32,7 @@ final class Groups {
     private int lastRoot = -1;
     private int[] table = new int[64];
 
-    Groups(int levels, Identity identity) {
+    Groups(int levels, ExportEncoder identity) {
         this.levels = levels;
         this.identity = identity;
     }

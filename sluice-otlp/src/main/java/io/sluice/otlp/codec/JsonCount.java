@@ -21,8 +21,6 @@ final class JsonCount {
         byte[] scSnake = Keys.b(JsonEnvelope.snake(scopes));
         byte[] it = Keys.b(items);
         byte[] itSnake = Keys.b(JsonEnvelope.snake(items));
-        byte[] dp = Keys.b("dataPoints");
-        byte[] dpSnake = Keys.b("data_points");
         int n = 0;
         for (int g = 0; g < gs.size(); g++) {
             JsonFields ss = doc.arrayOrEmpty(doc.object(gs, g, 2), sc, scSnake, 3);
@@ -39,7 +37,8 @@ final class JsonCount {
                         last = Math.max(last, doc.find(metric, data[k], data[k + 1]));
                     }
                     if (last >= 0) {
-                        n += doc.arrayOrEmpty(doc.object(metric, last, 7), dp, dpSnake, 8).size();
+                        n += doc.arrayOrEmpty(doc.object(metric, last, 7), JsonMetricsDecoder.DATA_POINTS,
+                                JsonMetricsDecoder.DATA_POINTS_SNAKE, 8).size();
                     }
                 }
             }

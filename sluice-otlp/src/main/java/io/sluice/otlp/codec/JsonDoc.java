@@ -98,9 +98,13 @@ final class JsonDoc {
 
     private void expect(JsonFields f, int i, byte kind, String what) throws OtlpFormatException {
         if (f.kind(i) != kind) {
-            throw new OtlpFormatException("field " + key(f, i) + " must be " + what + " (at byte "
-                    + (f.valueOffset(i) - base) + ")");
+            throw mustBe(f, i, what);
         }
+    }
+
+    private OtlpFormatException mustBe(JsonFields f, int i, String what) {
+        return new OtlpFormatException("field " + key(f, i) + " must be " + what + " (at byte "
+                + (f.valueOffset(i) - base) + ")");
     }
 
     /** The member's key as a String, for error messages. */
@@ -226,8 +230,7 @@ final class JsonDoc {
     private long integer(JsonFields f, int i, boolean unsigned, long min, long max) throws OtlpFormatException {
         byte kind = f.kind(i);
         if (kind != JsonFields.NUMBER && kind != JsonFields.STRING) {
-            throw new OtlpFormatException("field " + key(f, i) + " must be an integer (at byte "
-                    + (f.valueOffset(i) - base) + ")");
+            throw mustBe(f, i, "an integer");
         }
         int p = f.valueOffset(i);
         int end = p + f.valueLength(i);
@@ -284,8 +287,7 @@ final class JsonDoc {
     double dbl(JsonFields f, int i) throws OtlpFormatException {
         byte kind = f.kind(i);
         if (kind != JsonFields.NUMBER && kind != JsonFields.STRING) {
-            throw new OtlpFormatException("field " + key(f, i) + " must be a number (at byte "
-                    + (f.valueOffset(i) - base) + ")");
+            throw mustBe(f, i, "a number");
         }
         if (kind == JsonFields.STRING && Text.isNamedDouble(buf, f.valueOffset(i), f.valueLength(i))) {
             return Text.named(buf, f.valueOffset(i), f.valueLength(i));
@@ -340,8 +342,7 @@ final class JsonDoc {
     /** A boolean: true or false. */
     boolean bool(JsonFields f, int i) throws OtlpFormatException {
         if (f.kind(i) != JsonFields.BOOLEAN) {
-            throw new OtlpFormatException("field " + key(f, i) + " must be true or false (at byte "
-                    + (f.valueOffset(i) - base) + ")");
+            throw mustBe(f, i, "true or false");
         }
         return buf[f.valueOffset(i)] == 't';
     }
@@ -373,13 +374,8 @@ final class JsonDoc {
         if (f.valueEscaped(i) || len != 2 * size) {
             throw new OtlpFormatException(name + " must be " + 2 * size + " hex digits (at byte " + (off - base) + ")");
         }
-        for (int k = 0; k < size; k++) {
-            int hi = Character.digit(buf[off + 2 * k], 16);
-            int lo = Character.digit(buf[off + 2 * k + 1], 16);
-            if (hi < 0 || lo < 0) {
-                throw new OtlpFormatException(name + " is not hex (at byte " + (off - base) + ")");
-            }
-            dst[at + k] = (byte) (hi << 4 | lo);
+        if (Text.hex(buf, off, len, dst, at) < 0) {
+            throw new OtlpFormatException(name + " is not hex (at byte " + (off - base) + ")");
         }
         return size;
     }

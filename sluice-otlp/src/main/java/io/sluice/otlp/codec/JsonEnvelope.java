@@ -20,6 +20,11 @@ abstract class JsonEnvelope {
     static final byte[] DROPPED_SNAKE = Keys.b("dropped_attributes_count");
     static final byte[] SCHEMA_URL = Keys.b("schemaUrl");
     static final byte[] SCHEMA_URL_SNAKE = Keys.b("schema_url");
+    // Members of both log records and data points.
+    static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
+    static final byte[] FLAGS = Keys.b("flags");
+    static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
+    static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
     static final byte[] NAME = Keys.b("name");
     static final byte[] VERSION = Keys.b("version");
     /** The level at which items are scanned. */
@@ -41,8 +46,8 @@ abstract class JsonEnvelope {
     private final byte[] itemsSnake;
 
     /** Names: e.g. resourceLogs/resource_logs, scopeLogs/scope_logs, logRecords/log_records. */
-    JsonEnvelope(int maxDepth, byte[] signal, String groups, String scopes, String items) {
-        this.values = new JsonValues(doc, maxDepth);
+    JsonEnvelope(byte[] signal, String groups, String scopes, String items) {
+        this.values = new JsonValues(doc);
         this.signal = signal;
         this.groups = Keys.b(groups);
         this.groupsSnake = Keys.b(snake(groups));
@@ -89,10 +94,7 @@ abstract class JsonEnvelope {
 
     private static final byte[] ENTITY_REFS = Keys.b("entityRefs");
     private static final byte[] ENTITY_REFS_SNAKE = Keys.b("entity_refs");
-    private static final byte[] TYPE = Keys.b("type");
-    private static final byte[] ID_KEYS = Keys.b("idKeys");
     private static final byte[] ID_KEYS_SNAKE = Keys.b("id_keys");
-    private static final byte[] DESCRIPTION_KEYS = Keys.b("descriptionKeys");
     private static final byte[] DESCRIPTION_KEYS_SNAKE = Keys.b("description_keys");
     /** A resource's entity_refs, rewritten in OTLP JSON's own spelling (camelCase, plain strings). */
     private final JsonWriter entityRefs = new JsonWriter(256);
@@ -108,9 +110,9 @@ abstract class JsonEnvelope {
             JsonFields ref = doc.object(refs, i, 5);
             w.beginObject();
             refString(w, ref, SCHEMA_URL, SCHEMA_URL_SNAKE);
-            refString(w, ref, TYPE, null);
-            refStrings(w, ref, ID_KEYS, ID_KEYS_SNAKE);
-            refStrings(w, ref, DESCRIPTION_KEYS, DESCRIPTION_KEYS_SNAKE);
+            refString(w, ref, Keys.J_ENTITY_REF[1], null);
+            refStrings(w, ref, Keys.J_ENTITY_REF[2], ID_KEYS_SNAKE);
+            refStrings(w, ref, Keys.J_ENTITY_REF[3], DESCRIPTION_KEYS_SNAKE);
             w.endObject();
         }
         w.endArray();
@@ -212,6 +214,25 @@ abstract class JsonEnvelope {
                 block.key(key).string(doc.text(), 0, n);
             }
         }
+    }
+
+    /** The length of the string {@link #copy} copied last. */
+    int copied;
+
+    /** Copies the string member into {@code into} (grown if needed, returned); its length goes to {@link #copied}. */
+    final byte[] copy(JsonFields f, byte[] camel, byte[] snake, byte[] into) throws OtlpFormatException {
+        int i = doc.find(f, camel, snake);
+        copied = 0;
+        if (i < 0) {
+            return into;
+        }
+        int n = doc.text(f, i);
+        if (into.length < n) {
+            into = new byte[n];
+        }
+        System.arraycopy(doc.text(), 0, into, 0, n);
+        copied = n;
+        return into;
     }
 
     /** The unsigned 64-bit member {@code camel}/{@code snake} of {@code f}, 0 if absent. */

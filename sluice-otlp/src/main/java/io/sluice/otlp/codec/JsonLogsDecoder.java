@@ -14,7 +14,6 @@ import io.sluice.core.json.JsonFields;
  * level, and parses doubles and base64 through Strings. Not thread-safe: one per thread.
  */
 public final class JsonLogsDecoder extends JsonEnvelope {
-    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
     private static final byte[] OBSERVED = Keys.b("observedTimeUnixNano");
     private static final byte[] OBSERVED_SNAKE = Keys.b("observed_time_unix_nano");
     private static final byte[] SEVERITY = Keys.b("severityNumber");
@@ -22,9 +21,6 @@ public final class JsonLogsDecoder extends JsonEnvelope {
     private static final byte[] SEVERITY_TEXT = Keys.b("severityText");
     private static final byte[] SEVERITY_TEXT_SNAKE = Keys.b("severity_text");
     private static final byte[] BODY = Keys.b("body");
-    private static final byte[] FLAGS = Keys.b("flags");
-    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
-    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
     private static final byte[] EVENT_NAME = Keys.b("eventName");
     private static final byte[] EVENT_NAME_SNAKE = Keys.b("event_name");
 
@@ -42,12 +38,7 @@ public final class JsonLogsDecoder extends JsonEnvelope {
 
     /** A decoder accepting values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public JsonLogsDecoder() {
-        this(LogsDecoder.DEFAULT_MAX_DEPTH);
-    }
-
-    /** A decoder rejecting values (arrays, key-value lists) nested deeper than {@code maxDepth} (1 to 64) levels. */
-    public JsonLogsDecoder(int maxDepth) {
-        super(maxDepth, Keys.LOG, "resourceLogs", "scopeLogs", "logRecords");
+        super(Keys.LOG, "resourceLogs", "scopeLogs", "logRecords");
     }
 
     /**
@@ -97,23 +88,5 @@ public final class JsonLogsDecoder extends JsonEnvelope {
         }
         r.emit(sink.next(), prefixFields);
         return 1;
-    }
-
-    private int copied;
-
-    /** Copies the string member into {@code into} (grown if needed, returned); its length goes to {@link #copied}. */
-    private byte[] copy(JsonFields f, byte[] camel, byte[] snake, byte[] into) throws OtlpFormatException {
-        int i = doc.find(f, camel, snake);
-        copied = 0;
-        if (i < 0) {
-            return into;
-        }
-        int n = doc.text(f, i);
-        if (into.length < n) {
-            into = new byte[n];
-        }
-        System.arraycopy(doc.text(), 0, into, 0, n);
-        copied = n;
-        return into;
     }
 }

@@ -22,23 +22,19 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
     private static final byte[] TEMPORALITY_SNAKE = Keys.b("aggregation_temporality");
     private static final byte[] MONOTONIC = Keys.b("isMonotonic");
     private static final byte[] MONOTONIC_SNAKE = Keys.b("is_monotonic");
-    private static final byte[] DATA_POINTS = Keys.b("dataPoints");
-    private static final byte[] DATA_POINTS_SNAKE = Keys.b("data_points");
+    static final byte[] DATA_POINTS = Keys.b("dataPoints");
+    static final byte[] DATA_POINTS_SNAKE = Keys.b("data_points");
     private static final byte[] START = Keys.b("startTimeUnixNano");
     private static final byte[] START_SNAKE = Keys.b("start_time_unix_nano");
-    private static final byte[] TIME_SNAKE = Keys.b("time_unix_nano");
     private static final byte[] AS_DOUBLE_SNAKE = Keys.b("as_double");
     private static final byte[] AS_INT_SNAKE = Keys.b("as_int");
     private static final byte[] EXEMPLARS = Keys.b("exemplars");
-    private static final byte[] FLAGS = Keys.b("flags");
     private static final byte[] BUCKET_COUNTS_SNAKE = Keys.b("bucket_counts");
     private static final byte[] EXPLICIT_BOUNDS_SNAKE = Keys.b("explicit_bounds");
     private static final byte[] ZERO_COUNT_SNAKE = Keys.b("zero_count");
     private static final byte[] ZERO_THRESHOLD_SNAKE = Keys.b("zero_threshold");
     private static final byte[] QUANTILE_VALUES_SNAKE = Keys.b("quantile_values");
     private static final byte[] FILTERED_SNAKE = Keys.b("filtered_attributes");
-    private static final byte[] TRACE_ID_SNAKE = Keys.b("trace_id");
-    private static final byte[] SPAN_ID_SNAKE = Keys.b("span_id");
     private static final byte[][] TEMPORALITY_NAMES = {Keys.b("AGGREGATION_TEMPORALITY_UNSPECIFIED"),
         Keys.b("AGGREGATION_TEMPORALITY_DELTA"), Keys.b("AGGREGATION_TEMPORALITY_CUMULATIVE")};
     private static final byte[][] TYPES = {Keys.TYPE_GAUGE, Keys.TYPE_SUM, Keys.TYPE_HISTOGRAM,
@@ -52,12 +48,7 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
 
     /** A decoder accepting attribute values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public JsonMetricsDecoder() {
-        this(LogsDecoder.DEFAULT_MAX_DEPTH);
-    }
-
-    /** A decoder rejecting attribute values nested deeper than {@code maxDepth} (1 to 64) levels. */
-    public JsonMetricsDecoder(int maxDepth) {
-        super(maxDepth, Keys.METRIC, "resourceMetrics", "scopeMetrics", "metrics");
+        super(Keys.METRIC, "resourceMetrics", "scopeMetrics", "metrics");
     }
 
     /** Counts the data points of a JSON request without decoding them: validates the JSON, walks to the points. */
@@ -71,7 +62,6 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
     private final Metadata metricFields = new Metadata();
     private byte[] name = new byte[64];
     private final byte[] ids = new byte[24];
-    private final ValueText.Json text = new ValueText.Json();
 
     @Override
     int item(JsonFields items, int i, RecordSink sink) throws OtlpFormatException {
@@ -88,15 +78,8 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
         if (data < 0) {
             return 0;
         }
-        int n = doc.find(m, NAME, null);
-        int nameLen = 0;
-        if (n >= 0) {
-            nameLen = doc.text(m, n);
-            if (name.length < nameLen) {
-                name = new byte[nameLen];
-            }
-            System.arraycopy(doc.text(), 0, name, 0, nameLen);
-        }
+        name = copy(m, NAME, null, name);
+        int nameLen = copied;
         metric.copyFrom(prefix);
         metric.key(Keys.METRIC_TYPE).string(TYPES[kind], 0, TYPES[kind].length);
         stringField(m, DESCRIPTION, null, metric, Keys.METRIC_DESCRIPTION);
@@ -159,7 +142,7 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
             }
             case MetricPoint.HISTOGRAM -> {
                 countSumMinMax(p);
-                unsignedArray(p, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, out.bucketCounts);
+                unsignedArray(p, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL, out.bucketCounts);
                 JsonFields bounds = doc.arrayOrEmpty(p, Keys.J_EXPLICIT_BOUNDS, EXPLICIT_BOUNDS_SNAKE, MEMBER_LEVEL);
                 for (int k = 0; k < bounds.size(); k++) {
                     out.explicitBounds.add(doc.dbl(bounds, k));
@@ -209,9 +192,9 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
         }
     }
 
-    private void unsignedArray(JsonFields f, byte[] camel, byte[] snake, MetricPoint.Longs into)
+    private void unsignedArray(JsonFields f, byte[] camel, byte[] snake, int level, MetricPoint.Longs into)
             throws OtlpFormatException {
-        JsonFields a = doc.arrayOrEmpty(f, camel, snake, MEMBER_LEVEL);
+        JsonFields a = doc.arrayOrEmpty(f, camel, snake, level);
         for (int k = 0; k < a.size(); k++) {
             into.add(doc.uint64(a, k));
         }
@@ -226,10 +209,7 @@ public final class JsonMetricsDecoder extends JsonEnvelope {
         JsonFields buckets = doc.object(p, b, MEMBER_LEVEL);
         int o = doc.find(buckets, Keys.J_OFFSET, null);
         int offset = o < 0 ? 0 : doc.int32(buckets, o);
-        JsonFields a = doc.arrayOrEmpty(buckets, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL + 1);
-        for (int k = 0; k < a.size(); k++) {
-            counts.add(doc.uint64(a, k));
-        }
+        unsignedArray(buckets, Keys.J_BUCKET_COUNTS, BUCKET_COUNTS_SNAKE, MEMBER_LEVEL + 1, counts);
         return offset;
     }
 

@@ -5,7 +5,7 @@ import io.sluice.core.json.JsonWriter;
 
 /**
  * Reads common/v1 {@code KeyValue} and {@code AnyValue} from OTLP/JSON into metadata fields and JSON, spelling
- * them exactly as {@link ProtoValues} does for protobuf. Nesting is capped at {@code maxDepth} as there.
+ * them exactly as {@link ProtoValues} does for protobuf. Nesting is capped at {@link LogsDecoder#DEFAULT_MAX_DEPTH}.
  */
 final class JsonValues {
     static final byte[] KEY = Keys.b("key");
@@ -17,15 +17,13 @@ final class JsonValues {
         Keys.b("array_value"), Keys.b("kvlist_value"), Keys.b("bytes_value")};
 
     private final JsonDoc doc;
-    private final int maxDepth;
     private final JsonWriter json = new JsonWriter();
     private final ValueText.Json text = new ValueText.Json();
     /** Set by {@link #which}: the member of the AnyValue object holding its value. */
     private int member;
 
-    JsonValues(JsonDoc doc, int maxDepth) {
+    JsonValues(JsonDoc doc) {
         this.doc = doc;
-        this.maxDepth = ProtoValues.checkDepth(maxDepth);
     }
 
     JsonWriter json() {
@@ -89,9 +87,9 @@ final class JsonValues {
      * below the attribute (1 for its own value), scanning it at {@code level}.
      */
     void writeJson(JsonFields parent, int i, int level, int depth) throws OtlpFormatException {
-        if (depth > maxDepth) {
-            throw new OtlpFormatException("values nested deeper than " + maxDepth + " levels at byte "
-                    + doc.at(parent.valueOffset(i)));
+        if (depth > LogsDecoder.DEFAULT_MAX_DEPTH) {
+            throw new OtlpFormatException("values nested deeper than " + LogsDecoder.DEFAULT_MAX_DEPTH
+                    + " levels at byte " + doc.at(parent.valueOffset(i)));
         }
         JsonFields any = doc.object(parent, i, level);
         int type = which(any);
@@ -101,7 +99,7 @@ final class JsonValues {
                 int n = doc.text(any, m);
                 json.string(doc.text(), 0, n);
             }
-            case ProtoValues.BOOL -> text.bool(json, doc.bool(any, m));
+            case ProtoValues.BOOL -> json.bool(doc.bool(any, m));
             case ProtoValues.INT -> text.signed(json, doc.int64(any, m));
             case ProtoValues.DOUBLE -> text.dbl(json, doc.dbl(any, m));
             case ProtoValues.BYTES -> {

@@ -1,6 +1,5 @@
 package io.sluice.otlp.codec;
 
-import io.sluice.core.json.Utf8;
 import io.sluice.core.message.Metadata;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,10 +38,7 @@ final class KeyHashCache {
 
     /** A key not cached at its position: checked, hashed and remembered there (kept out of the hot path). */
     private int miss(byte[] b, int off, int len, int slot, ProtoReader in) throws OtlpFormatException {
-        if (!Utf8.isValid(b, off, len)) {
-            in.position(off);
-            throw in.error("invalid UTF-8 in a string");
-        }
+        in.checkUtf8(off, len);
         int h = Metadata.hash(b, off, len);
         if (slot < SLOTS && len <= MAX_KEY) {
             System.arraycopy(b, off, keys, slot * MAX_KEY, len);

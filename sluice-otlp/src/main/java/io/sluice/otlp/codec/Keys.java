@@ -91,6 +91,8 @@ final class Keys {
     static final byte[] J_SPAN_ID = b("spanId");
     static final byte[] J_TRACE_ID = b("traceId");
     static final byte[] J_FILTERED_ATTRIBUTES = b("filteredAttributes");
+    /** The members of an EntityRef (otlp.resource.entity_refs), by field number - 1: schema_url, type, id_keys, ... */
+    static final byte[][] J_ENTITY_REF = {b("schemaUrl"), b("type"), b("idKeys"), b("descriptionKeys")};
 
     /** Values of otlp.body_type, indexed by the AnyValue oneof field number (0: empty). */
     static final byte[][] BODY_TYPES = {b("empty"), b("string"), b("bool"), b("int"), b("double"), b("array"),

@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.json.JsonFields;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.message.OtlpFields;
@@ -40,18 +41,9 @@ public final class LogsEncoder extends ExportEncoder {
     private static final int O_OBSERVED = 6;
     private static final int O_DROPPED = 7;
     private static final int O_BODY_TYPE = 8;
-    private static final byte[][] OWN_KEYS = {Keys.b(OtlpFields.SEVERITY_NUMBER),
-        Keys.b(OtlpFields.SEVERITY_TEXT), Keys.b(OtlpFields.TRACE_ID),
-        Keys.b(OtlpFields.SPAN_ID), Keys.b(OtlpFields.FLAGS), Keys.b(OtlpFields.EVENT_NAME),
-        Keys.b(OtlpFields.OBSERVED_TIME), Keys.b(OtlpFields.DROPPED_ATTRIBUTES),
-        Keys.b(OtlpFields.BODY_TYPE)};
+    private static final byte[][] OWN_KEYS = {Keys.SEVERITY_NUMBER, Keys.SEVERITY_TEXT, Keys.TRACE_ID, Keys.SPAN_ID,
+        Keys.FLAGS, Keys.EVENT_NAME, Keys.OBSERVED_TIME, Keys.DROPPED_ATTRIBUTES, Keys.BODY_TYPE};
     private static final byte[] FLUENT_TAG = Keys.b("fluent.tag");
-    private static final byte[] T_EMPTY = Keys.b("empty");
-    private static final byte[] T_STRING = Keys.b("string");
-    private static final byte[] T_INT = Keys.b("int");
-    private static final byte[] T_DOUBLE = Keys.b("double");
-    private static final byte[] T_BOOL = Keys.b("bool");
-    private static final byte[] T_BYTES = Keys.b("bytes");
 
     private byte[] tagBytes = new byte[64];
     private final int[] own = new int[OWN_KEYS.length];
@@ -59,11 +51,6 @@ public final class LogsEncoder extends ExportEncoder {
     /** An encoder with empty buffers. */
     public LogsEncoder() {
         super(2);
-    }
-
-    /** Whether the message is a log record (anything that is not a metric point: see {@link MetricsEncoder#isMetric}). */
-    public static boolean isLog(Message m) {
-        return !MetricsEncoder.isMetric(m);
     }
 
     @Override
@@ -105,23 +92,17 @@ public final class LogsEncoder extends ExportEncoder {
         if (observed != 0) {
             out.fixed64Field(OBSERVED_TIME, observed);
         }
-        long severity = MessageKeys.number(md, own[O_SEVERITY_NUMBER], 0);
-        if (severity != 0) {
-            out.varintField(SEVERITY_NUMBER, severity);
-        }
-        string(md, own[O_SEVERITY_TEXT], SEVERITY_TEXT);
+        Scopes.varint(out, SEVERITY_NUMBER, md, own[O_SEVERITY_NUMBER]);
+        Scopes.string(out, SEVERITY_TEXT, md, own[O_SEVERITY_TEXT]);
         body(m, md, own[O_BODY_TYPE]);
-        long dropped = MessageKeys.number(md, own[O_DROPPED], 0);
-        if (dropped != 0) {
-            out.varintField(DROPPED, dropped);
-        }
+        Scopes.varint(out, DROPPED, md, own[O_DROPPED]);
         long flags = MessageKeys.number(md, own[O_FLAGS], 0);
         if (flags != 0) {
             out.fixed32Field(FLAGS, (int) flags);
         }
         hexBytes(md, own[O_TRACE_ID], TRACE_ID);
         hexBytes(md, own[O_SPAN_ID], SPAN_ID);
-        string(md, own[O_EVENT_NAME], EVENT_NAME);
+        Scopes.string(out, EVENT_NAME, md, own[O_EVENT_NAME]);
     }
 
     /** Notes which of the record's own fields field {@code i} is, if any. */
@@ -141,43 +122,42 @@ public final class LogsEncoder extends ExportEncoder {
     private void body(Message m, Metadata md, int t) {
         byte[] p = m.payload();
         int len = m.length();
-        byte[] a = md.arena();
-        int off = t < 0 ? 0 : md.valueOffset(t);
-        int tl = t < 0 ? 0 : md.valueLength(t);
-        if (t < 0 || Values.equals(a, off, tl, T_STRING)) {
-            Values.stringValue(out, BODY, p, 0, len);
-            return;
-        }
-        if (Values.equals(a, off, tl, T_EMPTY)) {
-            return;
-        }
-        if (Values.equals(a, off, tl, T_INT) || Values.equals(a, off, tl, T_DOUBLE)) {
-            bodyNumber(p, len, Values.equals(a, off, tl, T_DOUBLE));
-        } else if (Values.equals(a, off, tl, T_BOOL)) {
-            Values.boolValue(out, BODY, len > 0 && p[0] == 't');
-        } else if (Values.equals(a, off, tl, T_BYTES)) {
-            int n = values.base64(p, 0, len);
-            out.begin(BODY);
-            if (n >= 0) {
-                out.bytesField(Values.BYTES_VALUE, values.scratch(), 0, n);
-            } else {
-                out.stringField(Values.STRING_VALUE, p, 0, len); // not base64 after all: keep the text
+        switch (t < 0 ? ProtoValues.STRING : bodyType(md, t)) {
+            case 0 -> { }
+            case ProtoValues.STRING -> Values.stringValue(out, BODY, p, 0, len);
+            case ProtoValues.INT -> Values.numberValue(out, BODY, p, 0, len);
+            case ProtoValues.DOUBLE -> {
+                out.begin(BODY);
+                out.doubleField(ProtoValues.DOUBLE, Text.parseDouble(p, 0, len));
+                out.end();
             }
-            out.end();
-        } else {
-            byte kind = len > 0 && p[0] == '[' ? io.sluice.core.json.JsonFields.ARRAY : io.sluice.core.json.JsonFields.OBJECT;
-            values.jsonValue(out, BODY, p, 0, len, kind, false, 0); // array or kvlist
+            case ProtoValues.BOOL -> Values.boolValue(out, BODY, len > 0 && p[0] == 't');
+            case ProtoValues.BYTES -> {
+                int n = values.base64(p, 0, len);
+                out.begin(BODY);
+                if (n >= 0) {
+                    out.bytesField(ProtoValues.BYTES, values.scratch(), 0, n);
+                } else {
+                    out.stringField(ProtoValues.STRING, p, 0, len); // not base64 after all: keep the text
+                }
+                out.end();
+            }
+            default -> { // array, kvlist or a type this encoder does not know: the payload is JSON
+                byte kind = len > 0 && p[0] == '[' ? JsonFields.ARRAY : JsonFields.OBJECT;
+                values.jsonValue(out, BODY, p, 0, len, kind, false, 0);
+            }
         }
     }
 
-    private void bodyNumber(byte[] p, int len, boolean isDouble) {
-        if (isDouble) {
-            out.begin(BODY);
-            out.doubleField(Values.DOUBLE_VALUE, Text.parseDouble(p, 0, len));
-            out.end();
-        } else {
-            Values.numberValue(out, BODY, p, 0, len);
+    /** The AnyValue field {@code otlp.body_type} (field {@code t}) names ({@link Keys#BODY_TYPES}), -1 if none. */
+    private static int bodyType(Metadata md, int t) {
+        int off = md.valueOffset(t);
+        for (int k = 0; k < Keys.BODY_TYPES.length; k++) {
+            if (Values.equals(md.arena(), off, md.valueLength(t), Keys.BODY_TYPES[k])) {
+                return k;
+            }
         }
+        return -1;
     }
 
     /** A record of another input: string body, every field an attribute, tag, time. */
@@ -227,12 +207,6 @@ public final class LogsEncoder extends ExportEncoder {
         out.bytesField(1, FLUENT_TAG, 0, FLUENT_TAG.length);
         Values.stringValue(out, 2, tagBytes, 0, n);
         out.end();
-    }
-
-    private void string(Metadata md, int i, int field) {
-        if (i >= 0 && md.valueLength(i) > 0) {
-            out.stringField(field, md.arena(), md.valueOffset(i), md.valueLength(i));
-        }
     }
 
     private void hexBytes(Metadata md, int i, int field) {

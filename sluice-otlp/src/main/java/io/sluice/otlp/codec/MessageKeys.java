@@ -81,21 +81,15 @@ final class MessageKeys {
         if (len == 0) {
             return ATTRIBUTE;
         }
-        switch (a[off]) {
-            case 'r':
-                return startsWith(a, off, len, Keys.RESOURCE_PREFIX) ? RESOURCE_ATTRIBUTE : ATTRIBUTE;
-            case 's':
-                if (startsWith(a, off, len, Keys.SCOPE_ATTRIBUTE_PREFIX)) {
-                    return SCOPE_ATTRIBUTE;
-                }
-                return same(a, off, len, Keys.SCOPE_NAME) || same(a, off, len, Keys.SCOPE_VERSION) ? SCOPE_OWN : ATTRIBUTE;
-            case 'o':
-                return startsWith(a, off, len, OTLP_PREFIX) ? otlpCategory(a, off, len) : ATTRIBUTE;
-            case 'm':
-                return startsWith(a, off, len, Keys.METRIC_VALUE_PREFIX) ? MEASUREMENT : ATTRIBUTE;
-            default:
-                return ATTRIBUTE;
-        }
+        return switch (a[off]) {
+            case 'r' -> startsWith(a, off, len, Keys.RESOURCE_PREFIX) ? RESOURCE_ATTRIBUTE : ATTRIBUTE;
+            case 's' -> startsWith(a, off, len, Keys.SCOPE_ATTRIBUTE_PREFIX) ? SCOPE_ATTRIBUTE
+                    : Values.equals(a, off, len, Keys.SCOPE_NAME) || Values.equals(a, off, len, Keys.SCOPE_VERSION)
+                    ? SCOPE_OWN : ATTRIBUTE;
+            case 'o' -> startsWith(a, off, len, OTLP_PREFIX) ? otlpCategory(a, off, len) : ATTRIBUTE;
+            case 'm' -> startsWith(a, off, len, Keys.METRIC_VALUE_PREFIX) ? MEASUREMENT : ATTRIBUTE;
+            default -> ATTRIBUTE;
+        };
     }
 
     /** The category of a key that starts with {@code otlp.}, by what follows. */
@@ -107,10 +101,6 @@ final class MessageKeys {
             return SCOPE_OWN;
         }
         return startsWith(a, off, len, OTLP_METRIC_PREFIX) ? METRIC_OWN : OWN;
-    }
-
-    private static boolean same(byte[] a, int off, int len, byte[] word) {
-        return len == word.length && startsWith(a, off, len, word);
     }
 
     /** The category of field {@code i}. */
@@ -170,7 +160,7 @@ final class MessageKeys {
         return i < 0 && j < 0;
     }
 
-    private static int next(Metadata md, Categories cats, int base, int from, int mask) {
+    static int next(Metadata md, Categories cats, int base, int from, int mask) {
         if (md == null) {
             return -1;
         }

@@ -17,12 +17,7 @@ import io.sluice.core.json.JsonWriter;
 public final class MetricsDecoder extends ProtoEnvelope {
     /** A decoder accepting attribute values nested {@link LogsDecoder#DEFAULT_MAX_DEPTH} levels deep. */
     public MetricsDecoder() {
-        this(LogsDecoder.DEFAULT_MAX_DEPTH);
-    }
-
-    /** A decoder rejecting attribute values nested deeper than {@code maxDepth} (1 to 64) levels. */
-    public MetricsDecoder(int maxDepth) {
-        super(maxDepth, Keys.METRIC);
+        super(LogsDecoder.DEFAULT_MAX_DEPTH, Keys.METRIC);
     }
 
     /**

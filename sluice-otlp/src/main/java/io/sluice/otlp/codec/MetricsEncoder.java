@@ -37,7 +37,6 @@ public final class MetricsEncoder extends ExportEncoder {
     private static final Metadata.Key K_HISTOGRAM = new Metadata.Key(OtlpFields.HISTOGRAM);
     private static final Metadata.Key K_EXPONENTIAL = new Metadata.Key(OtlpFields.EXPONENTIAL_HISTOGRAM);
     private static final Metadata.Key K_SUMMARY = new Metadata.Key(OtlpFields.SUMMARY);
-    private static final byte[] TRUE = Keys.b("true");
     private final PointJson json = new PointJson(out, values);
 
     /** An encoder with empty buffers. */
@@ -178,7 +177,8 @@ public final class MetricsEncoder extends ExportEncoder {
                 out.varintField(2, temporality);
             }
             int mono = md.indexOf(K_MONOTONIC);
-            if (type == SUM && mono >= 0 && Values.equals(md.arena(), md.valueOffset(mono), md.valueLength(mono), TRUE)) {
+            if (type == SUM && mono >= 0
+                    && Values.equals(md.arena(), md.valueOffset(mono), md.valueLength(mono), ValueText.TRUE)) {
                 out.boolField(3, true);
             }
         }
@@ -218,19 +218,19 @@ public final class MetricsEncoder extends ExportEncoder {
         Message m = message(e);
         Metadata md = m.metadata();
         switch (type) {
-            case HISTOGRAM:
+            case HISTOGRAM -> {
                 common(m, base(e), 9, 8, 10);
                 json.histogram(md, md.indexOf(K_HISTOGRAM));
-                break;
-            case EXPONENTIAL_HISTOGRAM:
+            }
+            case EXPONENTIAL_HISTOGRAM -> {
                 common(m, base(e), 1, 11, 10);
                 json.exponential(md, md.indexOf(K_EXPONENTIAL));
-                break;
-            case SUMMARY:
+            }
+            case SUMMARY -> {
                 common(m, base(e), 7, -1, 8);
                 json.summary(md, md.indexOf(K_SUMMARY));
-                break;
-            default:
+            }
+            default -> {
                 if (hec) {
                     hecAttributes(md, base(e));
                     if (m.timestamp() != 0) {
@@ -240,17 +240,14 @@ public final class MetricsEncoder extends ExportEncoder {
                     common(m, base(e), 7, 5, 8);
                 }
                 numberValue(md, groups.field(e));
+            }
         }
     }
 
     /** Attributes, start and time, exemplars and flags: the fields every kind of OTLP point has (numbers differ). */
     private void common(Message m, int base, int attributesField, int exemplarsField, int flagsField) {
         Metadata md = m.metadata();
-        for (int i = 0; i < md.size(); i++) {
-            if (cats.at(base + i) == MessageKeys.ATTRIBUTE) {
-                values.keyValue(out, attributesField, md.arena(), md.keyOffset(i), md.keyLength(i), md, i);
-            }
-        }
+        scopes.attributes(out, attributesField, md, base, MessageKeys.ATTRIBUTE, 0);
         long startTime = MessageKeys.number(md, md.indexOf(K_START), 0);
         if (startTime != 0) {
             out.fixed64Field(2, startTime);
@@ -258,10 +255,7 @@ public final class MetricsEncoder extends ExportEncoder {
         if (m.timestamp() != 0) {
             out.fixed64Field(3, m.timestamp());
         }
-        long flags = MessageKeys.number(md, md.indexOf(K_FLAGS), 0);
-        if (flags != 0) {
-            out.varintField(flagsField, flags);
-        }
+        Scopes.varint(out, flagsField, md, md.indexOf(K_FLAGS));
         int x = md.indexOf(K_EXEMPLARS);
         if (x >= 0 && exemplarsField > 0) {
             json.exemplars(exemplarsField, md.arena(), md.valueOffset(x), md.valueLength(x));
@@ -285,7 +279,7 @@ public final class MetricsEncoder extends ExportEncoder {
         int off = md.valueOffset(f);
         int len = md.valueLength(f);
         byte kind = md.kind(f);
-        if (kind == Metadata.NUMBER && !Text.isFraction(a, off, len) && Text.isInteger(a, off, len, false)) {
+        if (kind == Metadata.NUMBER && Text.isInteger(a, off, len, false)) {
             out.fixed64Field(6, Text.parseLong(a, off, len));
         } else if (kind == Metadata.NUMBER || Text.isNamedDouble(a, off, len)) {
             out.doubleField(4, Text.parseDouble(a, off, len));

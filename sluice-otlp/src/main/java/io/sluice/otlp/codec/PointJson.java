@@ -11,8 +11,6 @@ import io.sluice.core.message.Metadata;
  * per point.
  */
 final class PointJson {
-    // Member names of the JSON the contract keeps histograms, summaries and exemplars in (OTLP JSON's).
-
     private final ProtoWriter out;
     private final Values values;
     private final JsonScanner scanner = new JsonScanner();
@@ -41,8 +39,8 @@ final class PointJson {
         byte[] a = md.arena();
         fixed64(a, point, Keys.J_COUNT, 4);
         optionalDouble(a, point, Keys.J_SUM, 5);
-        packedFixed64(a, point, Keys.J_BUCKET_COUNTS, 6);
-        packedDouble(a, point, Keys.J_EXPLICIT_BOUNDS, 7);
+        packed64(a, point, Keys.J_BUCKET_COUNTS, 6, false);
+        packed64(a, point, Keys.J_EXPLICIT_BOUNDS, 7, true);
         optionalDouble(a, point, Keys.J_MIN, 11);
         optionalDouble(a, point, Keys.J_MAX, 12);
     }
@@ -165,24 +163,16 @@ final class PointJson {
         }
     }
 
-    private void packedFixed64(byte[] a, JsonFields f, byte[] key, int field) {
+    /** A packed repeated fixed64 field, or with {@code doubles} a packed double field, from the array {@code key}. */
+    private void packed64(byte[] a, JsonFields f, byte[] key, int field, boolean doubles) {
         int k = f.lastIndexOf(a, key, 0, key.length);
         if (k >= 0 && scanArray(a, f, k, array) && array.size() > 0) {
             out.tag(field, ProtoWriter.LEN);
             out.varint32(array.size() * 8);
             for (int j = 0; j < array.size(); j++) {
-                out.fixed64(Text.parseLong(a, array.valueOffset(j), array.valueLength(j)));
-            }
-        }
-    }
-
-    private void packedDouble(byte[] a, JsonFields f, byte[] key, int field) {
-        int k = f.lastIndexOf(a, key, 0, key.length);
-        if (k >= 0 && scanArray(a, f, k, array) && array.size() > 0) {
-            out.tag(field, ProtoWriter.LEN);
-            out.varint32(array.size() * 8);
-            for (int j = 0; j < array.size(); j++) {
-                out.fixed64(Double.doubleToRawLongBits(Text.parseDouble(a, array.valueOffset(j), array.valueLength(j))));
+                int o = array.valueOffset(j);
+                int n = array.valueLength(j);
+                out.fixed64(doubles ? Double.doubleToRawLongBits(Text.parseDouble(a, o, n)) : Text.parseLong(a, o, n));
             }
         }
     }

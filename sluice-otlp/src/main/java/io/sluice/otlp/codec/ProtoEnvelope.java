@@ -176,7 +176,7 @@ abstract class ProtoEnvelope {
             }
             int off = values.readString(t);
             if (first) {
-                byte[] name = ENTITY_REF_NAMES[field - 1];
+                byte[] name = Keys.J_ENTITY_REF[field - 1];
                 entityRefs.name(name, 0, name.length);
                 if (repeated) {
                     entityRefs.beginArray();
@@ -191,9 +191,6 @@ abstract class ProtoEnvelope {
             entityRefs.endArray();
         }
     }
-
-    private static final byte[][] ENTITY_REF_NAMES = {
-        Keys.b("schemaUrl"), Keys.b("type"), Keys.b("idKeys"), Keys.b("descriptionKeys")};
 
     /** Reads an InstrumentationScope into {@link #prefix}; returns its dropped_attributes_count. */
     private long scopeFields(int tag) throws OtlpFormatException {

@@ -1,5 +1,6 @@
 package io.sluice.otlp.codec;
 
+import io.sluice.core.json.Utf8;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -199,11 +200,6 @@ public final class ProtoReader {
         return (int) INTS.get(buf, skipFixed(4));
     }
 
-    /** Reads a double (wire type {@link #I64}). */
-    public double readDouble() throws OtlpFormatException {
-        return Double.longBitsToDouble(readFixed64());
-    }
-
     /**
      * Reads the length of a length-delimited field and checks that that many bytes follow inside the enclosing
      * message; the bytes start at {@link #position()}.
@@ -270,6 +266,14 @@ public final class ProtoReader {
         }
         pos += n;
         return pos - n;
+    }
+
+    /** Throws, at {@code off}, unless {@code buffer()[off, off+len)} is valid UTF-8, as protobuf strings must be. */
+    void checkUtf8(int off, int len) throws OtlpFormatException {
+        if (!Utf8.isValid(buf, off, len)) {
+            pos = off;
+            throw error("invalid UTF-8 in a string");
+        }
     }
 
     /** An error at the current position, for the decoders' own checks. */

@@ -1,7 +1,6 @@
 package io.sluice.otlp.codec;
 
 import io.sluice.core.json.JsonWriter;
-import io.sluice.core.json.Utf8;
 
 /**
  * Reads common/v1 {@code KeyValue} and {@code AnyValue} from protobuf into metadata fields and JSON, as OtlpFields
@@ -39,18 +38,13 @@ final class ProtoValues {
     /** The deepest nesting a decoder may be asked to accept: {@link JsonWriter} tracks 64 levels. */
     static final int MAX_DEPTH = 64;
 
+    /** Values nested up to {@code maxDepth} levels deep (1 to {@link #MAX_DEPTH}). */
     ProtoValues(ProtoReader in, int maxDepth) {
-        checkDepth(maxDepth);
-        this.in = in;
-        this.maxDepth = maxDepth;
-    }
-
-    /** Throws unless {@code maxDepth} is between 1 and {@link #MAX_DEPTH}. */
-    static int checkDepth(int maxDepth) {
         if (maxDepth < 1 || maxDepth > MAX_DEPTH) {
             throw new IllegalArgumentException("maxDepth must be between 1 and " + MAX_DEPTH + ": " + maxDepth);
         }
-        return maxDepth;
+        this.in = in;
+        this.maxDepth = maxDepth;
     }
 
     /** The JSON writer the decoders share for nested values (reset before each use). */
@@ -65,14 +59,8 @@ final class ProtoValues {
 
     /** Reads a length-delimited string field (tag already read) and returns its offset; its length is {@link #lastLength}. */
     int readString(int tag) throws OtlpFormatException {
-        in.expect(tag, ProtoReader.LEN);
-        int len = in.readLength();
-        int off = in.position();
-        if (!Utf8.isValid(in.buffer(), off, len)) {
-            throw in.error("invalid UTF-8 in a string");
-        }
-        in.skipBytes(len);
-        lastLength = len;
+        int off = readBytes(tag);
+        in.checkUtf8(off, lastLength);
         return off;
     }
 
@@ -256,7 +244,7 @@ final class ProtoValues {
         byte[] b = in.buffer();
         switch (type) {
             case STRING -> json.string(b, valueOff, valueLen);
-            case BOOL -> text.bool(json, bits != 0);
+            case BOOL -> json.bool(bits != 0);
             case INT -> text.signed(json, bits);
             case DOUBLE -> text.dbl(json, Double.longBitsToDouble(bits));
             case BYTES -> text.bytes(json, b, valueOff, valueLen);
@@ -329,10 +317,7 @@ final class ProtoValues {
     int body(int off, int len) throws OtlpFormatException {
         byte[] buf = in.buffer();
         if (len >= 2 && buf[off] == (1 << 3 | ProtoReader.LEN) && buf[off + 1] == len - 2) { // a string (< 128 B)
-            if (!Utf8.isValid(buf, off + 2, len - 2)) {
-                in.position(off + 2);
-                throw in.error("invalid UTF-8 in a string");
-            }
+            in.checkUtf8(off + 2, len - 2);
             json.reset();
             valueOff = off + 2;
             valueLen = len - 2;
@@ -347,12 +332,7 @@ final class ProtoValues {
         int t = type;
         switch (t) {
             case STRING, 0 -> { }
-            case BYTES -> {
-                byte[] b = in.buffer();
-                int vo = valueOff;
-                int vl = valueLen;
-                scratchBase64(b, vo, vl);
-            }
+            case BYTES -> text.base64(json, in.buffer(), valueOff, valueLen);
             default -> {
                 in.position(off);
                 writeJson(1);
@@ -362,11 +342,6 @@ final class ProtoValues {
         in.position(save);
         type = t;
         return t;
-    }
-
-    private void scratchBase64(byte[] b, int off, int len) {
-        json.reset();
-        text.base64(json, b, off, len);
     }
 
     /** The range of the string or bytes value read last. */

@@ -185,14 +185,6 @@ public final class ProtoWriter {
         pos += len;
     }
 
-    /** Reserves {@code len} bytes and returns their offset in {@link #buffer()}, for a caller that fills them. */
-    public int reserve(int len) {
-        ensure(len);
-        int at = pos;
-        pos += len;
-        return at;
-    }
-
     /** Starts a nested message (or packed field) as field {@code field}; close it with {@link #end()}. */
     public void begin(int field) {
         tag(field, LEN);

@@ -13,15 +13,10 @@ import io.sluice.core.message.OtlpFields;
  */
 final class Scopes {
     static final int LEVEL_RESOURCE = 0;
-    static final int LEVEL_SCOPE = 1;
 
     private static final Metadata.Key K_RESOURCE_DROPPED = new Metadata.Key(OtlpFields.RESOURCE_DROPPED);
     private static final Metadata.Key K_RESOURCE_SCHEMA = new Metadata.Key(OtlpFields.RESOURCE_SCHEMA_URL);
     private static final Metadata.Key K_ENTITY_REFS = new Metadata.Key(OtlpFields.RESOURCE_ENTITY_REFS);
-    private static final byte[] J_SCHEMA_URL = Keys.b("schemaUrl");
-    private static final byte[] J_TYPE = Keys.b("type");
-    private static final byte[] J_ID_KEYS = Keys.b("idKeys");
-    private static final byte[] J_DESCRIPTION_KEYS = Keys.b("descriptionKeys");
     private static final Metadata.Key K_SCOPE_NAME = new Metadata.Key(OtlpFields.SCOPE_NAME);
     private static final Metadata.Key K_SCOPE_VERSION = new Metadata.Key(OtlpFields.SCOPE_VERSION);
     private static final Metadata.Key K_SCOPE_DROPPED = new Metadata.Key(OtlpFields.SCOPE_DROPPED);
@@ -66,16 +61,7 @@ final class Scopes {
     }
 
     private boolean hasAny(Message m, int base, int mask) {
-        if (!m.hasMetadata()) {
-            return false;
-        }
-        Metadata md = m.metadata();
-        for (int i = 0; i < md.size(); i++) {
-            if ((cats.at(base + i) & mask) != 0) {
-                return true;
-            }
-        }
-        return false;
+        return MessageKeys.next(m.hasMetadata() ? m.metadata() : null, cats, base, 0, mask) >= 0;
     }
 
     /** Writes the {@code Resource} of {@code m} as field {@code field} (always: the Collector always sends one). */
@@ -83,19 +69,23 @@ final class Scopes {
         out.begin(field);
         if (isOtlp(signal)) {
             Metadata md = m.metadata();
-            int p = Keys.RESOURCE_PREFIX.length;
-            for (int i = 0; i < md.size(); i++) {
-                if (cats.at(base + i) == MessageKeys.RESOURCE_ATTRIBUTE) {
-                    values.keyValue(out, 1, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
-                }
-            }
-            long dropped = MessageKeys.number(md, md.indexOf(K_RESOURCE_DROPPED), 0);
-            if (dropped != 0) {
-                out.varintField(2, dropped);
-            }
+            attributes(out, 1, md, base, MessageKeys.RESOURCE_ATTRIBUTE, Keys.RESOURCE_PREFIX.length);
+            varint(out, 2, md, md.indexOf(K_RESOURCE_DROPPED));
             entityRefs(out, md, md.indexOf(K_ENTITY_REFS));
         }
         out.end();
+    }
+
+    /**
+     * Writes the fields of {@code md} in category {@code category} as KeyValues (field {@code field}), their keys
+     * without their first {@code prefix} bytes; {@code base} is where their categories start.
+     */
+    void attributes(ProtoWriter out, int field, Metadata md, int base, int category, int prefix) {
+        for (int i = 0; i < md.size(); i++) {
+            if (cats.at(base + i) == category) {
+                values.keyValue(out, field, md.arena(), md.keyOffset(i) + prefix, md.keyLength(i) - prefix, md, i);
+            }
+        }
     }
 
     /** Resource.entity_refs from {@code otlp.resource.entity_refs}: EntityRef {schema_url, type, id_keys, description_keys}. */
@@ -114,10 +104,10 @@ final class Scopes {
                 continue;
             }
             out.begin(3);
-            jsonString(out, 1, a, J_SCHEMA_URL);
-            jsonString(out, 2, a, J_TYPE);
-            jsonStrings(out, 3, a, J_ID_KEYS);
-            jsonStrings(out, 4, a, J_DESCRIPTION_KEYS);
+            jsonString(out, 1, a, Keys.J_ENTITY_REF[0]);
+            jsonString(out, 2, a, Keys.J_ENTITY_REF[1]);
+            jsonStrings(out, 3, a, Keys.J_ENTITY_REF[2]);
+            jsonStrings(out, 4, a, Keys.J_ENTITY_REF[3]);
             out.end();
         }
     }
@@ -149,16 +139,8 @@ final class Scopes {
             Metadata md = m.metadata();
             string(out, 1, md, md.indexOf(K_SCOPE_NAME));
             string(out, 2, md, md.indexOf(K_SCOPE_VERSION));
-            int p = Keys.SCOPE_ATTRIBUTE_PREFIX.length;
-            for (int i = 0; i < md.size(); i++) {
-                if (cats.at(base + i) == MessageKeys.SCOPE_ATTRIBUTE) {
-                    values.keyValue(out, 3, md.arena(), md.keyOffset(i) + p, md.keyLength(i) - p, md, i);
-                }
-            }
-            long dropped = MessageKeys.number(md, md.indexOf(K_SCOPE_DROPPED), 0);
-            if (dropped != 0) {
-                out.varintField(4, dropped);
-            }
+            attributes(out, 3, md, base, MessageKeys.SCOPE_ATTRIBUTE, Keys.SCOPE_ATTRIBUTE_PREFIX.length);
+            varint(out, 4, md, md.indexOf(K_SCOPE_DROPPED));
         }
         out.end();
     }
@@ -168,6 +150,14 @@ final class Scopes {
         if (isOtlp(signal)) {
             Metadata md = m.metadata();
             string(out, field, md, md.indexOf(which == MessageKeys.RESOURCE ? K_RESOURCE_SCHEMA : K_SCOPE_SCHEMA));
+        }
+    }
+
+    /** Writes the integer field {@code i} of {@code md} as varint field {@code field}, unless it is absent or 0. */
+    static void varint(ProtoWriter out, int field, Metadata md, int i) {
+        long v = MessageKeys.number(md, i, 0);
+        if (v != 0) {
+            out.varintField(field, v);
         }
     }
 

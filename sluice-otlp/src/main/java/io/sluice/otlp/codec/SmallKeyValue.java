@@ -1,6 +1,5 @@
 package io.sluice.otlp.codec;
 
-import io.sluice.core.json.Utf8;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -52,10 +51,7 @@ final class SmallKeyValue {
                     return false;
                 }
                 int h = keys.hash(b, ko, kl, block.size(), in);
-                if (!Utf8.isValid(b, so, sl)) {
-                    in.position(so);
-                    throw in.error("invalid UTF-8 in a string");
-                }
+                in.checkUtf8(so, sl);
                 block.key(b, ko, kl, h).string(b, so, sl);
             }
             case 4 << 3 | ProtoReader.I64 -> {

@@ -76,17 +76,6 @@ final class Text {
         return i == end;
     }
 
-    /** Whether the JSON number text {@code b[off, off+len)} has a fraction or exponent (a double, by the contract). */
-    static boolean isFraction(byte[] b, int off, int len) {
-        for (int i = off; i < off + len; i++) {
-            byte c = b[i];
-            if (c == '.' || c == 'e' || c == 'E') {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Whether {@code b[off, off+len)} is an integer that fits a long (signed) or, with {@code unsigned}, 64 bits
      * unsigned.
@@ -191,41 +180,23 @@ final class Text {
         }
     }
 
-    /** The double NaN, Infinity or -Infinity spell (NaN for any other text). */
+    /** The double NaN, Infinity or -Infinity spell (NaN for any other text: not a number at all, see parseDouble). */
     static double named(byte[] b, int off, int len) {
-        String s = new String(b, off, len, StandardCharsets.ISO_8859_1); // rare: NaN and the infinities only
-        switch (s) {
-            case "NaN":
-                return Double.NaN;
-            case "Infinity":
-                return Double.POSITIVE_INFINITY;
-            case "-Infinity":
-                return Double.NEGATIVE_INFINITY;
-            default:
-                return Double.NaN; // not a number at all (see parseDouble)
+        if (Values.equals(b, off, len, ValueText.INFINITY)) {
+            return Double.POSITIVE_INFINITY;
         }
+        return Values.equals(b, off, len, ValueText.NEGATIVE_INFINITY) ? Double.NEGATIVE_INFINITY : Double.NaN;
     }
 
     /** Whether {@code b[off, off+len)} spells NaN, Infinity or -Infinity (a double the contract writes as a string). */
     static boolean isNamedDouble(byte[] b, int off, int len) {
-        return eq(b, off, len, "NaN") || eq(b, off, len, "Infinity") || eq(b, off, len, "-Infinity");
+        return Values.equals(b, off, len, ValueText.NAN) || Values.equals(b, off, len, ValueText.INFINITY)
+                || Values.equals(b, off, len, ValueText.NEGATIVE_INFINITY);
     }
 
-    private static boolean eq(byte[] b, int off, int len, String s) {
-        if (len != s.length()) {
-            return false;
-        }
-        for (int i = 0; i < len; i++) {
-            if (b[off + i] != s.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Decodes hex {@code src[off, off+len)} into {@code dst} at 0; returns the byte count, or -1 if not hex. */
-    static int hex(byte[] src, int off, int len, byte[] dst) {
-        if ((len & 1) != 0 || dst.length < len / 2) {
+    /** Decodes hex {@code src[off, off+len)} into {@code dst} from {@code at}: the byte count, or -1 if not hex. */
+    static int hex(byte[] src, int off, int len, byte[] dst, int at) {
+        if ((len & 1) != 0 || dst.length - at < len / 2) {
             return -1;
         }
         for (int i = 0; i < len / 2; i++) {
@@ -234,7 +205,7 @@ final class Text {
             if ((hi | lo) < 0) {
                 return -1;
             }
-            dst[i] = (byte) (hi << 4 | lo);
+            dst[at + i] = (byte) (hi << 4 | lo);
         }
         return len / 2;
     }

@@ -87,11 +87,6 @@ final class ValueText {
         LONGS_LE.set(b, at, ((hundreds - 10 * tens) << 8 | tens) + 0x3030303030303030L);
     }
 
-    /** Whether {@code d} can be written as a JSON number (not NaN, not infinite). */
-    static boolean isFinite(double d) {
-        return !Double.isNaN(d) && !Double.isInfinite(d);
-    }
-
     /** The string OTLP JSON writes for a NaN or an infinity. */
     static byte[] nonFinite(double d) {
         return Double.isNaN(d) ? NAN : d > 0 ? INFINITY : NEGATIVE_INFINITY;
@@ -244,17 +239,12 @@ final class ValueText {
         }
 
         void dbl(JsonWriter w, double d) {
-            if (isFinite(d)) {
+            if (Double.isFinite(d)) {
                 w.raw(scratch, 0, putDouble(scratch, 0, d));
             } else {
                 byte[] s = nonFinite(d);
                 w.string(s, 0, s.length);
             }
-        }
-
-        void bool(JsonWriter w, boolean v) {
-            byte[] s = v ? TRUE : FALSE;
-            w.raw(s, 0, s.length);
         }
 
         void nul(JsonWriter w) {

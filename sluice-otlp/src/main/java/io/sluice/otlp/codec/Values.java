@@ -4,7 +4,6 @@ import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonScanner;
 import io.sluice.core.json.JsonStrings;
 import io.sluice.core.message.Metadata;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -15,17 +14,8 @@ import java.util.Arrays;
  * with core's {@link JsonScanner}, one reused {@link JsonFields} per nesting level: nothing is allocated per value.
  */
 final class Values {
-    static final int STRING_VALUE = 1;
-    static final int BOOL_VALUE = 2;
-    static final int INT_VALUE = 3;
-    static final int DOUBLE_VALUE = 4;
-    static final int ARRAY_VALUE = 5;
-    static final int KVLIST_VALUE = 6;
-    static final int BYTES_VALUE = 7;
     /** Deeper JSON is sent as its text (a string value): protobuf parsers refuse nesting past 100 anyway. */
     static final int MAX_DEPTH = 64;
-    private static final byte[] BYTES_KEY = "bytesValue".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
 
     private final JsonScanner scanner = new JsonScanner();
     private JsonFields[] levels = new JsonFields[0];
@@ -53,20 +43,11 @@ final class Values {
         int len = md.valueLength(i);
         byte[] a = md.arena();
         switch (kind) {
-            case Metadata.STRING:
-                stringValue(w, field, a, off, len);
-                break;
-            case Metadata.BOOLEAN:
-                boolValue(w, field, equals(a, off, len, TRUE));
-                break;
-            case Metadata.NUMBER:
-                numberValue(w, field, a, off, len);
-                break;
-            case Metadata.JSON:
-                jsonContainer(w, field, a, off, len, 0);
-                break;
-            default:
-                emptyValue(w, field);
+            case Metadata.STRING -> stringValue(w, field, a, off, len);
+            case Metadata.BOOLEAN -> boolValue(w, field, equals(a, off, len, ValueText.TRUE));
+            case Metadata.NUMBER -> numberValue(w, field, a, off, len);
+            case Metadata.JSON -> jsonContainer(w, field, a, off, len, 0);
+            default -> emptyValue(w, field);
         }
     }
 
@@ -76,26 +57,18 @@ final class Values {
      */
     void jsonValue(ProtoWriter w, int field, byte[] b, int off, int len, byte kind, boolean escaped, int depth) {
         switch (kind) {
-            case JsonFields.STRING:
+            case JsonFields.STRING -> {
                 if (escaped) {
                     int n = unescape(b, off, len);
                     stringValue(w, field, scratch, 0, n);
                 } else {
                     stringValue(w, field, b, off, len);
                 }
-                break;
-            case JsonFields.NUMBER:
-                numberValue(w, field, b, off, len);
-                break;
-            case JsonFields.BOOLEAN:
-                boolValue(w, field, b[off] == 't');
-                break;
-            case JsonFields.OBJECT:
-            case JsonFields.ARRAY:
-                jsonContainer(w, field, b, off, len, depth);
-                break;
-            default:
-                emptyValue(w, field);
+            }
+            case JsonFields.NUMBER -> numberValue(w, field, b, off, len);
+            case JsonFields.BOOLEAN -> boolValue(w, field, b[off] == 't');
+            case JsonFields.OBJECT, JsonFields.ARRAY -> jsonContainer(w, field, b, off, len, depth);
+            default -> emptyValue(w, field);
         }
     }
 
@@ -123,7 +96,7 @@ final class Values {
             return;
         }
         w.begin(field);
-        w.begin(array ? ARRAY_VALUE : KVLIST_VALUE);
+        w.begin(array ? ProtoValues.ARRAY : ProtoValues.KVLIST);
         if (array) {
             for (int k = 0; k < f.size(); k++) {
                 jsonValue(w, 1, b, f.valueOffset(k), f.valueLength(k), f.kind(k), f.valueEscaped(k), depth + 1);
@@ -139,12 +112,7 @@ final class Values {
     void members(ProtoWriter w, int field, byte[] b, JsonFields f, int depth) {
         for (int k = 0; k < f.size(); k++) {
             w.begin(field);
-            if (f.keyEscaped(k)) {
-                int n = unescape(b, f.keyOffset(k), f.keyLength(k));
-                w.stringField(1, scratch, 0, n);
-            } else {
-                w.stringField(1, b, f.keyOffset(k), f.keyLength(k));
-            }
+            rawString(w, 1, b, f.keyOffset(k), f.keyLength(k), f.keyEscaped(k));
             jsonValue(w, 2, b, f.valueOffset(k), f.valueLength(k), f.kind(k), f.valueEscaped(k), depth);
             w.end();
         }
@@ -170,7 +138,7 @@ final class Values {
 
     private static boolean isBytes(byte[] b, JsonFields f) {
         return f.size() == 1 && f.kind(0) == JsonFields.STRING && !f.keyEscaped(0)
-                && equals(b, f.keyOffset(0), f.keyLength(0), BYTES_KEY);
+                && equals(b, f.keyOffset(0), f.keyLength(0), ValueText.BYTES_VALUE);
     }
 
     /** A bytes value from base64 text; text that is not base64 stays the object it was, as a string. */
@@ -181,7 +149,7 @@ final class Values {
             return;
         }
         w.begin(field);
-        w.bytesField(BYTES_VALUE, scratch, 0, n);
+        w.bytesField(ProtoValues.BYTES, scratch, 0, n);
         w.end();
     }
 
@@ -194,7 +162,7 @@ final class Values {
     /** Decodes hex into the scratch buffer; returns the length or -1. */
     int hex(byte[] b, int off, int len) {
         ensureScratch(len / 2 + 1);
-        return Text.hex(b, off, len, scratch);
+        return Text.hex(b, off, len, scratch, 0);
     }
 
     /** The buffer {@link #base64}, {@link #hex} and unescaping write into; valid until the next of them. */
@@ -208,13 +176,13 @@ final class Values {
      */
     static void stringValue(ProtoWriter w, int field, byte[] b, int off, int len) {
         w.begin(field);
-        w.bytesField(ProtoWriter.isValidUtf8(b, off, len) ? STRING_VALUE : BYTES_VALUE, b, off, len);
+        w.bytesField(ProtoWriter.isValidUtf8(b, off, len) ? ProtoValues.STRING : ProtoValues.BYTES, b, off, len);
         w.end();
     }
 
     static void boolValue(ProtoWriter w, int field, boolean v) {
         w.begin(field);
-        w.boolField(BOOL_VALUE, v);
+        w.boolField(ProtoValues.BOOL, v);
         w.end();
     }
 
@@ -230,10 +198,10 @@ final class Values {
             return;
         }
         w.begin(field);
-        if (!Text.isFraction(b, off, len) && Text.isInteger(b, off, len, false)) {
-            w.varintField(INT_VALUE, Text.parseLong(b, off, len));
+        if (Text.isInteger(b, off, len, false)) {
+            w.varintField(ProtoValues.INT, Text.parseLong(b, off, len));
         } else {
-            w.doubleField(DOUBLE_VALUE, Text.parseDouble(b, off, len));
+            w.doubleField(ProtoValues.DOUBLE, Text.parseDouble(b, off, len));
         }
         w.end();
     }
@@ -270,6 +238,6 @@ final class Values {
     }
 
     static boolean equals(byte[] b, int off, int len, byte[] word) {
-        return len == word.length && Arrays.equals(b, off, off + len, word, 0, len);
+        return len == word.length && MessageKeys.startsWith(b, off, len, word);
     }
 }

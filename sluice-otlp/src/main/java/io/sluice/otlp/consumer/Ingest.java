@@ -34,7 +34,6 @@ final class Ingest {
     private final Log log;
     private final String id;
     private final int maxPending;
-    private final AtomicLong received = new AtomicLong();
     private final AtomicLong requestsOk;
     private final RequestPublisher publisher;
     private final FastThreadLocal<State> state = new FastThreadLocal<>() {
@@ -70,16 +69,6 @@ final class Ingest {
     String busy() {
         int p = publisher.pending();
         return p >= maxPending ? "MaxPendingRecords (" + maxPending + ") records accepted and not yet delivered" : null;
-    }
-
-    /** Records accepted and not yet delivered. */
-    int pending() {
-        return publisher.pending();
-    }
-
-    /** Records accepted so far. */
-    long received() {
-        return received.get();
     }
 
     /** The publisher thread and its counts of pending records and unanswered requests. */
@@ -195,7 +184,6 @@ final class Ingest {
             }
             batches.get(i).setCompletion(done);
         }
-        received.addAndGet(done.records);
         publisher.submit(batches, done, done.records); // once stopped, the request fails (busy), its memory goes back
     }
 

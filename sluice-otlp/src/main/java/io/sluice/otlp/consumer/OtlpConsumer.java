@@ -71,8 +71,6 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
     private final OtlpServer.Settings settings = new OtlpServer.Settings();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile OtlpServer server;
-    private volatile InetSocketAddress grpcBound;
-    private volatile InetSocketAddress httpBound;
     private volatile boolean consuming;
     private TlsSettings tlsSettings;
 
@@ -163,8 +161,8 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
     public void open(ConsumerContext ctx) throws Exception {
         OtlpServer s = new OtlpServer(settings, ctx);
         InetSocketAddress[] bound = s.start();
-        grpcBound = bound[0];
-        httpBound = bound[1];
+        InetSocketAddress grpcBound = bound[0];
+        InetSocketAddress httpBound = bound[1];
         server = s;
         String tls = settings.grpcTls != null || settings.httpTls != null ? " (TLS)" : "";
         tlsSettings.logTo(ctx.log(), config.id());
@@ -208,15 +206,5 @@ public final class OtlpConsumer extends Consumer implements Exposure.Listening {
     public boolean isReady() {
         OtlpServer s = server;
         return s != null && s.listening();
-    }
-
-    /** The gRPC address actually bound (useful with port 0), or null before start or when it is off. */
-    public InetSocketAddress grpcAddress() {
-        return grpcBound;
-    }
-
-    /** The OTLP/HTTP address actually bound, or null before start or when it is off. */
-    public InetSocketAddress httpAddress() {
-        return httpBound;
     }
 }

@@ -238,11 +238,6 @@ final class OtlpServer {
         return ctx.memory();
     }
 
-    /** Open connections. */
-    int connections() {
-        return slots.open();
-    }
-
     /**
      * Stops accepting, answers the requests whose records the pipeline is still delivering (up to
      * {@link #ANSWER_TIMEOUT_MS}; new requests meanwhile are answered busy), then closes the connections (every one,

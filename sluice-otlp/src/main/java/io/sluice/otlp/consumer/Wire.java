@@ -1,8 +1,9 @@
 package io.sluice.otlp.consumer;
 
-import io.sluice.core.json.JsonStrings;
-import java.io.ByteArrayOutputStream;
+import io.sluice.core.json.JsonWriter;
+import io.sluice.otlp.codec.ProtoWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The few protobuf and JSON answers consumer.OTLP writes, encoded by hand (they are a handful of fields, and the
@@ -26,14 +27,14 @@ final class Wire {
         if (rejected == 0 && message.isEmpty()) {
             return EMPTY;
         }
-        ByteArrayOutputStream partial = new ByteArrayOutputStream();
+        ProtoWriter out = new ProtoWriter(64);
+        out.begin(1);
         if (rejected != 0) {
-            varintField(partial, 1, rejected);
+            out.varintField(1, rejected);
         }
-        bytesField(partial, 2, message.getBytes(StandardCharsets.UTF_8));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        bytesField(out, 1, partial.toByteArray());
-        return out.toByteArray();
+        bytesField(out, 2, message);
+        out.end();
+        return Arrays.copyOf(out.buffer(), out.size());
     }
 
     /** The JSON form of {@link #exportResponse}: {@code {}} or {@code {"partialSuccess":{...}}} (int64 as a string). */
@@ -41,45 +42,47 @@ final class Wire {
         if (rejected == 0 && message.isEmpty()) {
             return JSON_EMPTY;
         }
-        StringBuilder b = new StringBuilder("{\"partialSuccess\":{");
+        JsonWriter w = new JsonWriter().beginObject().name("partialSuccess").beginObject();
         if (rejected != 0) {
-            b.append('"').append(signal.rejectedJson).append("\":\"").append(rejected).append("\",");
+            w.name(signal.rejectedJson).string(Long.toString(rejected));
         }
-        b.append("\"errorMessage\":");
-        quote(b, message);
-        return b.append("}}").toString().getBytes(StandardCharsets.UTF_8);
+        w.name("errorMessage").string(message).endObject().endObject();
+        return Arrays.copyOf(w.buffer(), w.length());
     }
 
-    /** google.rpc.Status {code = 1, message = 2, details = 3 (a RetryInfo when retryAfterSeconds > 0)}. */
+    /**
+     * google.rpc.Status {code = 1, message = 2, details = 3}, its details a google.protobuf.Any {type_url = 1,
+     * value = 2} holding RetryInfo {retry_delay = 1: Duration {seconds = 1}} when retryAfterSeconds > 0.
+     */
     static byte[] status(int code, String message, long retryAfterSeconds) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        varintField(out, 1, code);
+        ProtoWriter out = new ProtoWriter(64);
+        out.varintField(1, code);
         if (!message.isEmpty()) {
-            bytesField(out, 2, message.getBytes(StandardCharsets.UTF_8));
+            bytesField(out, 2, message);
         }
         if (retryAfterSeconds > 0) {
-            bytesField(out, 3, retryInfoAny(retryAfterSeconds));
+            out.begin(3);
+            bytesField(out, 1, RETRY_INFO_TYPE);
+            out.begin(2);
+            out.begin(1);
+            out.varintField(1, retryAfterSeconds);
+            out.end();
+            out.end();
+            out.end();
         }
-        return out.toByteArray();
+        return Arrays.copyOf(out.buffer(), out.size());
     }
 
     /** google.rpc.Status as OTLP/HTTP JSON: {@code {"code":14,"message":"..."}}. */
     static byte[] statusJson(int code, String message) {
-        StringBuilder b = new StringBuilder("{\"code\":").append(code).append(",\"message\":");
-        quote(b, message);
-        return b.append('}').toString().getBytes(StandardCharsets.UTF_8);
+        JsonWriter w = new JsonWriter().beginObject().name("code").number(code).name("message").string(message);
+        w.endObject();
+        return Arrays.copyOf(w.buffer(), w.length());
     }
 
-    /** google.protobuf.Any {type_url = 1, value = 2} holding RetryInfo {retry_delay = 1: Duration {seconds = 1}}. */
-    private static byte[] retryInfoAny(long seconds) {
-        ByteArrayOutputStream duration = new ByteArrayOutputStream();
-        varintField(duration, 1, seconds);
-        ByteArrayOutputStream retryInfo = new ByteArrayOutputStream();
-        bytesField(retryInfo, 1, duration.toByteArray());
-        ByteArrayOutputStream any = new ByteArrayOutputStream();
-        bytesField(any, 1, RETRY_INFO_TYPE.getBytes(StandardCharsets.US_ASCII));
-        bytesField(any, 2, retryInfo.toByteArray());
-        return any.toByteArray();
+    private static void bytesField(ProtoWriter out, int field, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.bytesField(field, b, 0, b.length);
     }
 
     /**
@@ -98,31 +101,5 @@ final class Wire {
             }
         }
         return b.toString();
-    }
-
-    private static void quote(StringBuilder b, String s) {
-        byte[] raw = s.getBytes(StandardCharsets.UTF_8);
-        byte[] esc = new byte[JsonStrings.maxEscapedLength(raw.length)];
-        int n = JsonStrings.escape(raw, 0, raw.length, esc, 0);
-        b.append('"').append(new String(esc, 0, n, StandardCharsets.UTF_8)).append('"');
-    }
-
-    private static void varintField(ByteArrayOutputStream out, int field, long value) {
-        varint(out, (long) field << 3);
-        varint(out, value);
-    }
-
-    private static void bytesField(ByteArrayOutputStream out, int field, byte[] value) {
-        varint(out, (long) field << 3 | 2);
-        varint(out, value.length);
-        out.write(value, 0, value.length);
-    }
-
-    private static void varint(ByteArrayOutputStream out, long v) {
-        while ((v & ~0x7FL) != 0) {
-            out.write((int) (v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out.write((int) v);
     }
 }

@@ -127,19 +127,11 @@ final class GrpcTransport implements Transport {
      * and the Collector's exporter decide: RESOURCE_EXHAUSTED only when the server said when (RetryInfo).
      */
     static boolean retryable(int code, boolean retryInfo) {
-        switch (code) {
-            case CANCELLED:
-            case DEADLINE_EXCEEDED:
-            case ABORTED:
-            case OUT_OF_RANGE:
-            case UNAVAILABLE:
-            case DATA_LOSS:
-                return true;
-            case RESOURCE_EXHAUSTED:
-                return retryInfo;
-            default:
-                return false;
-        }
+        return switch (code) {
+            case CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS -> true;
+            case RESOURCE_EXHAUSTED -> retryInfo;
+            default -> false;
+        };
     }
 
     static String name(int code) {
@@ -242,21 +234,19 @@ final class GrpcTransport implements Transport {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Http2StreamFrame frame) throws IOException {
-            if (frame instanceof Http2HeadersFrame) {
-                Http2HeadersFrame h = (Http2HeadersFrame) frame;
+            if (frame instanceof Http2HeadersFrame h) {
                 if (head == null && !h.isEndStream()) {
                     head = h.headers();
                 } else {
                     finish(head == null ? h.headers() : head, h.headers()); // trailers, or trailers-only
                 }
-            } else if (frame instanceof Http2DataFrame) {
-                Http2DataFrame d = (Http2DataFrame) frame;
+            } else if (frame instanceof Http2DataFrame d) {
                 d.content().readBytes(data, d.content().readableBytes());
                 if (d.isEndStream()) {
                     finish(head, null);
                 }
-            } else if (frame instanceof Http2ResetFrame) {
-                long code = ((Http2ResetFrame) frame).errorCode();
+            } else if (frame instanceof Http2ResetFrame reset) {
+                long code = reset.errorCode();
                 result.completeExceptionally(code == Http2Error.REFUSED_STREAM.code() ? new Refused()
                         : new IOException("stream reset by the server, HTTP/2 error " + code));
             }
@@ -269,8 +259,7 @@ final class GrpcTransport implements Transport {
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             // Netty hands a GOAWAY to every stream it concerns: those above lastStreamId were not processed and may
             // go again at once, on a new connection (RFC 9113 6.8), rather than fail as a closed stream.
-            if (evt instanceof Http2GoAwayFrame) {
-                Http2GoAwayFrame goAway = (Http2GoAwayFrame) evt;
+            if (evt instanceof Http2GoAwayFrame goAway) {
                 try {
                     notProcessed |= ((Http2StreamChannel) ctx.channel()).stream().id() > goAway.lastStreamId();
                 } finally {
@@ -345,24 +334,14 @@ final class GrpcTransport implements Transport {
         /** gRPC's mapping of an HTTP status to a code, for answers without grpc-status (a proxy's, say). */
         private static int fromHttp(Http2Headers headers) {
             CharSequence s = headers == null ? null : headers.status();
-            int http = s == null ? 0 : parseCode(s);
-            switch (http) {
-                case 400:
-                    return INTERNAL;
-                case 401:
-                    return UNAUTHENTICATED;
-                case 403:
-                    return PERMISSION_DENIED;
-                case 404:
-                    return UNIMPLEMENTED;
-                case 429:
-                case 502:
-                case 503:
-                case 504:
-                    return UNAVAILABLE;
-                default:
-                    return UNKNOWN;
-            }
+            return switch (s == null ? 0 : parseCode(s)) {
+                case 400 -> INTERNAL;
+                case 401 -> UNAUTHENTICATED;
+                case 403 -> PERMISSION_DENIED;
+                case 404 -> UNIMPLEMENTED;
+                case 429, 502, 503, 504 -> UNAVAILABLE;
+                default -> UNKNOWN;
+            };
         }
 
         private static String percentDecode(String s) {

@@ -20,6 +20,7 @@ import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.pipeline.RetryLaterException;
 import io.sluice.otlp.codec.LogsEncoder;
 import io.sluice.otlp.codec.MetricsEncoder;
+import io.sluice.otlp.codec.OtlpFormatException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Arrays;
@@ -262,7 +263,7 @@ public final class OtlpProducer extends Producer {
         Responses.Partial p;
         try {
             p = Responses.partialSuccess(reply.body);
-        } catch (IllegalArgumentException e) {
+        } catch (OtlpFormatException e) {
             log.limited(Log.WARNING, config.id() + ": bad response", config.id() + ": unreadable export response: " + e.getMessage());
             return;
         }
@@ -338,10 +339,4 @@ public final class OtlpProducer extends Producer {
             compressor.close();
         }
     }
-
-    /** The records and points servers rejected in partial successes (also on /metrics). */
-    public long rejected() {
-        return rejected.get();
-    }
-
 }

@@ -1,11 +1,13 @@
 package io.sluice.otlp.producer;
 
+import io.sluice.otlp.codec.OtlpFormatException;
+import io.sluice.otlp.codec.ProtoReader;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Reads the few protobuf answers the exporter needs: the partial success of an {@code Export*ServiceResponse},
  * and the message and {@code RetryInfo} of a {@code google.rpc.Status} (gRPC's {@code grpc-status-details-bin},
- * OTLP/HTTP's error body). Answers are small and rare, so this reads with plain loops and allocates freely.
+ * OTLP/HTTP's error body), with the codec's {@link ProtoReader}. Answers are small and rare: this allocates freely.
  */
 final class Responses {
     static final String RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
@@ -18,30 +20,30 @@ final class Responses {
     }
 
     /** The partial success in an Export*ServiceResponse, or null when there is none (or nothing was rejected). */
-    static Partial partialSuccess(byte[] body) {
+    static Partial partialSuccess(byte[] body) throws OtlpFormatException {
         if (body == null) {
             return null;
         }
-        Reader r = new Reader(body, 0, body.length);
-        while (r.more()) {
-            int tag = (int) r.varint();
+        ProtoReader r = new ProtoReader().reset(body, 0, body.length);
+        while (r.hasMore()) {
+            int tag = r.readTag();
             if (tag == (1 << 3 | 2)) {
-                Reader p = r.sub();
+                r.enterMessage(tag);
                 long rejected = 0;
                 String message = "";
-                while (p.more()) {
-                    int t = (int) p.varint();
+                while (r.hasMore()) {
+                    int t = r.readTag();
                     if (t == (1 << 3)) {
-                        rejected = p.varint();
+                        rejected = r.readVarint();
                     } else if (t == (2 << 3 | 2)) {
-                        message = p.string();
+                        message = string(r, t);
                     } else {
-                        p.skip(t & 7);
+                        r.skip(t);
                     }
                 }
                 return rejected > 0 || !message.isEmpty() ? new Partial(rejected, message) : null;
             }
-            r.skip(tag & 7);
+            r.skip(tag);
         }
         return null;
     }
@@ -49,15 +51,15 @@ final class Responses {
     /** The message (field 2) of a google.rpc.Status, or "" when it has none or does not parse. */
     static String statusMessage(byte[] status) {
         try {
-            Reader r = new Reader(status, 0, status.length);
-            while (r.more()) {
-                int tag = (int) r.varint();
+            ProtoReader r = new ProtoReader().reset(status, 0, status.length);
+            while (r.hasMore()) {
+                int tag = r.readTag();
                 if (tag == (2 << 3 | 2)) {
-                    return r.string();
+                    return string(r, tag);
                 }
-                r.skip(tag & 7);
+                r.skip(tag);
             }
-        } catch (RuntimeException e) {
+        } catch (OtlpFormatException e) {
             // not a Status after all: no message
         }
         return "";
@@ -66,132 +68,80 @@ final class Responses {
     /** The delay of a RetryInfo among a google.rpc.Status's details, in milliseconds, or -1 when there is none. */
     static long retryDelayMillis(byte[] status) {
         try {
-            Reader r = new Reader(status, 0, status.length);
-            while (r.more()) {
-                int tag = (int) r.varint();
+            ProtoReader r = new ProtoReader().reset(status, 0, status.length);
+            while (r.hasMore()) {
+                int tag = r.readTag();
                 if (tag == (3 << 3 | 2)) {
-                    long d = retryInfo(r.sub());
+                    int old = r.enterMessage(tag);
+                    long d = retryInfo(r);
+                    r.leave(old);
                     if (d >= 0) {
                         return d;
                     }
                 } else {
-                    r.skip(tag & 7);
+                    r.skip(tag);
                 }
             }
-        } catch (RuntimeException e) {
+        } catch (OtlpFormatException e) {
             // damaged details: as if there were none
         }
         return -1;
     }
 
-    /** A google.protobuf.Any: the RetryInfo's delay when it is one, else -1. */
-    private static long retryInfo(Reader any) {
+    /** The google.protobuf.Any {@code any} is in: the RetryInfo's delay when it is one, else -1. */
+    private static long retryInfo(ProtoReader any) throws OtlpFormatException {
         String type = null;
-        Reader value = null;
-        while (any.more()) {
-            int tag = (int) any.varint();
+        int value = -1;
+        while (any.hasMore()) {
+            int tag = any.readTag();
             if (tag == (1 << 3 | 2)) {
-                type = any.string();
-            } else if (tag == (2 << 3 | 2)) {
-                value = any.sub();
-            } else {
-                any.skip(tag & 7);
+                type = string(any, tag);
+                continue;
             }
+            if (tag == (2 << 3 | 2)) {
+                value = any.position();
+            }
+            any.skip(tag);
         }
         if (!RETRY_INFO.equals(type)) {
             return -1;
         }
         long millis = 0;
-        while (value != null && value.more()) {
-            int tag = (int) value.varint();
-            if (tag == (1 << 3 | 2)) { // retry_delay: google.protobuf.Duration
-                Reader d = value.sub();
-                long seconds = 0;
-                long nanos = 0;
-                while (d.more()) {
-                    int t = (int) d.varint();
-                    if (t == (1 << 3)) {
-                        seconds = d.varint();
-                    } else if (t == (2 << 3)) {
-                        nanos = d.varint();
-                    } else {
-                        d.skip(t & 7);
+        if (value >= 0) {
+            any.position(value);
+            int old = any.enter(any.readLength());
+            while (any.hasMore()) {
+                int tag = any.readTag();
+                if (tag == (1 << 3 | 2)) { // retry_delay: google.protobuf.Duration
+                    int o = any.enterMessage(tag);
+                    long seconds = 0;
+                    long nanos = 0;
+                    while (any.hasMore()) {
+                        int t = any.readTag();
+                        if (t == (1 << 3)) {
+                            seconds = any.readVarint();
+                        } else if (t == (2 << 3)) {
+                            nanos = any.readVarint();
+                        } else {
+                            any.skip(t);
+                        }
                     }
+                    any.leave(o);
+                    millis = seconds * 1000 + nanos / 1_000_000;
+                } else {
+                    any.skip(tag);
                 }
-                millis = seconds * 1000 + nanos / 1_000_000;
-            } else {
-                value.skip(tag & 7);
             }
+            any.leave(old);
         }
         return Math.max(0, millis);
     }
 
-    /** A cursor over protobuf bytes; throws IllegalArgumentException on damaged input. */
-    private static final class Reader {
-        private final byte[] b;
-        private int p;
-        private final int end;
-
-        Reader(byte[] b, int off, int end) {
-            this.b = b;
-            this.p = off;
-            this.end = end;
-        }
-
-        boolean more() {
-            return p < end;
-        }
-
-        long varint() {
-            long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (p >= end) {
-                    throw new IllegalArgumentException("truncated varint");
-                }
-                byte x = b[p++];
-                v |= (long) (x & 0x7F) << shift;
-                if (x >= 0) {
-                    return v;
-                }
-            }
-            throw new IllegalArgumentException("varint too long");
-        }
-
-        Reader sub() {
-            int len = (int) varint();
-            if (len < 0 || len > end - p) {
-                throw new IllegalArgumentException("truncated field");
-            }
-            Reader r = new Reader(b, p, p + len);
-            p += len;
-            return r;
-        }
-
-        String string() {
-            Reader s = sub();
-            return new String(b, s.p, s.end - s.p, StandardCharsets.UTF_8);
-        }
-
-        void skip(int wireType) {
-            switch (wireType) {
-                case 0:
-                    varint();
-                    break;
-                case 1:
-                    p += 8;
-                    break;
-                case 2:
-                    sub();
-                    break;
-                case 5:
-                    p += 4;
-                    break;
-                default:
-                    throw new IllegalArgumentException("wire type " + wireType);
-            }
-            if (p > end) {
-                throw new IllegalArgumentException("truncated field");
-            }
-        }
+    /** A length-delimited field (its tag read) as UTF-8 text. */
+    private static String string(ProtoReader r, int tag) throws OtlpFormatException {
+        int old = r.enterMessage(tag);
+        String s = new String(r.buffer(), r.position(), r.limit() - r.position(), StandardCharsets.UTF_8);
+        r.leave(old);
+        return s;
     }
 }

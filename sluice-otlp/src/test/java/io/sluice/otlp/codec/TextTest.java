@@ -66,9 +66,9 @@ class TextTest {
     @Test
     void hexAndBase64() {
         byte[] out = new byte[16];
-        assertThat(Text.hex(b("00ff10"), 0, 6, out)).isEqualTo(3);
+        assertThat(Text.hex(b("00ff10"), 0, 6, out, 0)).isEqualTo(3);
         assertThat(out[1]).isEqualTo((byte) 0xff);
-        assertThat(Text.hex(b("0g"), 0, 2, out)).isEqualTo(-1);
+        assertThat(Text.hex(b("0g"), 0, 2, out, 0)).isEqualTo(-1);
         assertThat(Text.base64(b("AAEC/w=="), 0, 8, out)).isEqualTo(4);
         assertThat(out[3]).isEqualTo((byte) 0xff);
         assertThat(Text.base64(b("AAEC_w"), 0, 6, out)).isEqualTo(4); // URL alphabet, no padding

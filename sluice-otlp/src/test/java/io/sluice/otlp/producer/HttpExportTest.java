@@ -114,7 +114,10 @@ class HttpExportTest {
         receiver.script.add(HttpReceiver.Answer.partial(2, "two dropped"));
         p.deliver(GrpcExportTest.mixedLogs(4));
         assertThat(receiver.calls.get()).isEqualTo(1);
-        assertThat(p.rejected()).isEqualTo(2);
+        assertThat(Support.lastStats.counters()).anySatisfy(c -> {
+            assertThat(c.name()).isEqualTo("sluice_otlp_rejected_total");
+            assertThat(c.value().get()).isEqualTo(2);
+        });
         assertThat(log.text()).contains("rejected 2 of 4 log records").contains("two dropped");
     }
 
