@@ -112,7 +112,7 @@ final class ChunkSender implements Runnable {
 
     /** The wait before the next attempt: RetryBackoff doubled per failure in a row, at most MaxRetryBackoff. */
     long nextBackoffNanos() {
-        return Math.min(cfg.retryBackoff().toNanos() << Math.min(failures++, 20), cfg.maxRetryBackoff().toNanos());
+        return cfg.backoffNanos(failures++);
     }
 
     void closeConnection() {

@@ -242,7 +242,7 @@ public final class ForwardClient implements Closeable {
                 if (attempt >= cfg.maxRetries() || closed) {
                     throw e;
                 }
-                backoff(attempt);
+                LockSupport.parkNanos(cfg.backoffNanos(attempt));
             }
         }
     }
@@ -264,11 +264,6 @@ public final class ForwardClient implements Closeable {
                 throw new AckTimeoutException(chunk, timeoutMs);
             }
         }
-    }
-
-    private void backoff(int attempt) {
-        long delay = cfg.retryBackoff().toNanos() << Math.min(attempt, 20);
-        LockSupport.parkNanos(Math.min(delay, cfg.maxRetryBackoff().toNanos()));
     }
 
     private void dropConnection() {

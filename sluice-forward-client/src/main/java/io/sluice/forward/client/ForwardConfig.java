@@ -104,6 +104,10 @@ public final class ForwardConfig {
         return maxRetryBackoff;
     }
 
+    long backoffNanos(int attempt) {
+        return Math.min(retryBackoff.toNanos() << Math.min(attempt, 20), maxRetryBackoff.toNanos());
+    }
+
     /** @return factory for TLS sockets, or null for plain TCP */
     public SSLSocketFactory sslSocketFactory() {
         return sslSocketFactory;

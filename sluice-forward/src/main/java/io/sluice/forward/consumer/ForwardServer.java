@@ -337,10 +337,6 @@ final class ForwardServer {
                 + "are not valid UTF-8; invalid sequences were replaced with U+FFFD (sluice_invalid_utf8_total)");
     }
 
-    long invalidUtf8() {
-        return invalidUtf8.get();
-    }
-
     Log log() {
         return log;
     }
@@ -366,14 +362,6 @@ final class ForwardServer {
                 + (inFlight ? " is a copy of one still being delivered: it is acked with the first copy"
                         : " was already accepted (its ack was lost): acked again")
                 + ", its " + events + " events not delivered twice");
-    }
-
-    long duplicateChunks() {
-        return duplicateChunks.get();
-    }
-
-    long duplicateEvents() {
-        return duplicateEvents.get();
     }
 
     /** The UDP port answering heartbeats, or -1. */

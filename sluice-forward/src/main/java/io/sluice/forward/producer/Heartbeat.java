@@ -56,8 +56,7 @@ final class Heartbeat implements AutoCloseable {
 
     private final String id;
     private final Type type;
-    private final List<String> hosts;
-    private final int[] ports;
+    private final List<ServerPool.Server> servers;
     private final long intervalNanos;
     private final long timeoutNanos;
     private final long recoverNanos;
@@ -76,13 +75,12 @@ final class Heartbeat implements AutoCloseable {
     private Bootstrap tcp;
     private ScheduledExecutorService timer;
 
-    Heartbeat(String id, Type type, List<String> hosts, int[] ports, long intervalMillis, long timeoutMillis,
+    Heartbeat(String id, Type type, List<ServerPool.Server> servers, long intervalMillis, long timeoutMillis,
               long recoverWaitMillis, int connectTimeoutMillis, EventLoopGroup group, Log log, IntConsumer onDown,
               IntConsumer onUp) {
         this.id = id;
         this.type = type;
-        this.hosts = hosts;
-        this.ports = ports;
+        this.servers = servers;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.recoverNanos = TimeUnit.MILLISECONDS.toNanos(recoverWaitMillis);
@@ -91,7 +89,7 @@ final class Heartbeat implements AutoCloseable {
         this.log = log;
         this.onDown = onDown;
         this.onUp = onUp;
-        int n = hosts.size();
+        int n = servers.size();
         this.addresses = new AtomicReferenceArray<>(n);
         this.up = new boolean[n];
         this.last = new long[n];
@@ -221,11 +219,11 @@ final class Heartbeat implements AutoCloseable {
                 }
             }
             if (wentDown) {
-                log.warn(id + ": server " + name(i) + " marked down: no answer to " + type.name().toLowerCase()
+                log.warn(id + ": server " + servers.get(i) + " marked down: no answer to " + type.name().toLowerCase()
                         + " heartbeats for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms");
                 onDown.accept(i);
             } else if (cameUp) {
-                log.info(id + ": server " + name(i) + " marked up: it has answered heartbeats for "
+                log.info(id + ": server " + servers.get(i) + " marked up: it has answered heartbeats for "
                         + TimeUnit.NANOSECONDS.toMillis(run) + " ms");
                 onUp.accept(i);
             }
@@ -294,15 +292,12 @@ final class Heartbeat implements AutoCloseable {
 
     private InetSocketAddress resolve(int i) {
         try {
-            return new InetSocketAddress(InetAddress.getByName(hosts.get(i)), ports[i]);
+            return new InetSocketAddress(InetAddress.getByName(servers.get(i).host()), servers.get(i).port());
         } catch (Exception e) {
-            log.limited(Log.WARNING, id + ": heartbeat resolve", id + ": cannot resolve " + name(i) + ": " + e.getMessage());
+            log.limited(Log.WARNING, id + ": heartbeat resolve",
+                    id + ": cannot resolve " + servers.get(i) + ": " + e.getMessage());
             return null;
         }
-    }
-
-    private String name(int i) {
-        return hosts.get(i) + ":" + ports[i];
     }
 
     @Override

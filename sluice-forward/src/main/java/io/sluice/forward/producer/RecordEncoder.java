@@ -3,6 +3,7 @@ package io.sluice.forward.producer;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import io.sluice.forward.codec.MsgPackWriter;
+import io.sluice.forward.codec.ValueType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -52,7 +53,7 @@ final class RecordEncoder {
         switch (source) {
             case MSGPACK -> {
                 int len = m.length();
-                if (len == 0 || !isMap(m.payload()[0] & 0xff)) {
+                if (len == 0 || ValueType.of(m.payload()[0] & 0xff) != ValueType.MAP) {
                     return false;
                 }
                 out.writeRaw(m.payload(), 0, len);
@@ -68,10 +69,6 @@ final class RecordEncoder {
             }
         }
         return true;
-    }
-
-    private static boolean isMap(int b) {
-        return (b & 0xf0) == 0x80 || b == 0xde || b == 0xdf;
     }
 
     private void payloadOnly(Message m) {

@@ -72,8 +72,7 @@ final class ServerPool {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeout);
-        int[] ports = servers.stream().mapToInt(Server::port).toArray();
-        Heartbeat hb = new Heartbeat(config.id(), heartbeatType, servers.stream().map(Server::host).toList(), ports,
+        Heartbeat hb = new Heartbeat(config.id(), heartbeatType, servers,
                 config.get(ForwardProducer.HEARTBEAT_INTERVAL_MS), config.get(ForwardProducer.HEARTBEAT_TIMEOUT_MS),
                 config.get(ForwardProducer.RECOVER_WAIT_MS), connectTimeout, group, log, this::onServerDown,
                 this::onServerUp);
@@ -110,13 +109,6 @@ final class ServerPool {
         if (hb != null) {
             hb.alive(i);
         }
-    }
-
-    private ServerConnection newConnection(Server s, int index) {
-        String sharedKey = config.get(ForwardProducer.SHARED_KEY);
-        return new ServerConnection(s.toString(), index, sharedKey.isEmpty() ? null : sharedKey,
-                ForwardPlugins.selfHostname(config.get(ForwardProducer.SELF_HOSTNAME)),
-                config.get(ForwardProducer.USERNAME), config.get(ForwardProducer.PASSWORD));
     }
 
     /**
@@ -164,11 +156,9 @@ final class ServerPool {
         int n = servers.size();
         int[] order = new int[n];
         int k = 0;
-        Heartbeat hb = heartbeat;
         for (int pass = 0; pass < 2; pass++) {
             for (int i = 0; i < n; i++) {
-                boolean up = hb == null || hb.isUp(i);
-                if (up == (pass == 0)) {
+                if (serverUp(i) == (pass == 0)) {
                     order[k++] = i;
                 }
             }
@@ -177,7 +167,10 @@ final class ServerPool {
     }
 
     private ServerConnection connect(Server s, int index) throws IOException, InterruptedException {
-        ServerConnection conn = newConnection(s, index);
+        String sharedKey = config.get(ForwardProducer.SHARED_KEY);
+        ServerConnection conn = new ServerConnection(s.toString(), index, sharedKey.isEmpty() ? null : sharedKey,
+                ForwardPlugins.selfHostname(config.get(ForwardProducer.SELF_HOSTNAME)),
+                config.get(ForwardProducer.USERNAME), config.get(ForwardProducer.PASSWORD));
         long timeout = config.get(ForwardProducer.CONNECT_TIMEOUT_MS);
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override

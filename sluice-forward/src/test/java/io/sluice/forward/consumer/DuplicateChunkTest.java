@@ -59,8 +59,8 @@ class DuplicateChunkTest {
         feed(h, second, both);
         assertThat(h.outbound(second)).isEqualTo(ack("chunk-a", "chunk-b"));
         assertThat(ids(h)).containsExactly("0", "1", "2", "10", "11");
-        assertThat(h.server.duplicateChunks()).isEqualTo(2);
-        assertThat(h.server.duplicateEvents()).isEqualTo(6);
+        assertThat(h.counter("sluice_forward_duplicate_chunks_total")).isEqualTo(2);
+        assertThat(h.counter("sluice_forward_duplicate_events_total")).isEqualTo(6);
         assertThat(h.ctx.pool().outstanding()).isZero();
     }
 
@@ -80,7 +80,7 @@ class DuplicateChunkTest {
         assertThat(h.outbound(h.channel)).isEqualTo(ack("slow-chunk"));
         assertThat(h.outbound(second)).as("the copy's connection gets the ack too").isEqualTo(ack("slow-chunk"));
         assertThat(h.ctx.events()).hasSize(4);
-        assertThat(h.server.duplicateChunks()).isEqualTo(1);
+        assertThat(h.counter("sluice_forward_duplicate_chunks_total")).isEqualTo(1);
     }
 
     @Test
@@ -111,7 +111,7 @@ class DuplicateChunkTest {
         feed(h, second, frame("broken-chunk", 2, 0));
         assertThat(h.outbound(second)).isEqualTo(ack("broken-chunk"));
         assertThat(ids(h)).containsExactly("0", "1");
-        assertThat(h.server.duplicateChunks()).isZero();
+        assertThat(h.counter("sluice_forward_duplicate_chunks_total")).isZero();
     }
 
     @Test
@@ -123,6 +123,6 @@ class DuplicateChunkTest {
         feed(h, h.channel, a);
         assertThat(h.outbound()).isEqualTo(ack("chunk-a", "chunk-a"));
         assertThat(h.ctx.events()).extracting(Captured::tag).hasSize(4);
-        assertThat(h.server.duplicateChunks()).isZero();
+        assertThat(h.counter("sluice_forward_duplicate_chunks_total")).isZero();
     }
 }

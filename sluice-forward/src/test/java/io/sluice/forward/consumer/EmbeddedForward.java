@@ -48,6 +48,11 @@ final class EmbeddedForward {
         return new EmbeddedChannel(c.frames(), c);
     }
 
+    /** The value of the plugin's own counter {@code name}, as /metrics exports it. */
+    long counter(String name) {
+        return ctx.stats().counters().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow().value().get();
+    }
+
     /** Feeds bytes as one read. */
     void feed(byte[] b, int off, int len) {
         feed(channel, b, off, len);

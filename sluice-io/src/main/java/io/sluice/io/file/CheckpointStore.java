@@ -46,10 +46,6 @@ final class CheckpointStore {
         this.fingerprints = fingerprints;
     }
 
-    private boolean enabled() {
-        return dir != null || single != null;
-    }
-
     /** Reads every checkpoint there is (creating OffsetFilePath when missing); problems are logged, not thrown. */
     void load(Log log) {
         this.log = log;
@@ -130,7 +126,7 @@ final class CheckpointStore {
      * began, by the producer threads completing batches: hence synchronized.
      */
     synchronized void writeDue(List<TailedFile> files) {
-        if (!enabled()) {
+        if (dir == null && single == null) {
             return;
         }
         for (TailedFile f : files) {

@@ -462,11 +462,7 @@ public final class FileConsumer extends Consumer {
     private void awaitSettled() {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
         while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
-            boolean settled = true;
-            for (TailedFile f : files.values()) {
-                settled &= f.settled();
-            }
-            if (settled) {
+            if (files.values().stream().allMatch(TailedFile::settled)) {
                 return;
             }
             LockSupport.parkNanos(1_000_000);

@@ -285,12 +285,7 @@ public final class FileProducer extends Producer {
     /** False while a file cannot be written (from a failed write until one succeeds). */
     @Override
     public boolean isReady() {
-        for (FileTarget t : targets) {
-            if (t.failing()) {
-                return false;
-            }
-        }
-        return true;
+        return targets.stream().noneMatch(FileTarget::failing);
     }
 
     private int addTouched(FileTarget t, int count) {

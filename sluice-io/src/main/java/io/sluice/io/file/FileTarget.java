@@ -252,7 +252,7 @@ final class FileTarget {
             if (channel == null || writeStart >= 0) {
                 return;
             }
-            if (rotationDue() || (s.datedPath && !resolve(template).equals(openedBase))) {
+            if (reopenDue()) {
                 closeFile(true);
             }
         } catch (IOException e) {
@@ -262,12 +262,14 @@ final class FileTarget {
         }
     }
 
-    private boolean rotationDue() {
-        return s.rotation.due(fileBytes, openedMillis, nextAtMillis);
+    /** Rotation by size, age or clock time is due, or the date in the path moved on. */
+    private boolean reopenDue() {
+        return s.rotation.due(fileBytes, openedMillis, nextAtMillis)
+                || (s.datedPath && !resolve(template).equals(openedBase));
     }
 
     private void ensureOpen() throws IOException {
-        if (channel != null && (rotationDue() || (s.datedPath && !resolve(template).equals(openedBase)))) {
+        if (channel != null && reopenDue()) {
             closeFile(true);
         }
         if (channel == null) {
@@ -366,11 +368,10 @@ final class FileTarget {
         channel.close();
         encoder.close();
         finished = false;
-        Path closed = path;
         channel = null;
         encoder = null;
         if (rotated) {
-            log.info(id + ": rotated " + closed);
+            log.info(id + ": rotated " + path);
         }
         if (s.rotation.enabled) {
             s.rotation.prune(Path.of(resolve(template)), path, id, log);
