@@ -347,14 +347,6 @@ public final class ConfigLoader {
             }
             case LONG:
                 return parseLong(id, key, v);
-            case DOUBLE: {
-                String s = v.asString(this, id, key);
-                try {
-                    return Double.parseDouble(s.trim());
-                } catch (NumberFormatException e) {
-                    throw wrongType(id, key, v, param);
-                }
-            }
             case BOOL: {
                 String s = v.asString(this, id, key).trim().toLowerCase(Locale.ROOT);
                 if (s.equals("true") || s.equals("yes") || s.equals("on")) {

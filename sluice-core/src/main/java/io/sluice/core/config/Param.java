@@ -88,7 +88,7 @@ public final class Param<T> {
 
     /**
      * This parameter limited to {@code [min, max]} (either may be null for no bound): a value outside is a config
-     * error naming the range. For INT, LONG, DOUBLE, DURATION and SIZE parameters.
+     * error naming the range. For INT, LONG, DURATION and SIZE parameters.
      */
     public Param<T> between(T min, T max) {
         if (!(min == null || min instanceof Comparable) || !(max == null || max instanceof Comparable)) {
@@ -267,11 +267,6 @@ public final class Param<T> {
     /** A long integer parameter. */
     public static Param<Long> longValue(String name, long defaultValue, String doc) {
         return new Param<>(name, ParamType.LONG, defaultValue, doc, false);
-    }
-
-    /** A floating point parameter. */
-    public static Param<Double> decimal(String name, double defaultValue, String doc) {
-        return new Param<>(name, ParamType.DOUBLE, defaultValue, doc, false);
     }
 
     /** A boolean parameter. */

@@ -6,8 +6,6 @@ public enum ParamType {
     INT("an integer"),
     /** A 64-bit integer. */
     LONG("an integer"),
-    /** A floating point number. */
-    DOUBLE("a number"),
     /** true or false. */
     BOOL("true or false"),
     /** A single string; numbers and booleans are accepted as their text. */

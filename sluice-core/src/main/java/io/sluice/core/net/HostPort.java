@@ -2,11 +2,9 @@ package io.sluice.core.net;
 
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
-import java.net.UnknownHostException;
 import java.util.Locale;
 
 /**
@@ -123,18 +121,6 @@ public final class HostPort {
     /** The address to bind or connect to (resolves the host name). */
     public SocketAddress socketAddress() {
         return transport == Transport.UNIX ? UnixDomainSocketAddress.of(path) : new InetSocketAddress(host, port);
-    }
-
-    /** Whether the host is a loopback address (a unix socket counts as local too). Unresolvable names are not. */
-    public boolean isLoopback() {
-        if (transport == Transport.UNIX) {
-            return true;
-        }
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
     }
 
     /** {@code host:port} with IPv6 brackets, as a URL authority or a log line wants it. */
