@@ -264,8 +264,8 @@ public final class ConfigLoader {
             // a mapping under a scalar key of the same name is the group: keys match case-insensitively, so
             // producer.Forward's old boolean "Tls" must not swallow a "TLS:" group
             Param<?> same = findParam(spec, s.getKey());
-            boolean takesMapping = same != null && (same.type() == ParamType.STRING_MAP || same.type() == ParamType.PLUGINS
-                    || same.type() == ParamType.MODULATORS);
+            boolean takesMapping = same != null
+                    && (same.type() == ParamType.STRING_MAP || same.type() == ParamType.MODULATORS);
             if (!(s.getValue().raw instanceof Map) || takesMapping || !hasGroup(spec, s.getKey())) {
                 continue;
             }
@@ -345,8 +345,6 @@ public final class ConfigLoader {
                 }
                 return (int) n;
             }
-            case LONG:
-                return parseLong(id, key, v);
             case BOOL: {
                 String s = v.asString(this, id, key).trim().toLowerCase(Locale.ROOT);
                 if (s.equals("true") || s.equals("yes") || s.equals("on")) {

@@ -88,7 +88,7 @@ public final class Param<T> {
 
     /**
      * This parameter limited to {@code [min, max]} (either may be null for no bound): a value outside is a config
-     * error naming the range. For INT, LONG, DURATION and SIZE parameters.
+     * error naming the range. For INT, DURATION and SIZE parameters.
      */
     public Param<T> between(T min, T max) {
         if (!(min == null || min instanceof Comparable) || !(max == null || max instanceof Comparable)) {
@@ -158,11 +158,6 @@ public final class Param<T> {
     public static Param<Integer> sizeInt(String name, int defaultBytes, String doc) {
         return new Param<>(name, ParamType.SIZE, defaultBytes, doc, false, null, List.of(), Integer.class, 1, null,
                 null, Map.of());
-    }
-
-    /** The words a CHOICE parameter takes, in their declared spelling; empty for other types. */
-    public List<String> choices() {
-        return choices;
     }
 
     /**
@@ -264,11 +259,6 @@ public final class Param<T> {
         return new Param<>(name, ParamType.INT, defaultValue, doc, false);
     }
 
-    /** A long integer parameter. */
-    public static Param<Long> longValue(String name, long defaultValue, String doc) {
-        return new Param<>(name, ParamType.LONG, defaultValue, doc, false);
-    }
-
     /** A boolean parameter. */
     public static Param<Boolean> bool(String name, boolean defaultValue, String doc) {
         return new Param<>(name, ParamType.BOOL, defaultValue, doc, false);
@@ -302,11 +292,6 @@ public final class Param<T> {
     /** The Modulators parameter: a list of modulator configs. */
     public static Param<List<PluginConfig>> modulators(String name, String doc) {
         return new Param<>(name, ParamType.MODULATORS, List.of(), doc, false);
-    }
-
-    /** The Plugins parameter of an Aggregate. */
-    static Param<Map<String, Object>> plugins(String name, String doc) {
-        return new Param<>(name, ParamType.PLUGINS, Map.of(), doc, false);
     }
 
     public String name() {

@@ -97,11 +97,6 @@ public final class RequestPublisher {
         return pending.get();
     }
 
-    /** Requests submitted and not answered yet. */
-    public int unanswered() {
-        return unanswered.get();
-    }
-
     /** Waits up to {@code millis} for every request submitted to be answered (a stop, before closing connections). */
     public void awaitAnswered(long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
