@@ -11,8 +11,8 @@ import java.util.Objects;
  * The same declaration drives parsing, validation errors and {@code sluice list}.
  *
  * <p>Typed parameters check their values where they are declared instead of in plugin constructors:
- * {@link #choice} (a set of words, listed by {@code list} and suggested on a typo), {@link #duration} and
- * {@link #millis} ({@code 500ms}, {@code 30s}; a bare number keeps the key's unit), {@link #size} and
+ * {@link #choice} (a set of words, listed by {@code list} and suggested on a typo), {@link #millis} and
+ * {@link #seconds} ({@code 500ms}, {@code 30s}; a bare number keeps the key's unit), {@link #size} and
  * {@link #sizeInt} ({@code 64KiB}, {@code 2MiB}), and {@link #between} for ranges. A key renamed for a typed
  * one stays readable: declare the old key {@link #deprecatedFor} the new one, and {@link PluginConfig#get}
  * of the new key returns the old key's value when only that is set.
@@ -28,7 +28,7 @@ public final class Param<T> {
     private final String replacedBy;
     /** CHOICE: the words allowed, in their declared spelling. */
     private final List<String> choices;
-    /** The Java type of the value where the ParamType has several (a duration as Integer ms, Long ms or Duration; an enum). */
+    /** The Java type of the value where the ParamType has several (a size as Integer or Long; an enum). */
     private final Class<?> valueClass;
     /** DURATION: the unit of a bare number, in milliseconds. */
     private final long bareUnitMillis;
@@ -128,12 +128,6 @@ public final class Param<T> {
                 null, Map.of());
     }
 
-    /** A duration parameter ({@code 500ms}, {@code 30s}, {@code 1m30s}); a bare number is milliseconds. */
-    public static Param<Duration> duration(String name, Duration defaultValue, String doc) {
-        return new Param<>(name, ParamType.DURATION, defaultValue, doc, false, null, List.of(), Duration.class, 1,
-                null, null, Map.of());
-    }
-
     /**
      * A duration read as whole milliseconds, for the {@code …Ms} keys Gollum and older configs write as integers:
      * {@code 2500} still means 2500 ms, and {@code 2.5s} now means the same.
@@ -174,7 +168,7 @@ public final class Param<T> {
                 break;
             case DURATION: {
                 Duration d = Units.parseDuration(text, bareUnitMillis);
-                value = valueClass == Duration.class ? d : narrow(bareUnitMillis == 1 ? d.toMillis() : d.toSeconds());
+                value = narrow(bareUnitMillis == 1 ? d.toMillis() : d.toSeconds());
                 break;
             }
             case SIZE:
@@ -240,8 +234,7 @@ public final class Param<T> {
     /** A value as a user would write it for this parameter. */
     private String show(Object value) {
         if (type == ParamType.DURATION) {
-            return value instanceof Duration ? Units.formatDuration((Duration) value)
-                    : Units.formatDuration(Duration.ofMillis(((Number) value).longValue() * bareUnitMillis));
+            return Units.formatDuration(Duration.ofMillis(((Number) value).longValue() * bareUnitMillis));
         }
         if (type == ParamType.SIZE) {
             return Units.formatSize(((Number) value).longValue());
@@ -337,9 +330,6 @@ public final class Param<T> {
         }
         if (defaultValue instanceof String) {
             return '"' + ((String) defaultValue).replace("\n", "\\n").replace("\t", "\\t") + '"';
-        }
-        if (type == ParamType.DURATION && valueClass == Duration.class) {
-            return show(defaultValue);
         }
         if (type == ParamType.SIZE) {
             return show(defaultValue);
