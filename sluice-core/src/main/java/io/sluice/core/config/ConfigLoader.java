@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads a Gollum 0.5/0.6 YAML config: plugin id → {@code Type} plus settings, {@code Aggregate} with
@@ -147,31 +148,29 @@ public final class ConfigLoader {
     }
 
     private void loadEntry(Map.Entry<String, Val> e, List<PluginConfig> result) {
-        {
-            String id = e.getKey();
-            if (id.equals(MEMORY_LIMIT)) {
-                String size = e.getValue().asString(this, null, MEMORY_LIMIT);
-                long bytes;
-                try {
-                    bytes = io.sluice.core.message.MemoryBudget.parseSize(size);
-                } catch (IllegalArgumentException bad) {
-                    throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
-                }
-                memoryLimit = ConfigPieces.agree(memoryLimit,
-                        new ConfigPieces.Setting(MEMORY_LIMIT, bytes, size, file, e.getValue().line));
-                return;
+        String id = e.getKey();
+        if (id.equals(MEMORY_LIMIT)) {
+            String size = e.getValue().asString(this, null, MEMORY_LIMIT);
+            long bytes;
+            try {
+                bytes = io.sluice.core.message.MemoryBudget.parseSize(size);
+            } catch (IllegalArgumentException bad) {
+                throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
             }
-            Map<String, Val> settings = e.getValue().asMap(this, id, null);
-            Val type = settings.get(TYPE);
-            if (type == null) {
-                throw ConfigException.at(file, e.getValue().line, id, TYPE, "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
-            }
-            String typeName = type.asString(this, id, TYPE);
-            if (AGGREGATE.equals(typeName)) {
-                expandAggregate(id, settings, result);
-            } else {
-                result.add(build(id, typeName, settings, e.getValue().line, true));
-            }
+            memoryLimit = ConfigPieces.agree(memoryLimit,
+                    new ConfigPieces.Setting(MEMORY_LIMIT, bytes, size, file, e.getValue().line));
+            return;
+        }
+        Map<String, Val> settings = e.getValue().asMap(this, id, null);
+        Val type = settings.get(TYPE);
+        if (type == null) {
+            throw ConfigException.at(file, e.getValue().line, id, TYPE, "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
+        }
+        String typeName = type.asString(this, id, TYPE);
+        if (AGGREGATE.equals(typeName)) {
+            expandAggregate(id, settings, result);
+        } else {
+            result.add(build(id, typeName, settings, e.getValue().line, true));
         }
     }
 
@@ -250,7 +249,7 @@ public final class ConfigLoader {
             // This plugin's errors are collected; the caller goes on with the next one and reports them all.
             throw errors.remove(errors.size() - 1);
         }
-        return new PluginConfig(id, spec, file, line, values, lines, PluginConfig.newShared());
+        return new PluginConfig(id, spec, file, line, values, lines, new ConcurrentHashMap<>());
     }
 
     /**

@@ -2,7 +2,6 @@ package io.sluice.core.config;
 
 import java.util.Collections;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -135,18 +134,13 @@ public final class PluginConfig {
 
     /** An error about one of this plugin's keys, for checks a plugin does itself (a bad regex, say). */
     public ConfigException error(Param<?> param, String what) {
-        Integer at = lines.get(param.name());
-        return ConfigException.at(file, at == null ? line : at, id, param.name(), what);
+        return ConfigException.at(file, lineOf(param.name()), id, param.name(), what);
     }
 
     /** The line a key was set on, or the plugin's line. */
     public int lineOf(String key) {
         Integer at = lines.get(key);
         return at == null ? line : at;
-    }
-
-    static Map<String, Object> newShared() {
-        return new ConcurrentHashMap<>();
     }
 
     /**

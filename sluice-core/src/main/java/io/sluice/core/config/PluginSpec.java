@@ -95,16 +95,12 @@ public final class PluginSpec {
     }
 
     private static List<Param<?>> common(PluginKind kind) {
-        switch (kind) {
-            case CONSUMER:
-                return CONSUMER_COMMON;
-            case PRODUCER:
-                return PRODUCER_COMMON;
-            case ROUTER:
-                return ROUTER_COMMON;
-            default:
-                return List.of();
-        }
+        return switch (kind) {
+            case CONSUMER -> CONSUMER_COMMON;
+            case PRODUCER -> PRODUCER_COMMON;
+            case ROUTER -> ROUTER_COMMON;
+            default -> List.of();
+        };
     }
 
     /** Starts a declaration. */
