@@ -41,21 +41,21 @@ final class Graph {
                 continue;
             }
             switch (c.spec().kind()) {
-                case CONSUMER:
+                case CONSUMER -> {
                     g.plugin(c, "box");
                     for (String s : c.get(PluginSpec.STREAMS)) {
                         g.edge(c.id(), g.stream(s), false);
                     }
-                    break;
-                case PRODUCER:
+                }
+                case PRODUCER -> {
                     g.plugin(c, "box");
                     for (String s : c.get(PluginSpec.STREAMS)) {
                         if (!s.equals("*")) {
                             g.edge(g.stream(s), c.id(), false);
                         }
                     }
-                    break;
-                case ROUTER:
+                }
+                case ROUTER -> {
                     String stream = c.get(PluginSpec.STREAM);
                     g.plugin(c, "diamond");
                     g.edge(g.stream(stream), c.id(), false);
@@ -66,9 +66,7 @@ final class Graph {
                             g.edge(c.id(), g.stream(t), false);
                         }
                     }
-                    break;
-                default:
-                    break;
+                }
             }
             String fallback = c.spec().params().containsKey(PluginSpec.FALLBACK_STREAM.name()) ? c.get(PluginSpec.FALLBACK_STREAM) : null;
             if (fallback != null && readers.contains(fallback)) {

@@ -328,9 +328,7 @@ public final class ConfigLoader {
     private Object convertType(String id, Param<?> param, Val v) {
         String key = param.name();
         switch (param.type()) {
-            case CHOICE:
-            case DURATION:
-            case SIZE:
+            case CHOICE, DURATION, SIZE:
                 try {
                     return v.raw == null && param.type() == ParamType.CHOICE ? param.defaultValue()
                             : param.convertTyped(v.asString(this, id, key));

@@ -161,22 +161,15 @@ public final class Param<T> {
      * @throws IllegalArgumentException with a message fit for a config error
      */
     Object convertTyped(String text) {
-        Object value;
-        switch (type) {
-            case CHOICE:
-                value = matchChoice(text.trim());
-                break;
-            case DURATION: {
+        Object value = switch (type) {
+            case CHOICE -> matchChoice(text.trim());
+            case DURATION -> {
                 Duration d = Units.parseDuration(text, bareUnitMillis);
-                value = narrow(bareUnitMillis == 1 ? d.toMillis() : d.toSeconds());
-                break;
+                yield narrow(bareUnitMillis == 1 ? d.toMillis() : d.toSeconds());
             }
-            case SIZE:
-                value = narrow(Units.parseSize(text));
-                break;
-            default:
-                throw new IllegalStateException(type + " is not typed");
-        }
+            case SIZE -> narrow(Units.parseSize(text));
+            default -> throw new IllegalStateException(type + " is not typed");
+        };
         checkRange(value);
         return value;
     }

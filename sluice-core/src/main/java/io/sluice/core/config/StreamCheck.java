@@ -30,12 +30,12 @@ final class StreamCheck {
                 continue;
             }
             switch (p.spec().kind()) {
-                case CONSUMER:
+                case CONSUMER -> {
                     for (String s : p.get(PluginSpec.STREAMS)) {
                         requireReader(p, PluginSpec.STREAMS, s, read, wildcard);
                     }
-                    break;
-                case ROUTER:
+                }
+                case ROUTER -> {
                     requireReader(p, PluginSpec.STREAM, p.get(PluginSpec.STREAM), read, wildcard);
                     if (p.spec().params().containsKey(TARGET_STREAMS)) {
                         @SuppressWarnings("unchecked")
@@ -44,9 +44,7 @@ final class StreamCheck {
                             requireReader(p, targets, s, read, wildcard);
                         }
                     }
-                    break;
-                default:
-                    break;
+                }
             }
             String fallback = p.spec().params().containsKey(PluginSpec.FALLBACK_STREAM.name())
                     ? p.get(PluginSpec.FALLBACK_STREAM) : PluginSpec.DROPPED_STREAM;
