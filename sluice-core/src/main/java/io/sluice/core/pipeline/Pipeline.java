@@ -232,12 +232,8 @@ public final class Pipeline {
         return 3 * maxShutdownTimeout() + producersTotal + 5000;
     }
 
-    /** How long a reload waits for a consumer it replaces to stop. */
-    long consumerStopMillis() {
-        return maxShutdownTimeout();
-    }
-
-    private long maxShutdownTimeout() {
+    /** The longest ShutdownTimeoutMs, at least a second; also how long a reload waits for a replaced consumer. */
+    long maxShutdownTimeout() {
         long max = 1000;
         for (ProducerRunner p : producers) {
             max = Math.max(max, p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS));

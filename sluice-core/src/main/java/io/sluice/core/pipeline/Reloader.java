@@ -182,7 +182,7 @@ final class Reloader {
 
     private void swapConsumers(List<ConsumerRunner> consumers, List<ConsumerRunner> fresh, List<ConsumerRunner> retiring,
             Map<String, ConsumerRunner> old) {
-        long timeout = pipeline.consumerStopMillis();
+        long timeout = pipeline.maxShutdownTimeout();
         // Under the hold, a retiring consumer's listener stays bound (connections wait in its backlog) for the new
         // consumer on the same address to take: no connection is refused across the swap.
         try (ListenerHold hold = ListenerHandover.hold()) {
