@@ -92,12 +92,12 @@ public final class HostPort {
     }
 
     private static Transport transport(String name) {
-        switch (name) {
-            case "tcp": case "tcp4": case "tcp6": return Transport.TCP;
-            case "udp": case "udp4": case "udp6": return Transport.UDP;
-            case "unix": return Transport.UNIX;
-            default: throw new IllegalArgumentException("unknown protocol '" + name + "' (tcp, udp or unix)");
-        }
+        return switch (name) {
+            case "tcp", "tcp4", "tcp6" -> Transport.TCP;
+            case "udp", "udp4", "udp6" -> Transport.UDP;
+            case "unix" -> Transport.UNIX;
+            default -> throw new IllegalArgumentException("unknown protocol '" + name + "' (tcp, udp or unix)");
+        };
     }
 
     public Transport transport() {
