@@ -11,22 +11,13 @@ import java.util.Locale;
  * A listen or connect address as Gollum and Fluent Bit users write it: {@code host:port}, {@code :port} (every
  * interface), {@code [::1]:port}, optionally behind a transport scheme ({@code tcp://}, {@code udp://},
  * {@code unix:///path}). The one parser of addresses for every network plugin.
+ *
+ * @param host the host name or literal, without IPv6 brackets; {@code 0.0.0.0} for {@code :port}. Null for unix.
+ * @param path the socket file of a unix address, else null
  */
-public final class HostPort {
+public record HostPort(HostPort.Transport transport, String host, int port, String path) {
     /** Transport of an address. */
     public enum Transport { TCP, UDP, UNIX }
-
-    private final Transport transport;
-    private final String host;
-    private final int port;
-    private final String path;
-
-    private HostPort(Transport transport, String host, int port, String path) {
-        this.transport = transport;
-        this.host = host;
-        this.port = port;
-        this.path = path;
-    }
 
     /**
      * Parses a TCP address ({@code host:port}, {@code :port}, {@code [v6]:port}, {@code tcp://…}).
@@ -98,24 +89,6 @@ public final class HostPort {
             case "unix" -> Transport.UNIX;
             default -> throw new IllegalArgumentException("unknown protocol '" + name + "' (tcp, udp or unix)");
         };
-    }
-
-    public Transport transport() {
-        return transport;
-    }
-
-    /** The host name or literal, without IPv6 brackets; {@code 0.0.0.0} for {@code :port}. Null for unix. */
-    public String host() {
-        return host;
-    }
-
-    public int port() {
-        return port;
-    }
-
-    /** The socket file of a unix address, else null. */
-    public String path() {
-        return path;
     }
 
     /** The address to bind or connect to (resolves the host name). */
