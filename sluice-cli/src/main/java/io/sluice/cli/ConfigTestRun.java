@@ -137,12 +137,8 @@ final class ConfigTestRun {
     }
 
     private void check(ConfigTestCase c, String what, String id, PluginKind kind) {
-        List<String> ids = new ArrayList<>();
-        for (PluginConfig p : configs) {
-            if (p.spec().kind() == kind && p.get(PluginSpec.ENABLE)) {
-                ids.add(p.id());
-            }
-        }
+        List<String> ids = configs.stream().filter(p -> p.spec().kind() == kind && p.get(PluginSpec.ENABLE))
+                .map(PluginConfig::id).toList();
         if (!ids.contains(id)) {
             throw new ConfigException("test '" + c.name() + "': no enabled " + what + " '" + id + "' in the config"
                     + Suggest.didYouMean(id, ids) + "; " + what + "s: " + String.join(", ", ids));

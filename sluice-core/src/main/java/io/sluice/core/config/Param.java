@@ -1,7 +1,7 @@
 package io.sluice.core.config;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -120,12 +120,9 @@ public final class Param<T> {
      */
     public static <E extends Enum<E>> Param<E> choice(String name, E defaultValue, String doc) {
         Class<E> type = defaultValue.getDeclaringClass();
-        List<String> allowed = new ArrayList<>();
-        for (E e : type.getEnumConstants()) {
-            allowed.add(e.toString());
-        }
-        return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, List.copyOf(allowed), type, 1, null,
-                null, Map.of());
+        List<String> allowed = Arrays.stream(type.getEnumConstants()).map(E::toString).toList();
+        return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, allowed, type, 1, null, null,
+                Map.of());
     }
 
     /**

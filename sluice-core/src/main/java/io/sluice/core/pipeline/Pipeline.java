@@ -89,13 +89,7 @@ public final class Pipeline {
 
     /** The enabled plugins of one kind, in config order. */
     static List<PluginConfig> enabled(List<PluginConfig> configs, PluginKind kind) {
-        List<PluginConfig> out = new ArrayList<>();
-        for (PluginConfig c : configs) {
-            if (c.get(PluginSpec.ENABLE) && c.spec().kind() == kind) {
-                out.add(c);
-            }
-        }
-        return out;
+        return configs.stream().filter(c -> c.get(PluginSpec.ENABLE) && c.spec().kind() == kind).toList();
     }
 
     /** Builds each modulator chain once, so that a bad modulator setting fails before anything starts. */

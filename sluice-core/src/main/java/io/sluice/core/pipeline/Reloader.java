@@ -127,13 +127,7 @@ final class Reloader {
 
     /** What ran before and does not run on: the replaced and the removed. */
     private static <T> List<T> retiring(java.util.Collection<T> old, List<T> next) {
-        List<T> out = new ArrayList<>();
-        for (T p : old) {
-            if (!next.contains(p)) {
-                out.add(p);
-            }
-        }
-        return out;
+        return old.stream().filter(p -> !next.contains(p)).toList();
     }
 
     /**
