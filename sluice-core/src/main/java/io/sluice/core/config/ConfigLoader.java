@@ -240,7 +240,8 @@ public final class ConfigLoader {
             lines.put(param.name(), s.getValue().line);
         }
         for (Param<?> p : spec.params().values()) {
-            if (p.required() && !values.containsKey(p.name()) && findKey(settings, p) == null) {
+            if (p.required() && !values.containsKey(p.name())
+                    && settings.keySet().stream().noneMatch(k -> k.equalsIgnoreCase(p.name()))) {
                 errors.add(ConfigException.at(file, line, id, p.name(), "missing: " + spec.type() + " needs " + p.name()
                         + " (" + p.doc() + ")"));
             }
@@ -283,36 +284,14 @@ public final class ConfigLoader {
 
     private static boolean hasGroup(PluginSpec spec, String group) {
         String prefix = group.toLowerCase(Locale.ROOT) + "/";
-        for (String name : spec.params().keySet()) {
-            if (name.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The setting given for {@code p} in any spelling, or null. */
-    private static String findKey(Map<String, Val> settings, Param<?> p) {
-        for (String key : settings.keySet()) {
-            if (key.equalsIgnoreCase(p.name())) {
-                return key;
-            }
-        }
-        return null;
+        return spec.params().keySet().stream().anyMatch(name -> name.toLowerCase(Locale.ROOT).startsWith(prefix));
     }
 
     /** Gollum reads keys case-insensitively; the declared spelling wins. */
     private static Param<?> findParam(PluginSpec spec, String key) {
         Param<?> exact = spec.params().get(key);
-        if (exact != null) {
-            return exact;
-        }
-        for (Param<?> p : spec.params().values()) {
-            if (p.name().equalsIgnoreCase(key)) {
-                return p;
-            }
-        }
-        return null;
+        return exact != null ? exact
+                : spec.params().values().stream().filter(p -> p.name().equalsIgnoreCase(key)).findFirst().orElse(null);
     }
 
     private Object convert(String id, Param<?> param, Val v) {

@@ -403,15 +403,7 @@ public final class Pipeline {
 
     /** Whether every consumer accepts input and every producer can deliver. */
     public boolean isReady() {
-        if (!active.get() || failure != null) {
-            return false;
-        }
-        for (PluginInfo p : plugins()) {
-            if (!p.ready()) {
-                return false;
-            }
-        }
-        return true;
+        return active.get() && failure == null && plugins().stream().allMatch(PluginInfo::ready);
     }
 
     /**
