@@ -65,25 +65,16 @@ public final class Pipeline {
         this.registry = registry;
         this.dispatcher = new Dispatcher(registry, log);
         this.configs = List.copyOf(configs);
-        for (PluginConfig c : configs) {
-            c.deprecations().forEach(log::warn);
-        }
-        List<ProducerRunner> ps = new ArrayList<>();
-        List<ConsumerRunner> cs = new ArrayList<>();
-        List<Dispatcher.RouteEntry> rs = new ArrayList<>();
-        for (PluginConfig c : enabled(configs, PluginKind.PRODUCER)) {
-            ps.add(newProducer(c, new PluginStats(c.id(), c.type())));
-        }
-        for (PluginConfig c : enabled(configs, PluginKind.ROUTER)) {
-            rs.add(dispatcher.newRoute((Router) c.spec().create(c), null, new PluginStats(c.id(), c.type()), ps));
-        }
-        for (PluginConfig c : enabled(configs, PluginKind.CONSUMER)) {
-            cs.add(newConsumer(c, new PluginStats(c.id(), c.type())));
-        }
+        configs.forEach(c -> c.deprecations().forEach(log::warn));
+        List<ProducerRunner> ps = enabled(configs, PluginKind.PRODUCER).stream()
+                .map(c -> newProducer(c, new PluginStats(c.id(), c.type()))).toList();
+        this.routers = enabled(configs, PluginKind.ROUTER).stream()
+                .map(c -> dispatcher.newRoute((Router) c.spec().create(c), null, new PluginStats(c.id(), c.type()), ps))
+                .toList();
+        this.consumers = enabled(configs, PluginKind.CONSUMER).stream()
+                .map(c -> newConsumer(c, new PluginStats(c.id(), c.type()))).toList();
         validateChains(configs);
-        this.producers = List.copyOf(ps);
-        this.consumers = List.copyOf(cs);
-        this.routers = List.copyOf(rs);
+        this.producers = ps;
         dispatcher.install(producers, routers);
     }
 
@@ -219,20 +210,15 @@ public final class Pipeline {
      * by the longest ShutdownTimeoutMs. A stop that takes longer is stuck, and the command line halts the process.
      */
     public long stopDeadlineMillis() {
-        long producersTotal = 0;
-        for (ProducerRunner p : producers) {
-            producersTotal += p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + 1000;
-        }
+        long producersTotal = producers.stream()
+                .mapToLong(p -> p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + 1000).sum();
         return 3 * maxShutdownTimeout() + producersTotal + 5000;
     }
 
     /** The longest ShutdownTimeoutMs, at least a second; also how long a reload waits for a replaced consumer. */
     long maxShutdownTimeout() {
-        long max = 1000;
-        for (ProducerRunner p : producers) {
-            max = Math.max(max, p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS));
-        }
-        return max;
+        return producers.stream().mapToLong(p -> p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS))
+                .reduce(1000, Math::max);
     }
 
     private void awaitQuietly() {
@@ -384,9 +370,7 @@ public final class Pipeline {
 
     /** The consumers' counters. */
     public List<PluginStats> consumerStats() {
-        List<PluginStats> all = new ArrayList<>();
-        consumers.forEach(c -> all.add(c.stats()));
-        return all;
+        return consumers.stream().map(ConsumerRunner::stats).toList();
     }
 
     /** Every consumer and producer with its counters, for the admin API and graphs. */
