@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -158,9 +159,7 @@ public final class Pipeline {
     void consumerDone(ConsumerRunner c) {
         if (c.endsPipeline() && !c.retired() && endingConsumersLeft.decrementAndGet() == 0) {
             log.info("every message was generated; shutting down");
-            Thread t = new Thread(this::stop, "shutdown");
-            t.setDaemon(true);
-            t.start();
+            Daemon.start("shutdown", this::stop);
         }
     }
 
