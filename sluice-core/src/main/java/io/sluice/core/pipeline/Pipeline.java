@@ -169,7 +169,11 @@ public final class Pipeline {
      */
     public void stop() {
         if (!stopping.compareAndSet(false, true)) {
-            awaitQuietly();
+            try {
+                terminated.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return;
         }
         active.set(false);
@@ -218,14 +222,6 @@ public final class Pipeline {
     long maxShutdownTimeout() {
         return producers.stream().mapToLong(p -> p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS))
                 .reduce(1000, Math::max);
-    }
-
-    private void awaitQuietly() {
-        try {
-            terminated.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /**
