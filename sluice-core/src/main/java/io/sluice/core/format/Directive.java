@@ -82,9 +82,7 @@ final class Directive {
     /** Parses {@code key:action:params}, with {@code \:} standing for a colon, as Gollum does. */
     static Directive parse(String text) {
         String[] parts = text.replace("\\:", "\r").split(":", -1);
-        for (int i = 0; i < parts.length; i++) {
-            parts[i] = parts[i].replace('\r', ':');
-        }
+        Arrays.setAll(parts, i -> parts[i].replace('\r', ':'));
         if (parts.length < 2) {
             throw new IllegalArgumentException("expected key:action[:parameters]");
         }
@@ -95,10 +93,7 @@ final class Directive {
             throw new IllegalArgumentException("unknown action '" + parts[1] + "' (known: "
                     + Arrays.toString(Action.values()).toLowerCase(Locale.ROOT) + ")");
         }
-        String[] params = new String[parts.length - 2];
-        for (int i = 0; i < params.length; i++) {
-            params[i] = Escapes.expand(parts[i + 2]);
-        }
+        String[] params = Arrays.stream(parts, 2, parts.length).map(Escapes::expand).toArray(String[]::new);
         Directive d = new Directive(parts[0], action, params);
         d.check();
         return d;
