@@ -223,13 +223,11 @@ public final class Param<T> {
 
     /** A value as a user would write it for this parameter. */
     private String show(Object value) {
-        if (type == ParamType.DURATION) {
-            return Units.formatDuration(Duration.ofMillis(((Number) value).longValue() * bareUnitMillis));
-        }
-        if (type == ParamType.SIZE) {
-            return Units.formatSize(((Number) value).longValue());
-        }
-        return String.valueOf(value);
+        return switch (type) {
+            case DURATION -> Units.formatDuration(Duration.ofMillis(((Number) value).longValue() * bareUnitMillis));
+            case SIZE -> Units.formatSize(((Number) value).longValue());
+            default -> String.valueOf(value);
+        };
     }
 
     /** The name that replaces this deprecated parameter, or null when it is current. */
@@ -321,10 +319,7 @@ public final class Param<T> {
         if (defaultValue instanceof String) {
             return '"' + ((String) defaultValue).replace("\n", "\\n").replace("\t", "\\t") + '"';
         }
-        if (type == ParamType.SIZE) {
-            return show(defaultValue);
-        }
-        return String.valueOf(defaultValue);
+        return type == ParamType.SIZE ? show(defaultValue) : String.valueOf(defaultValue);
     }
 
     @Override
