@@ -45,9 +45,7 @@ final class Graph {
             switch (c.spec().kind()) {
                 case CONSUMER -> {
                     g.plugin(c, "box");
-                    for (String s : c.get(PluginSpec.STREAMS)) {
-                        g.edge(c.id(), g.stream(s), false);
-                    }
+                    c.get(PluginSpec.STREAMS).forEach(s -> g.edge(c.id(), g.stream(s), false));
                 }
                 case PRODUCER -> {
                     g.plugin(c, "box");
@@ -64,9 +62,7 @@ final class Graph {
                     if (c.spec().params().containsKey("TargetStreams")) {
                         @SuppressWarnings("unchecked")
                         List<String> targets = c.get((io.sluice.core.config.Param<List<String>>) c.spec().params().get("TargetStreams"));
-                        for (String t : targets) {
-                            g.edge(c.id(), g.stream(t), false);
-                        }
+                        targets.forEach(t -> g.edge(c.id(), g.stream(t), false));
                     }
                 }
             }
@@ -91,9 +87,7 @@ final class Graph {
 
     private void plugin(PluginConfig c, String shape) {
         StringBuilder label = new StringBuilder(c.id()).append("\\n").append(c.type());
-        for (PluginConfig m : c.get(PluginSpec.MODULATORS)) {
-            label.append("\\n+ ").append(m.type());
-        }
+        c.get(PluginSpec.MODULATORS).forEach(m -> label.append("\\n+ ").append(m.type()));
         nodes.putIfAbsent(c.id(), new Node(c.id(), label.toString(), shape));
     }
 

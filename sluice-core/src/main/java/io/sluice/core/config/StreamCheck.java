@@ -31,18 +31,14 @@ final class StreamCheck {
             }
             switch (p.spec().kind()) {
                 case CONSUMER -> {
-                    for (String s : p.get(PluginSpec.STREAMS)) {
-                        requireReader(p, PluginSpec.STREAMS, s, read, wildcard);
-                    }
+                    p.get(PluginSpec.STREAMS).forEach(s -> requireReader(p, PluginSpec.STREAMS, s, read, wildcard));
                 }
                 case ROUTER -> {
                     requireReader(p, PluginSpec.STREAM, p.get(PluginSpec.STREAM), read, wildcard);
                     if (p.spec().params().containsKey(TARGET_STREAMS)) {
                         @SuppressWarnings("unchecked")
                         Param<List<String>> targets = (Param<List<String>>) p.spec().params().get(TARGET_STREAMS);
-                        for (String s : p.get(targets)) {
-                            requireReader(p, targets, s, read, wildcard);
-                        }
+                        p.get(targets).forEach(s -> requireReader(p, targets, s, read, wildcard));
                     }
                 }
             }

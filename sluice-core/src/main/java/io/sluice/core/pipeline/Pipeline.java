@@ -121,16 +121,8 @@ public final class Pipeline {
             stop();
             throw e;
         }
-        int ending = 0;
-        for (ConsumerRunner c : consumers) {
-            if (c.endsPipeline()) {
-                ending++;
-            }
-        }
-        endingConsumersLeft.set(ending);
-        for (ConsumerRunner c : consumers) {
-            c.start();
-        }
+        endingConsumersLeft.set((int) consumers.stream().filter(ConsumerRunner::endsPipeline).count());
+        consumers.forEach(ConsumerRunner::start);
     }
 
     void startProducer(ProducerRunner p) {

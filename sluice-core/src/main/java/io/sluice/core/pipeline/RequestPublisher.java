@@ -53,9 +53,7 @@ public final class RequestPublisher {
         try {
             thread.execute(() -> publish(batches, done));
         } catch (RejectedExecutionException stopped) {
-            for (Batch b : batches) {
-                b.fail();
-            }
+            batches.forEach(Batch::fail);
         }
     }
 
