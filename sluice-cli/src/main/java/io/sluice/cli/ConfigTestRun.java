@@ -74,9 +74,7 @@ final class ConfigTestRun {
                 check(c, "producer", e.producer(), PluginKind.PRODUCER);
             }
         }
-        for (PluginConfig p : configs) {
-            all.add(standIn(p, byConsumer.getOrDefault(p.id(), List.of())));
-        }
+        configs.forEach(p -> all.add(standIn(p, byConsumer.getOrDefault(p.id(), List.of()))));
         ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
         Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.WARNING);
         Pipeline pipeline = new Pipeline(all, PluginRegistry.defaultRegistry(), log, MemoryBudget.ofHeapShare());

@@ -45,9 +45,7 @@ final class ValidateCommand implements Callable<Integer> {
             try {
                 Object plugin = c.spec().create(c);
                 if (plugin instanceof Exposure.Listening l && c.get(PluginSpec.ENABLE)) {
-                    for (Exposure.Listener listener : l.listeners()) {
-                        warnings.addAll(Exposure.warnings(c.id(), listener));
-                    }
+                    l.listeners().forEach(listener -> warnings.addAll(Exposure.warnings(c.id(), listener)));
                 }
             } catch (ConfigException e) {
                 errors.add(e.getMessage());

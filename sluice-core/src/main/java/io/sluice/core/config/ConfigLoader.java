@@ -374,15 +374,10 @@ public final class ConfigLoader {
 
     /** A list of strings, or a single string as a list of one; nothing is an empty list. */
     private List<String> stringList(String id, String key, Val v) {
-        List<String> out = new ArrayList<>();
         if (v.raw instanceof List) {
-            for (Val item : v.asList()) {
-                out.add(item.asString(this, id, key));
-            }
-        } else if (v.raw != null) {
-            out.add(v.asString(this, id, key));
+            return v.asList().stream().map(item -> item.asString(this, id, key)).toList();
         }
-        return List.copyOf(out);
+        return v.raw == null ? List.of() : List.of(v.asString(this, id, key));
     }
 
     private List<PluginConfig> modulators(String id, Val v) {

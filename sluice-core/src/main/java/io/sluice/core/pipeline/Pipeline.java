@@ -111,12 +111,8 @@ public final class Pipeline {
         active.set(true);
         startedNanos = System.nanoTime();
         try {
-            for (ProducerRunner p : producers) {
-                startProducer(p);
-            }
-            for (ConsumerRunner c : consumers) {
-                c.open();
-            }
+            producers.forEach(this::startProducer);
+            consumers.forEach(ConsumerRunner::open);
         } catch (StartException e) {
             stop();
             throw e;

@@ -67,9 +67,7 @@ final class Reloader {
                     fresh.add(p);
                 }
             }
-            for (PluginConfig c : Pipeline.enabled(next, PluginKind.ROUTER)) {
-                routers.add((Router) c.spec().create(c));
-            }
+            Pipeline.enabled(next, PluginKind.ROUTER).forEach(c -> routers.add((Router) c.spec().create(c)));
             for (PluginConfig c : Pipeline.enabled(next, PluginKind.CONSUMER)) {
                 ConsumerRunner old = oldConsumers.get(c.id());
                 if (old != null && old.consumer().config().sameSettings(c)) {
@@ -148,9 +146,7 @@ final class Reloader {
                 }
             }
         } catch (StartException e) {
-            for (ProducerRunner p : started) {
-                stopQuietly(p);
-            }
+            started.forEach(this::stopQuietly);
             throw e;
         }
     }
