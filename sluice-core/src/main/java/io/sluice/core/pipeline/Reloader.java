@@ -245,9 +245,7 @@ final class Reloader {
     }
 
     private static <T> List<String> ids(List<T> items, java.util.function.Function<T, String> id) {
-        List<String> out = new ArrayList<>();
-        items.forEach(i -> out.add(id.apply(i)));
-        return out;
+        return items.stream().map(id).toList();
     }
 
     private void count(java.util.Set<String> before, List<String> after, List<String> fresh) {
@@ -260,11 +258,7 @@ final class Reloader {
                 added.add(id);
             }
         }
-        for (String id : before) {
-            if (!after.contains(id)) {
-                removed.add(id);
-            }
-        }
+        before.stream().filter(id -> !after.contains(id)).forEach(removed::add);
     }
 
     private void countRoutes(Map<String, Dispatcher.RouteEntry> before, List<Dispatcher.RouteEntry> after) {
@@ -280,10 +274,6 @@ final class Reloader {
                 added.add(id);
             }
         }
-        for (String id : before.keySet()) {
-            if (!ids.contains(id)) {
-                removed.add(id);
-            }
-        }
+        before.keySet().stream().filter(id -> !ids.contains(id)).forEach(removed::add);
     }
 }
