@@ -69,11 +69,8 @@ final class ConfigTestRun {
                 all.add(PluginConfig.of(id, InjectConsumer.spec(in.messages()), Map.of("Streams", in.stream())));
             }
         }
-        for (TestExpectation e : c.expectations()) {
-            if (e.producer() != null) {
-                check(c, "producer", e.producer(), PluginKind.PRODUCER);
-            }
-        }
+        c.expectations().stream().filter(e -> e.producer() != null)
+                .forEach(e -> check(c, "producer", e.producer(), PluginKind.PRODUCER));
         configs.forEach(p -> all.add(standIn(p, byConsumer.getOrDefault(p.id(), List.of()))));
         ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
         Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.WARNING);
@@ -105,11 +102,8 @@ final class ConfigTestRun {
     /** Copies what reaches each stream an expectation names. */
     private static Map<Integer, ConcurrentLinkedQueue<Captured>> watchStreams(Pipeline pipeline, ConfigTestCase c) {
         Map<Integer, ConcurrentLinkedQueue<Captured>> streams = new ConcurrentHashMap<>();
-        for (TestExpectation e : c.expectations()) {
-            if (e.stream() != null) {
-                streams.put(Streams.id(e.stream()), new ConcurrentLinkedQueue<>());
-            }
-        }
+        c.expectations().stream().filter(e -> e.stream() != null)
+                .forEach(e -> streams.put(Streams.id(e.stream()), new ConcurrentLinkedQueue<>()));
         if (!streams.isEmpty()) {
             StreamWatch.install(pipeline, (stream, batch) -> copy(streams.get(stream), batch));
         }

@@ -86,11 +86,8 @@ public final class Pipeline {
 
     /** Builds each modulator chain once, so that a bad modulator setting fails before anything starts. */
     static void validateChains(List<PluginConfig> configs) {
-        for (PluginConfig c : configs) {
-            if (c.get(PluginSpec.ENABLE) && c.spec().kind() != PluginKind.MODULATOR) {
-                new ModulatorChain(c.get(PluginSpec.MODULATORS), Streams.DROPPED);
-            }
-        }
+        configs.stream().filter(c -> c.get(PluginSpec.ENABLE) && c.spec().kind() != PluginKind.MODULATOR)
+                .forEach(c -> new ModulatorChain(c.get(PluginSpec.MODULATORS), Streams.DROPPED));
     }
 
     ProducerRunner newProducer(PluginConfig c, PluginStats stats) {
