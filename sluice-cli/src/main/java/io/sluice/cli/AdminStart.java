@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.admin.AdminServer;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.pipeline.Log;
@@ -23,9 +24,7 @@ final class AdminStart {
     private volatile AdminServer server;
 
     private AdminStart(Pipeline pipeline, AdminServer.Settings settings, NettyTls tls, String address, Log log) {
-        thread = new Thread(() -> server = start(pipeline, settings, tls, address, log), "admin-start");
-        thread.setDaemon(true);
-        thread.start();
+        thread = Daemon.start("admin-start", () -> server = start(pipeline, settings, tls, address, log));
     }
 
     /** Waits for the start to finish, then stops the server if it started. */

@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
@@ -51,9 +52,7 @@ final class ConfigReload {
      * sees a file replaced through a symbolic link (a Kubernetes ConfigMap) and costs two stat calls a second.
      */
     void watch(List<String> loaded) {
-        Thread t = new Thread(() -> watchLoop(loaded), "config-watch");
-        t.setDaemon(true);
-        t.start();
+        Daemon.start("config-watch", () -> watchLoop(loaded));
         log.info("watching " + files + " for changes (--watch-config)");
     }
 

@@ -69,14 +69,9 @@ final class ConfigTestRun {
                 all.add(PluginConfig.of(id, InjectConsumer.spec(in.messages()), Map.of("Streams", in.stream())));
             }
         }
-        for (TestExpectation e : c.expectations()) {
-            if (e.producer() != null) {
-                check(c, "producer", e.producer(), PluginKind.PRODUCER);
-            }
-        }
-        for (PluginConfig p : configs) {
-            all.add(standIn(p, byConsumer.getOrDefault(p.id(), List.of())));
-        }
+        c.expectations().stream().filter(e -> e.producer() != null)
+                .forEach(e -> check(c, "producer", e.producer(), PluginKind.PRODUCER));
+        configs.forEach(p -> all.add(standIn(p, byConsumer.getOrDefault(p.id(), List.of()))));
         ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
         Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.WARNING);
         Pipeline pipeline = new Pipeline(all, PluginRegistry.defaultRegistry(), log, MemoryBudget.ofHeapShare());
@@ -107,11 +102,8 @@ final class ConfigTestRun {
     /** Copies what reaches each stream an expectation names. */
     private static Map<Integer, ConcurrentLinkedQueue<Captured>> watchStreams(Pipeline pipeline, ConfigTestCase c) {
         Map<Integer, ConcurrentLinkedQueue<Captured>> streams = new ConcurrentHashMap<>();
-        for (TestExpectation e : c.expectations()) {
-            if (e.stream() != null) {
-                streams.put(Streams.id(e.stream()), new ConcurrentLinkedQueue<>());
-            }
-        }
+        c.expectations().stream().filter(e -> e.stream() != null)
+                .forEach(e -> streams.put(Streams.id(e.stream()), new ConcurrentLinkedQueue<>()));
         if (!streams.isEmpty()) {
             StreamWatch.install(pipeline, (stream, batch) -> copy(streams.get(stream), batch));
         }
@@ -137,12 +129,8 @@ final class ConfigTestRun {
     }
 
     private void check(ConfigTestCase c, String what, String id, PluginKind kind) {
-        List<String> ids = new ArrayList<>();
-        for (PluginConfig p : configs) {
-            if (p.spec().kind() == kind && p.get(PluginSpec.ENABLE)) {
-                ids.add(p.id());
-            }
-        }
+        List<String> ids = configs.stream().filter(p -> p.spec().kind() == kind && p.get(PluginSpec.ENABLE))
+                .map(PluginConfig::id).toList();
         if (!ids.contains(id)) {
             throw new ConfigException("test '" + c.name() + "': no enabled " + what + " '" + id + "' in the config"
                     + Suggest.didYouMean(id, ids) + "; " + what + "s: " + String.join(", ", ids));

@@ -5,8 +5,10 @@ import io.sluice.core.config.PluginKind;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Streams;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,8 +24,8 @@ final class Graph {
     record Edge(String from, String to, boolean dashed) {
     }
 
-    final List<Node> nodes = new ArrayList<>();
-    final Set<String> nodeIds = new LinkedHashSet<>();
+    /** By id, in the order first added. */
+    final Map<String, Node> nodes = new LinkedHashMap<>();
     final List<Edge> edges = new ArrayList<>();
 
     static Graph of(List<PluginConfig> configs) {
@@ -41,34 +43,28 @@ final class Graph {
                 continue;
             }
             switch (c.spec().kind()) {
-                case CONSUMER:
+                case CONSUMER -> {
                     g.plugin(c, "box");
-                    for (String s : c.get(PluginSpec.STREAMS)) {
-                        g.edge(c.id(), g.stream(s), false);
-                    }
-                    break;
-                case PRODUCER:
+                    c.get(PluginSpec.STREAMS).forEach(s -> g.edge(c.id(), g.stream(s), false));
+                }
+                case PRODUCER -> {
                     g.plugin(c, "box");
                     for (String s : c.get(PluginSpec.STREAMS)) {
                         if (!s.equals("*")) {
                             g.edge(g.stream(s), c.id(), false);
                         }
                     }
-                    break;
-                case ROUTER:
+                }
+                case ROUTER -> {
                     String stream = c.get(PluginSpec.STREAM);
                     g.plugin(c, "diamond");
                     g.edge(g.stream(stream), c.id(), false);
                     if (c.spec().params().containsKey("TargetStreams")) {
                         @SuppressWarnings("unchecked")
                         List<String> targets = c.get((io.sluice.core.config.Param<List<String>>) c.spec().params().get("TargetStreams"));
-                        for (String t : targets) {
-                            g.edge(c.id(), g.stream(t), false);
-                        }
+                        targets.forEach(t -> g.edge(c.id(), g.stream(t), false));
                     }
-                    break;
-                default:
-                    break;
+                }
             }
             String fallback = c.spec().params().containsKey(PluginSpec.FALLBACK_STREAM.name()) ? c.get(PluginSpec.FALLBACK_STREAM) : null;
             if (fallback != null && readers.contains(fallback)) {
@@ -78,7 +74,7 @@ final class Graph {
         if (wildcard) {
             for (PluginConfig c : configs) {
                 if (c.spec().kind() == PluginKind.PRODUCER && c.get(PluginSpec.STREAMS).contains("*")) {
-                    for (Node n : new ArrayList<>(g.nodes)) {
+                    for (Node n : new ArrayList<>(g.nodes.values())) {
                         if (n.shape.equals("ellipse") && !Streams.isInternal(n.label)) {
                             g.edge(n.id, c.id(), false);
                         }
@@ -91,22 +87,14 @@ final class Graph {
 
     private void plugin(PluginConfig c, String shape) {
         StringBuilder label = new StringBuilder(c.id()).append("\\n").append(c.type());
-        for (PluginConfig m : c.get(PluginSpec.MODULATORS)) {
-            label.append("\\n+ ").append(m.type());
-        }
-        add(new Node(c.id(), label.toString(), shape));
+        c.get(PluginSpec.MODULATORS).forEach(m -> label.append("\\n+ ").append(m.type()));
+        nodes.putIfAbsent(c.id(), new Node(c.id(), label.toString(), shape));
     }
 
     private String stream(String name) {
         String id = "stream:" + name;
-        add(new Node(id, name, "ellipse"));
+        nodes.putIfAbsent(id, new Node(id, name, "ellipse"));
         return id;
-    }
-
-    private void add(Node n) {
-        if (nodeIds.add(n.id)) {
-            nodes.add(n);
-        }
     }
 
     private void edge(String from, String to, boolean dashed) {
@@ -115,7 +103,7 @@ final class Graph {
 
     String dot() {
         StringBuilder b = new StringBuilder("digraph sluice {\n  rankdir=LR;\n");
-        for (Node n : nodes) {
+        for (Node n : nodes.values()) {
             b.append("  \"").append(esc(n.id)).append("\" [label=\"").append(esc(n.label)).append("\", shape=").append(n.shape).append("];\n");
         }
         for (Edge e : edges) {
@@ -127,7 +115,7 @@ final class Graph {
 
     String mermaid() {
         StringBuilder b = new StringBuilder("flowchart LR\n");
-        for (Node n : nodes) {
+        for (Node n : nodes.values()) {
             String label = n.label.replace("\\n", "<br/>").replace("\"", "#quot;");
             String open = n.shape.equals("ellipse") ? "([\"" : n.shape.equals("diamond") ? "{\"" : "[\"";
             String close = n.shape.equals("ellipse") ? "\"])" : n.shape.equals("diamond") ? "\"}" : "\"]";

@@ -66,10 +66,7 @@ public final class Main implements Callable<Integer> {
         stdout = out;
         stderr = err;
         QuickRun quick = QuickRun.parse(args);
-        if (quick != null) {
-            return runQuick(quick, err);
-        }
-        return executeWithPicocli(args, out, err);
+        return quick != null ? runQuick(quick, err) : executeWithPicocli(args, out, err);
     }
 
     /** A run recognised by {@link QuickRun}; exceptions end it as picocli's handler below ends them. */

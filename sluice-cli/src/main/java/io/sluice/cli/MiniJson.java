@@ -4,10 +4,9 @@ import io.sluice.core.json.JsonFields;
 import io.sluice.core.json.JsonScanner;
 import io.sluice.core.json.JsonStrings;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Reads the admin API's JSON into maps, lists, Strings, Longs, Doubles, Booleans and nulls, for {@code sluice top}.
@@ -43,11 +42,7 @@ final class MiniJson {
             }
             case JsonFields.ARRAY: {
                 JsonFields f = members(off, len, false);
-                List<Object> l = new ArrayList<>(f.size());
-                for (int i = 0; i < f.size(); i++) {
-                    l.add(member(f, i));
-                }
-                return l;
+                return IntStream.range(0, f.size()).mapToObj(i -> member(f, i)).toList();
             }
             case JsonFields.STRING:
                 return string(off, len, escaped);

@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginRegistry;
 import io.sluice.core.pipeline.Log;
@@ -101,9 +102,7 @@ final class PipelineProcess {
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> pipeline.fail("thread " + t.getName() + " died", e));
         pipeline.onFailure(reason -> {
             haltAfter(FAIL_DRAIN_MILLIS, reason + "; not drained", Main.EXIT_FAILED);
-            Thread stop = new Thread(pipeline::stop, "fail-stop");
-            stop.setDaemon(true);
-            stop.start();
+            Daemon.start("fail-stop", pipeline::stop);
         });
     }
 
@@ -112,7 +111,7 @@ final class PipelineProcess {
      * peer that never answers), it halts with {@code code}.
      */
     private static void haltAfter(long millis, String why, int code) {
-        Thread halt = new Thread(() -> {
+        Daemon.start("halt-watchdog", () -> {
             try {
                 Thread.sleep(millis);
             } catch (InterruptedException e) {
@@ -120,8 +119,6 @@ final class PipelineProcess {
             }
             Main.stderr.println("sluice: " + why + " within " + millis + " ms, exiting");
             Runtime.getRuntime().halt(code);
-        }, "halt-watchdog");
-        halt.setDaemon(true);
-        halt.start();
+        });
     }
 }

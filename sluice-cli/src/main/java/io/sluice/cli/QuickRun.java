@@ -3,7 +3,9 @@ package io.sluice.cli;
 import io.sluice.core.pipeline.Log;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The command lines that run a pipeline, recognised without picocli: {@code sluice}, {@code sluice -c PATH} (repeatable)
@@ -37,99 +39,52 @@ final class QuickRun {
         if (run) {
             i = 1;
         }
-        boolean seenLevel = false;
-        boolean seenStats = false;
-        boolean seenAdmin = false;
-        boolean seenNoAdmin = false;
-        boolean seenFormat = false;
-        boolean seenLimit = false;
-        boolean seenToken = false;
-        boolean seenTokenFile = false;
-        boolean seenTap = false;
+        Set<String> seen = new HashSet<>(); // each option but -c once, its spellings as one
         for (; i < args.length; i++) {
             String a = args[i];
-            String value = i + 1 < args.length ? args[i + 1] : null;
-            boolean hasValue = value != null && !value.isEmpty() && value.charAt(0) != '-';
+            if (!a.startsWith("-")) {
+                // run's positional PATHs; anything else is for picocli
+                if (!run || a.isEmpty()) {
+                    return null;
+                }
+                q.paths.add(Path.of(a));
+                continue;
+            }
+            boolean repeatable = a.equals("-c") || a.equals("--config");
+            if (!repeatable && !seen.add(a.equals("-ll") ? "--loglevel" : a.equals("-m") ? "--admin" : a)) {
+                return null;
+            }
             switch (a) {
-                case "-c", "--config" -> {
-                    if (run || !hasValue) {
-                        return null;
-                    }
-                    q.paths.add(Path.of(value));
-                    i++;
-                }
-                case "-ll", "--loglevel" -> {
-                    if (seenLevel || !hasValue || !digits(value)) {
-                        return null;
-                    }
-                    q.logLevel = Integer.parseInt(value);
-                    seenLevel = true;
-                    i++;
-                }
-                case "--no-stats" -> {
-                    if (seenStats) {
-                        return null;
-                    }
-                    q.noStats = seenStats = true;
-                }
-                case "--no-admin" -> {
-                    if (seenNoAdmin) {
-                        return null;
-                    }
-                    q.options.noAdmin = seenNoAdmin = true;
-                }
-                case "--admin", "-m" -> {
-                    if (seenAdmin || !hasValue) {
-                        return null;
-                    }
-                    q.options.admin = value;
-                    seenAdmin = true;
-                    i++;
-                }
-                case "--admin-token" -> {
-                    if (seenToken || !hasValue) {
-                        return null;
-                    }
-                    q.options.adminToken = value;
-                    seenToken = true;
-                    i++;
-                }
-                case "--admin-token-file" -> {
-                    if (seenTokenFile || !hasValue) {
-                        return null;
-                    }
-                    q.options.adminTokenFile = Path.of(value);
-                    seenTokenFile = true;
-                    i++;
-                }
-                case "--admin-tap" -> {
-                    if (seenTap) {
-                        return null;
-                    }
-                    q.options.adminTap = seenTap = true;
-                }
-                case "--log-format" -> {
-                    if (seenFormat || !hasValue) {
-                        return null;
-                    }
-                    q.options.logFormat = value;
-                    seenFormat = true;
-                    i++;
-                }
-                case "--memory-limit" -> {
-                    if (seenLimit || !hasValue) {
-                        return null;
-                    }
-                    q.options.memoryLimit = value;
-                    seenLimit = true;
-                    i++;
-                }
+                case "--no-stats" -> q.noStats = true;
+                case "--no-admin" -> q.options.noAdmin = true;
+                case "--admin-tap" -> q.options.adminTap = true;
                 default -> {
-                    // run's positional PATHs; anything else is for picocli
-                    if (!run || a.isEmpty() || a.charAt(0) == '-') {
+                    String value = i + 1 < args.length ? args[++i] : "";
+                    if (value.isEmpty() || value.charAt(0) == '-') {
                         return null;
                     }
-                    q.paths.add(Path.of(a));
+                    switch (a) {
+                        case "-c", "--config" -> {
+                            if (run) {
+                                return null;
+                            }
+                            q.paths.add(Path.of(value));
+                        }
+                        case "-ll", "--loglevel" -> {
+                            if (!digits(value)) {
+                                return null;
+                            }
+                            q.logLevel = Integer.parseInt(value);
+                        }
+                        case "--admin", "-m" -> q.options.admin = value;
+                        case "--admin-token" -> q.options.adminToken = value;
+                        case "--admin-token-file" -> q.options.adminTokenFile = Path.of(value);
+                        case "--log-format" -> q.options.logFormat = value;
+                        case "--memory-limit" -> q.options.memoryLimit = value;
+                        default -> {
+                            return null;
+                        }
+                    }
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.Daemon;
 import sun.misc.Signal;
 
 /**
@@ -29,9 +30,7 @@ final class Signals {
         }
         try {
             Signal.handle(new Signal("HUP"), sig -> {
-                Thread t = new Thread(reload, "signal-reload");
-                t.setDaemon(true);
-                t.start();
+                Daemon.start("signal-reload", reload);
             });
             return true;
         } catch (IllegalArgumentException e) {
@@ -66,9 +65,7 @@ final class Signals {
                     }
                     firstNanos = System.nanoTime();
                     stopping = true;
-                    Thread t = new Thread(stop, "signal-stop");
-                    t.setDaemon(true);
-                    t.start();
+                    Daemon.start("signal-stop", stop);
                 });
             } catch (IllegalArgumentException e) {
                 // Signal not available on this platform: fall back to a shutdown hook.

@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.Pipeline;
 import io.sluice.core.pipeline.PluginStats;
@@ -11,18 +12,16 @@ import java.util.Locale;
 final class StatsLine {
     private final Pipeline pipeline;
     private final Log log;
-    private final Thread thread;
+    private Thread thread;
     private volatile boolean running = true;
 
     StatsLine(Pipeline pipeline, Log log) {
         this.pipeline = pipeline;
         this.log = log;
-        this.thread = new Thread(this::loop, "stats-line");
-        thread.setDaemon(true);
     }
 
     void start() {
-        thread.start();
+        thread = Daemon.start("stats-line", this::loop);
     }
 
     void stop() throws InterruptedException {

@@ -53,9 +53,4 @@ record TestInput(String consumer, String stream, List<Message> messages) {
         metadata.replaceAll((k, v) -> v == null ? "" : v);
         return new Message(payload == null ? "" : payload, metadata, m.string("Stream"));
     }
-
-    /** "consumer In" or "stream s", for reports. */
-    String entry() {
-        return consumer != null ? "consumer " + consumer : "stream " + stream;
-    }
 }

@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.core.Daemon;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -125,7 +126,7 @@ final class Top {
 
     private Thread startKeyReader() {
         Terminal.raw();
-        Thread t = new Thread(() -> {
+        return Daemon.start("top-keys", () -> {
             try {
                 int c;
                 while (!quit && (c = System.in.read()) >= 0) {
@@ -138,10 +139,7 @@ final class Top {
             } catch (IOException ignored) {
                 // stdin closed: keep refreshing until Ctrl-C.
             }
-        }, "top-keys");
-        t.setDaemon(true);
-        t.start();
-        return t;
+        });
     }
 
     /** Switches the terminal to single-key input with stty, and back. */

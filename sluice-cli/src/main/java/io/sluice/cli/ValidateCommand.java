@@ -26,9 +26,7 @@ final class ValidateCommand implements Callable<Integer> {
         ConfigSource source = ConfigSource.of(paths);
         List<PluginConfig> configs = source.load();
         List<String> warnings = check(configs);
-        for (String w : warnings) {
-            Main.stderr.println("warning: " + w);
-        }
+        warnings.forEach(w -> Main.stderr.println("warning: " + w));
         Main.stdout.println(source + ": ok, " + configs.size() + " plugins"
                 + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning" + (warnings.size() == 1 ? "" : "s")));
         return 0;
@@ -47,9 +45,7 @@ final class ValidateCommand implements Callable<Integer> {
             try {
                 Object plugin = c.spec().create(c);
                 if (plugin instanceof Exposure.Listening l && c.get(PluginSpec.ENABLE)) {
-                    for (Exposure.Listener listener : l.listeners()) {
-                        warnings.addAll(Exposure.warnings(c.id(), listener));
-                    }
+                    l.listeners().forEach(listener -> warnings.addAll(Exposure.warnings(c.id(), listener)));
                 }
             } catch (ConfigException e) {
                 errors.add(e.getMessage());

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.sluice.core.Daemon;
 import io.sluice.core.net.http.HttpConnection;
 import io.sluice.core.net.http.HttpResponses;
 import io.sluice.core.pipeline.Log;
@@ -210,16 +211,14 @@ final class AdminConn extends HttpConnection {
             return;
         }
         busy = true;
-        Thread t = new Thread(() -> {
+        Daemon.start("admin-reload", () -> {
             ReloadResult result = reloader.get();
             context.executor().execute(() -> {
                 busy = false;
                 answer(r, result.ok() ? HttpResponseStatus.OK : HttpResponseStatus.BAD_REQUEST, JSON,
                         ReloadJson.render(result));
             });
-        }, "admin-reload");
-        t.setDaemon(true);
-        t.start();
+        });
     }
 
     private static String param(QueryStringDecoder uri, String name) {

@@ -111,14 +111,6 @@ public final class AdminServer implements AutoCloseable {
         this.connections = new ConnectionSlots(settings.maxConnections);
     }
 
-    /** Starts the endpoint on {@code host:port} (port 0 picks a free one), plain HTTP, no token, tap off. */
-    public static AdminServer start(Pipeline pipeline, String host, int port, Log log) throws IOException {
-        Settings s = new Settings();
-        s.host = host;
-        s.port = port;
-        return start(pipeline, s, null, log);
-    }
-
     /**
      * Starts the endpoint.
      *

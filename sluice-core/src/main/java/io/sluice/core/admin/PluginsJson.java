@@ -17,9 +17,7 @@ final class PluginsJson {
                 .name("uptimeNanos").number(pipeline.runNanos())
                 .name("unroutedDiscarded").number(pipeline.unroutedDiscarded())
                 .name("plugins").beginArray();
-        for (PluginInfo p : pipeline.plugins()) {
-            plugin(w, p);
-        }
+        pipeline.plugins().forEach(p -> plugin(w, p));
         return w.endArray().endObject().toString();
     }
 
@@ -48,9 +46,7 @@ final class PluginsJson {
     /** Writes a JSON array of strings. */
     static void strings(JsonWriter w, List<String> items) {
         w.beginArray();
-        for (String item : items) {
-            w.string(item);
-        }
+        items.forEach(w::string);
         w.endArray();
     }
 }

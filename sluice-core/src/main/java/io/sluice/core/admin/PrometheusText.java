@@ -21,16 +21,16 @@ final class PrometheusText {
     static String render(Pipeline pipeline) {
         StringBuilder b = new StringBuilder(4096);
         List<PluginInfo> plugins = pipeline.plugins();
-        counter(b, plugins, "sluice_messages_in_total", "Messages that entered a plugin (generated or dequeued).", PluginStats::in);
-        counter(b, plugins, "sluice_messages_out_total", "Messages a plugin published (consumer) or delivered (producer).", PluginStats::out);
-        counter(b, plugins, "sluice_messages_dropped_total", "Messages a filter sent to the fallback stream.", PluginStats::dropped);
-        counter(b, plugins, "sluice_messages_discarded_total", "Messages removed for good (counted, with a logged reason).", PluginStats::discarded);
-        counter(b, plugins, "sluice_messages_failed_total", "Messages whose delivery failed.", PluginStats::failed);
-        counter(b, plugins, "sluice_messages_retried_total", "Messages sent again after a retryable failure.", PluginStats::retried);
-        counter(b, plugins, "sluice_bytes_out_total", "Payload bytes delivered.", PluginStats::bytesOut);
-        gauge(b, plugins, "sluice_connections", "Open connections.", PluginStats::connections);
-        gauge(b, plugins, "sluice_buffer_bytes", "Bytes held in a producer's buffer.", PluginStats::bufferedBytes);
-        counter(b, plugins, "sluice_buffer_corrupt_records_total", "Disk buffer records skipped as corrupt or torn.",
+        series(b, plugins, "sluice_messages_in_total", "Messages that entered a plugin (generated or dequeued).", PluginStats::in);
+        series(b, plugins, "sluice_messages_out_total", "Messages a plugin published (consumer) or delivered (producer).", PluginStats::out);
+        series(b, plugins, "sluice_messages_dropped_total", "Messages a filter sent to the fallback stream.", PluginStats::dropped);
+        series(b, plugins, "sluice_messages_discarded_total", "Messages removed for good (counted, with a logged reason).", PluginStats::discarded);
+        series(b, plugins, "sluice_messages_failed_total", "Messages whose delivery failed.", PluginStats::failed);
+        series(b, plugins, "sluice_messages_retried_total", "Messages sent again after a retryable failure.", PluginStats::retried);
+        series(b, plugins, "sluice_bytes_out_total", "Payload bytes delivered.", PluginStats::bytesOut);
+        series(b, plugins, "sluice_connections", "Open connections.", PluginStats::connections);
+        series(b, plugins, "sluice_buffer_bytes", "Bytes held in a producer's buffer.", PluginStats::bufferedBytes);
+        series(b, plugins, "sluice_buffer_corrupt_records_total", "Disk buffer records skipped as corrupt or torn.",
                 PluginStats::corruptRecords);
         rejected(b, plugins);
         queues(b, plugins);
@@ -56,15 +56,9 @@ final class PrometheusText {
         b.append("sluice_config_last_reload_successful ").append(r.lastSucceeded() ? 1 : 0).append('\n');
     }
 
-    private static void counter(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {
-        header(b, name, "counter", help);
-        for (PluginInfo p : plugins) {
-            b.append(name).append(labels(p)).append(' ').append(f.applyAsLong(p.stats())).append('\n');
-        }
-    }
-
-    private static void gauge(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {
-        header(b, name, "gauge", help);
+    /** One value per plugin; a name ending in {@code _total} is a counter, as Prometheus names them, else a gauge. */
+    private static void series(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {
+        header(b, name, name.endsWith("_total") ? "counter" : "gauge", help);
         for (PluginInfo p : plugins) {
             b.append(name).append(labels(p)).append(' ').append(f.applyAsLong(p.stats())).append('\n');
         }

@@ -38,9 +38,6 @@ public final class DiskBuffer implements ProducerBuffer {
     /** What a full buffer does with a new batch. */
     public enum WhenFull { BLOCK, DROP_NEWEST }
 
-    /** The first four bytes of every record, "SLB1" (the record layout is {@link RecordCodec}'s). */
-    static final int MAGIC = RecordCodec.MAGIC;
-
     private final long maxBytes;
     private final long segmentBytes;
     private final WhenFull whenFull;
@@ -384,15 +381,5 @@ public final class DiskBuffer implements ProducerBuffer {
     @Override
     public String leftBehind() {
         return depth() + " bytes stay in the disk buffer for the next start";
-    }
-
-    /** Records skipped as corrupt or torn since start. */
-    public long corrupted() {
-        lock.lock();
-        try {
-            return reader.corrupted();
-        } finally {
-            lock.unlock();
-        }
     }
 }

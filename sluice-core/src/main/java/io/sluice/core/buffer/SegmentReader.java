@@ -36,7 +36,6 @@ final class SegmentReader {
     private long chunkStart = -1;
     private long limitSegment = -1;
     private long limit;
-    private long corrupted;
 
     SegmentReader(SegmentFiles files, long segment, long position, PluginStats stats, Log log, String id) {
         this.files = files;
@@ -55,11 +54,6 @@ final class SegmentReader {
     /** The offset of the next record in {@link #segment()}. */
     long position() {
         return position;
-    }
-
-    /** Records skipped as corrupt or torn since start. */
-    long corrupted() {
-        return corrupted;
     }
 
     /** Whether the writer, now at {@code writeSegment}/{@code writePosition}, has written beyond the read position. */
@@ -148,7 +142,6 @@ final class SegmentReader {
 
     /** Counts and logs a corruption of {@code bytes} at the read position. */
     private long corrupt(long bytes, String reason) {
-        corrupted++;
         stats.addCorruptRecord();
         log.limited(Log.WARNING, id + ": corrupt disk buffer record", id + ": skipping " + bytes + " corrupt bytes in "
                 + files.segment(segment) + " at offset " + position + ": " + reason + " (counted)");

@@ -1,5 +1,6 @@
 package io.sluice.core.buffer;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.pipeline.Log;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -46,9 +47,7 @@ final class SyncPolicy {
         if (mode != DiskBuffer.Fsync.INTERVAL) {
             return;
         }
-        syncer = new Thread(() -> run(current), "disk-buffer-sync-" + id);
-        syncer.setDaemon(true);
-        syncer.start();
+        syncer = Daemon.start("disk-buffer-sync-" + id, () -> run(current));
     }
 
     private void run(Supplier<FileChannel> current) {

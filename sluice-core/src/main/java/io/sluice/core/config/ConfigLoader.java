@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads a Gollum 0.5/0.6 YAML config: plugin id → {@code Type} plus settings, {@code Aggregate} with
@@ -147,31 +148,29 @@ public final class ConfigLoader {
     }
 
     private void loadEntry(Map.Entry<String, Val> e, List<PluginConfig> result) {
-        {
-            String id = e.getKey();
-            if (id.equals(MEMORY_LIMIT)) {
-                String size = e.getValue().asString(this, null, MEMORY_LIMIT);
-                long bytes;
-                try {
-                    bytes = io.sluice.core.message.MemoryBudget.parseSize(size);
-                } catch (IllegalArgumentException bad) {
-                    throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
-                }
-                memoryLimit = ConfigPieces.agree(memoryLimit,
-                        new ConfigPieces.Setting(MEMORY_LIMIT, bytes, size, file, e.getValue().line));
-                return;
+        String id = e.getKey();
+        if (id.equals(MEMORY_LIMIT)) {
+            String size = e.getValue().asString(this, null, MEMORY_LIMIT);
+            long bytes;
+            try {
+                bytes = io.sluice.core.message.MemoryBudget.parseSize(size);
+            } catch (IllegalArgumentException bad) {
+                throw ConfigException.at(file, e.getValue().line, null, null, MEMORY_LIMIT + ": " + bad.getMessage());
             }
-            Map<String, Val> settings = e.getValue().asMap(this, id, null);
-            Val type = settings.get(TYPE);
-            if (type == null) {
-                throw ConfigException.at(file, e.getValue().line, id, TYPE, "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
-            }
-            String typeName = type.asString(this, id, TYPE);
-            if (AGGREGATE.equals(typeName)) {
-                expandAggregate(id, settings, result);
-            } else {
-                result.add(build(id, typeName, settings, e.getValue().line, true));
-            }
+            memoryLimit = ConfigPieces.agree(memoryLimit,
+                    new ConfigPieces.Setting(MEMORY_LIMIT, bytes, size, file, e.getValue().line));
+            return;
+        }
+        Map<String, Val> settings = e.getValue().asMap(this, id, null);
+        Val type = settings.get(TYPE);
+        if (type == null) {
+            throw ConfigException.at(file, e.getValue().line, id, TYPE, "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
+        }
+        String typeName = type.asString(this, id, TYPE);
+        if (AGGREGATE.equals(typeName)) {
+            expandAggregate(id, settings, result);
+        } else {
+            result.add(build(id, typeName, settings, e.getValue().line, true));
         }
     }
 
@@ -241,7 +240,8 @@ public final class ConfigLoader {
             lines.put(param.name(), s.getValue().line);
         }
         for (Param<?> p : spec.params().values()) {
-            if (p.required() && !values.containsKey(p.name()) && findKey(settings, p) == null) {
+            if (p.required() && !values.containsKey(p.name())
+                    && settings.keySet().stream().noneMatch(k -> k.equalsIgnoreCase(p.name()))) {
                 errors.add(ConfigException.at(file, line, id, p.name(), "missing: " + spec.type() + " needs " + p.name()
                         + " (" + p.doc() + ")"));
             }
@@ -250,7 +250,7 @@ public final class ConfigLoader {
             // This plugin's errors are collected; the caller goes on with the next one and reports them all.
             throw errors.remove(errors.size() - 1);
         }
-        return new PluginConfig(id, spec, file, line, values, lines, PluginConfig.newShared());
+        return new PluginConfig(id, spec, file, line, values, lines, new ConcurrentHashMap<>());
     }
 
     /**
@@ -264,8 +264,8 @@ public final class ConfigLoader {
             // a mapping under a scalar key of the same name is the group: keys match case-insensitively, so
             // producer.Forward's old boolean "Tls" must not swallow a "TLS:" group
             Param<?> same = findParam(spec, s.getKey());
-            boolean takesMapping = same != null && (same.type() == ParamType.STRING_MAP || same.type() == ParamType.PLUGINS
-                    || same.type() == ParamType.MODULATORS);
+            boolean takesMapping = same != null
+                    && (same.type() == ParamType.STRING_MAP || same.type() == ParamType.MODULATORS);
             if (!(s.getValue().raw instanceof Map) || takesMapping || !hasGroup(spec, s.getKey())) {
                 continue;
             }
@@ -284,36 +284,14 @@ public final class ConfigLoader {
 
     private static boolean hasGroup(PluginSpec spec, String group) {
         String prefix = group.toLowerCase(Locale.ROOT) + "/";
-        for (String name : spec.params().keySet()) {
-            if (name.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The setting given for {@code p} in any spelling, or null. */
-    private static String findKey(Map<String, Val> settings, Param<?> p) {
-        for (String key : settings.keySet()) {
-            if (key.equalsIgnoreCase(p.name())) {
-                return key;
-            }
-        }
-        return null;
+        return spec.params().keySet().stream().anyMatch(name -> name.toLowerCase(Locale.ROOT).startsWith(prefix));
     }
 
     /** Gollum reads keys case-insensitively; the declared spelling wins. */
     private static Param<?> findParam(PluginSpec spec, String key) {
         Param<?> exact = spec.params().get(key);
-        if (exact != null) {
-            return exact;
-        }
-        for (Param<?> p : spec.params().values()) {
-            if (p.name().equalsIgnoreCase(key)) {
-                return p;
-            }
-        }
-        return null;
+        return exact != null ? exact
+                : spec.params().values().stream().filter(p -> p.name().equalsIgnoreCase(key)).findFirst().orElse(null);
     }
 
     private Object convert(String id, Param<?> param, Val v) {
@@ -329,9 +307,7 @@ public final class ConfigLoader {
     private Object convertType(String id, Param<?> param, Val v) {
         String key = param.name();
         switch (param.type()) {
-            case CHOICE:
-            case DURATION:
-            case SIZE:
+            case CHOICE, DURATION, SIZE:
                 try {
                     return v.raw == null && param.type() == ParamType.CHOICE ? param.defaultValue()
                             : param.convertTyped(v.asString(this, id, key));
@@ -344,16 +320,6 @@ public final class ConfigLoader {
                     throw ConfigException.at(file, v.line, id, key, "value " + n + " is out of range for an integer");
                 }
                 return (int) n;
-            }
-            case LONG:
-                return parseLong(id, key, v);
-            case DOUBLE: {
-                String s = v.asString(this, id, key);
-                try {
-                    return Double.parseDouble(s.trim());
-                } catch (NumberFormatException e) {
-                    throw wrongType(id, key, v, param);
-                }
             }
             case BOOL: {
                 String s = v.asString(this, id, key).trim().toLowerCase(Locale.ROOT);
@@ -408,15 +374,10 @@ public final class ConfigLoader {
 
     /** A list of strings, or a single string as a list of one; nothing is an empty list. */
     private List<String> stringList(String id, String key, Val v) {
-        List<String> out = new ArrayList<>();
         if (v.raw instanceof List) {
-            for (Val item : v.asList()) {
-                out.add(item.asString(this, id, key));
-            }
-        } else if (v.raw != null) {
-            out.add(v.asString(this, id, key));
+            return v.asList().stream().map(item -> item.asString(this, id, key)).toList();
         }
-        return List.copyOf(out);
+        return v.raw == null ? List.of() : List.of(v.asString(this, id, key));
     }
 
     private List<PluginConfig> modulators(String id, Val v) {

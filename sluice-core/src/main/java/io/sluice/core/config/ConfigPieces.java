@@ -36,14 +36,8 @@ final class ConfigPieces {
         if (paths.isEmpty()) {
             throw new ConfigException("no config file given");
         }
-        List<Path> files = new ArrayList<>();
-        for (Path p : paths) {
-            if (Files.isDirectory(p)) {
-                files.addAll(directory(p));
-            } else {
-                files.add(p);
-            }
-        }
+        List<Path> files = paths.stream()
+                .flatMap(p -> Files.isDirectory(p) ? directory(p).stream() : Stream.of(p)).toList();
         requireDistinct(files);
         return files;
     }

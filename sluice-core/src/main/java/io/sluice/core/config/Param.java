@@ -1,7 +1,7 @@
 package io.sluice.core.config;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -11,8 +11,8 @@ import java.util.Objects;
  * The same declaration drives parsing, validation errors and {@code sluice list}.
  *
  * <p>Typed parameters check their values where they are declared instead of in plugin constructors:
- * {@link #choice} (a set of words, listed by {@code list} and suggested on a typo), {@link #duration} and
- * {@link #millis} ({@code 500ms}, {@code 30s}; a bare number keeps the key's unit), {@link #size} and
+ * {@link #choice} (a set of words, listed by {@code list} and suggested on a typo), {@link #millis} and
+ * {@link #seconds} ({@code 500ms}, {@code 30s}; a bare number keeps the key's unit), {@link #size} and
  * {@link #sizeInt} ({@code 64KiB}, {@code 2MiB}), and {@link #between} for ranges. A key renamed for a typed
  * one stays readable: declare the old key {@link #deprecatedFor} the new one, and {@link PluginConfig#get}
  * of the new key returns the old key's value when only that is set.
@@ -28,7 +28,7 @@ public final class Param<T> {
     private final String replacedBy;
     /** CHOICE: the words allowed, in their declared spelling. */
     private final List<String> choices;
-    /** The Java type of the value where the ParamType has several (a duration as Integer ms, Long ms or Duration; an enum). */
+    /** The Java type of the value where the ParamType has several (a size as Integer or Long; an enum). */
     private final Class<?> valueClass;
     /** DURATION: the unit of a bare number, in milliseconds. */
     private final long bareUnitMillis;
@@ -88,7 +88,7 @@ public final class Param<T> {
 
     /**
      * This parameter limited to {@code [min, max]} (either may be null for no bound): a value outside is a config
-     * error naming the range. For INT, LONG, DOUBLE, DURATION and SIZE parameters.
+     * error naming the range. For INT, DURATION and SIZE parameters.
      */
     public Param<T> between(T min, T max) {
         if (!(min == null || min instanceof Comparable) || !(max == null || max instanceof Comparable)) {
@@ -120,18 +120,9 @@ public final class Param<T> {
      */
     public static <E extends Enum<E>> Param<E> choice(String name, E defaultValue, String doc) {
         Class<E> type = defaultValue.getDeclaringClass();
-        List<String> allowed = new ArrayList<>();
-        for (E e : type.getEnumConstants()) {
-            allowed.add(e.toString());
-        }
-        return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, List.copyOf(allowed), type, 1, null,
-                null, Map.of());
-    }
-
-    /** A duration parameter ({@code 500ms}, {@code 30s}, {@code 1m30s}); a bare number is milliseconds. */
-    public static Param<Duration> duration(String name, Duration defaultValue, String doc) {
-        return new Param<>(name, ParamType.DURATION, defaultValue, doc, false, null, List.of(), Duration.class, 1,
-                null, null, Map.of());
+        List<String> allowed = Arrays.stream(type.getEnumConstants()).map(E::toString).toList();
+        return new Param<>(name, ParamType.CHOICE, defaultValue, doc, false, null, allowed, type, 1, null, null,
+                Map.of());
     }
 
     /**
@@ -160,11 +151,6 @@ public final class Param<T> {
                 null, Map.of());
     }
 
-    /** The words a CHOICE parameter takes, in their declared spelling; empty for other types. */
-    public List<String> choices() {
-        return choices;
-    }
-
     /**
      * Converts a value written in a config to this parameter's Java type, for the typed kinds (CHOICE, DURATION,
      * SIZE), and checks its range.
@@ -172,22 +158,15 @@ public final class Param<T> {
      * @throws IllegalArgumentException with a message fit for a config error
      */
     Object convertTyped(String text) {
-        Object value;
-        switch (type) {
-            case CHOICE:
-                value = matchChoice(text.trim());
-                break;
-            case DURATION: {
+        Object value = switch (type) {
+            case CHOICE -> matchChoice(text.trim());
+            case DURATION -> {
                 Duration d = Units.parseDuration(text, bareUnitMillis);
-                value = valueClass == Duration.class ? d : narrow(bareUnitMillis == 1 ? d.toMillis() : d.toSeconds());
-                break;
+                yield narrow(bareUnitMillis == 1 ? d.toMillis() : d.toSeconds());
             }
-            case SIZE:
-                value = narrow(Units.parseSize(text));
-                break;
-            default:
-                throw new IllegalStateException(type + " is not typed");
-        }
+            case SIZE -> narrow(Units.parseSize(text));
+            default -> throw new IllegalStateException(type + " is not typed");
+        };
         checkRange(value);
         return value;
     }
@@ -244,14 +223,11 @@ public final class Param<T> {
 
     /** A value as a user would write it for this parameter. */
     private String show(Object value) {
-        if (type == ParamType.DURATION) {
-            return value instanceof Duration ? Units.formatDuration((Duration) value)
-                    : Units.formatDuration(Duration.ofMillis(((Number) value).longValue() * bareUnitMillis));
-        }
-        if (type == ParamType.SIZE) {
-            return Units.formatSize(((Number) value).longValue());
-        }
-        return String.valueOf(value);
+        return switch (type) {
+            case DURATION -> Units.formatDuration(Duration.ofMillis(((Number) value).longValue() * bareUnitMillis));
+            case SIZE -> Units.formatSize(((Number) value).longValue());
+            default -> String.valueOf(value);
+        };
     }
 
     /** The name that replaces this deprecated parameter, or null when it is current. */
@@ -262,16 +238,6 @@ public final class Param<T> {
     /** An integer parameter. */
     public static Param<Integer> integer(String name, int defaultValue, String doc) {
         return new Param<>(name, ParamType.INT, defaultValue, doc, false);
-    }
-
-    /** A long integer parameter. */
-    public static Param<Long> longValue(String name, long defaultValue, String doc) {
-        return new Param<>(name, ParamType.LONG, defaultValue, doc, false);
-    }
-
-    /** A floating point parameter. */
-    public static Param<Double> decimal(String name, double defaultValue, String doc) {
-        return new Param<>(name, ParamType.DOUBLE, defaultValue, doc, false);
     }
 
     /** A boolean parameter. */
@@ -307,11 +273,6 @@ public final class Param<T> {
     /** The Modulators parameter: a list of modulator configs. */
     public static Param<List<PluginConfig>> modulators(String name, String doc) {
         return new Param<>(name, ParamType.MODULATORS, List.of(), doc, false);
-    }
-
-    /** The Plugins parameter of an Aggregate. */
-    static Param<Map<String, Object>> plugins(String name, String doc) {
-        return new Param<>(name, ParamType.PLUGINS, Map.of(), doc, false);
     }
 
     public String name() {
@@ -358,13 +319,7 @@ public final class Param<T> {
         if (defaultValue instanceof String) {
             return '"' + ((String) defaultValue).replace("\n", "\\n").replace("\t", "\\t") + '"';
         }
-        if (type == ParamType.DURATION && valueClass == Duration.class) {
-            return show(defaultValue);
-        }
-        if (type == ParamType.SIZE) {
-            return show(defaultValue);
-        }
-        return String.valueOf(defaultValue);
+        return type == ParamType.SIZE ? show(defaultValue) : String.valueOf(defaultValue);
     }
 
     @Override

@@ -4,10 +4,6 @@ package io.sluice.core.config;
 public enum ParamType {
     /** A 32-bit integer. */
     INT("an integer"),
-    /** A 64-bit integer. */
-    LONG("an integer"),
-    /** A floating point number. */
-    DOUBLE("a number"),
     /** true or false. */
     BOOL("true or false"),
     /** A single string; numbers and booleans are accepted as their text. */
@@ -25,9 +21,7 @@ public enum ParamType {
     /** A mapping of strings to lists of strings; a single string is accepted as a list of one. */
     STRING_LIST_MAP("a mapping of names to lists of strings"),
     /** A list of modulator names, or of name: settings mappings. */
-    MODULATORS("a list of modulator names or name: settings mappings"),
-    /** A mapping of plugin ids to plugin settings (Aggregate only). */
-    PLUGINS("a mapping of plugin ids to settings");
+    MODULATORS("a list of modulator names or name: settings mappings");
 
     private final String description;
 

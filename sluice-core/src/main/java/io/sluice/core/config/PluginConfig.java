@@ -2,7 +2,6 @@ package io.sluice.core.config;
 
 import java.util.Collections;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -135,18 +134,13 @@ public final class PluginConfig {
 
     /** An error about one of this plugin's keys, for checks a plugin does itself (a bad regex, say). */
     public ConfigException error(Param<?> param, String what) {
-        Integer at = lines.get(param.name());
-        return ConfigException.at(file, at == null ? line : at, id, param.name(), what);
+        return ConfigException.at(file, lineOf(param.name()), id, param.name(), what);
     }
 
     /** The line a key was set on, or the plugin's line. */
     public int lineOf(String key) {
         Integer at = lines.get(key);
         return at == null ? line : at;
-    }
-
-    static Map<String, Object> newShared() {
-        return new ConcurrentHashMap<>();
     }
 
     /**
@@ -164,26 +158,12 @@ public final class PluginConfig {
             return pa.spec.type().equals(pb.spec.type()) && sameValue(pa.values, pb.values);
         }
         if (a instanceof java.util.List<?> la && b instanceof java.util.List<?> lb) {
-            if (la.size() != lb.size()) {
-                return false;
-            }
-            for (int i = 0; i < la.size(); i++) {
-                if (!sameValue(la.get(i), lb.get(i))) {
-                    return false;
-                }
-            }
-            return true;
+            return la.size() == lb.size()
+                    && java.util.stream.IntStream.range(0, la.size()).allMatch(i -> sameValue(la.get(i), lb.get(i)));
         }
         if (a instanceof Map<?, ?> ma && b instanceof Map<?, ?> mb) {
-            if (!ma.keySet().equals(mb.keySet())) {
-                return false;
-            }
-            for (Map.Entry<?, ?> e : ma.entrySet()) {
-                if (!sameValue(e.getValue(), mb.get(e.getKey()))) {
-                    return false;
-                }
-            }
-            return true;
+            return ma.keySet().equals(mb.keySet())
+                    && ma.entrySet().stream().allMatch(e -> sameValue(e.getValue(), mb.get(e.getKey())));
         }
         return java.util.Objects.equals(a, b);
     }

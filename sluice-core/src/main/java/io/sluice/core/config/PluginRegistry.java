@@ -26,11 +26,8 @@ public final class PluginRegistry {
     public static PluginRegistry defaultRegistry() {
         PluginRegistry r = defaultRegistry;
         if (r == null) {
-            List<PluginSpec> all = new ArrayList<>();
-            for (PluginProvider p : ServiceLoader.load(PluginProvider.class, PluginRegistry.class.getClassLoader())) {
-                all.addAll(p.plugins());
-            }
-            r = new PluginRegistry(all);
+            r = new PluginRegistry(ServiceLoader.load(PluginProvider.class, PluginRegistry.class.getClassLoader())
+                    .stream().flatMap(p -> p.get().plugins().stream()).toList());
             defaultRegistry = r;
         }
         return r;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The one declaration of a plugin: its Gollum type name, family, documentation, parameters and factory.
@@ -85,26 +86,17 @@ public final class PluginSpec {
         this.doc = doc;
         this.factory = factory;
         Map<String, Param<?>> all = new LinkedHashMap<>();
-        for (Param<?> p : common(kind)) {
-            all.put(p.name(), p);
-        }
-        for (Param<?> p : own) {
-            all.put(p.name(), p);
-        }
+        Stream.concat(common(kind).stream(), own.stream()).forEach(p -> all.put(p.name(), p));
         this.params = Collections.unmodifiableMap(all);
     }
 
     private static List<Param<?>> common(PluginKind kind) {
-        switch (kind) {
-            case CONSUMER:
-                return CONSUMER_COMMON;
-            case PRODUCER:
-                return PRODUCER_COMMON;
-            case ROUTER:
-                return ROUTER_COMMON;
-            default:
-                return List.of();
-        }
+        return switch (kind) {
+            case CONSUMER -> CONSUMER_COMMON;
+            case PRODUCER -> PRODUCER_COMMON;
+            case ROUTER -> ROUTER_COMMON;
+            default -> List.of();
+        };
     }
 
     /** Starts a declaration. */

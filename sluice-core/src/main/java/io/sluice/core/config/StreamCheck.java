@@ -30,23 +30,17 @@ final class StreamCheck {
                 continue;
             }
             switch (p.spec().kind()) {
-                case CONSUMER:
-                    for (String s : p.get(PluginSpec.STREAMS)) {
-                        requireReader(p, PluginSpec.STREAMS, s, read, wildcard);
-                    }
-                    break;
-                case ROUTER:
+                case CONSUMER -> {
+                    p.get(PluginSpec.STREAMS).forEach(s -> requireReader(p, PluginSpec.STREAMS, s, read, wildcard));
+                }
+                case ROUTER -> {
                     requireReader(p, PluginSpec.STREAM, p.get(PluginSpec.STREAM), read, wildcard);
                     if (p.spec().params().containsKey(TARGET_STREAMS)) {
                         @SuppressWarnings("unchecked")
                         Param<List<String>> targets = (Param<List<String>>) p.spec().params().get(TARGET_STREAMS);
-                        for (String s : p.get(targets)) {
-                            requireReader(p, targets, s, read, wildcard);
-                        }
+                        p.get(targets).forEach(s -> requireReader(p, targets, s, read, wildcard));
                     }
-                    break;
-                default:
-                    break;
+                }
             }
             String fallback = p.spec().params().containsKey(PluginSpec.FALLBACK_STREAM.name())
                     ? p.get(PluginSpec.FALLBACK_STREAM) : PluginSpec.DROPPED_STREAM;

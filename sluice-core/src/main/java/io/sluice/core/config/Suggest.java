@@ -1,5 +1,6 @@
 package io.sluice.core.config;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Locale;
 
@@ -27,9 +28,7 @@ public final class Suggest {
     static int distance(String a, String b) {
         int[] prev = new int[b.length() + 1];
         int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
+        Arrays.setAll(prev, j -> j);
         for (int i = 1; i <= a.length(); i++) {
             cur[0] = i;
             for (int j = 1; j <= b.length(); j++) {

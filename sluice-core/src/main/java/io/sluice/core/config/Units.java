@@ -49,18 +49,17 @@ public final class Units {
     }
 
     private static long nanosPer(String unit, String text) {
-        switch (unit.toLowerCase(Locale.ROOT)) {
-            case "ns": return 1L;
-            case "us": case "µs": return 1_000L;
-            case "ms": return 1_000_000L;
-            case "s": return 1_000_000_000L;
-            case "m": return 60_000_000_000L;
-            case "h": return 3_600_000_000_000L;
-            case "d": return 86_400_000_000_000L;
-            default:
-                throw new IllegalArgumentException("unknown duration unit '" + unit + "' in '" + text
-                        + "' (ns, us, ms, s, m, h or d)");
-        }
+        return switch (unit.toLowerCase(Locale.ROOT)) {
+            case "ns" -> 1L;
+            case "us", "µs" -> 1_000L;
+            case "ms" -> 1_000_000L;
+            case "s" -> 1_000_000_000L;
+            case "m" -> 60_000_000_000L;
+            case "h" -> 3_600_000_000_000L;
+            case "d" -> 86_400_000_000_000L;
+            default -> throw new IllegalArgumentException("unknown duration unit '" + unit + "' in '" + text
+                    + "' (ns, us, ms, s, m, h or d)");
+        };
     }
 
     /**
@@ -92,20 +91,19 @@ public final class Units {
     }
 
     private static long bytesPer(String unit, String text) {
-        switch (unit) {
-            case "": case "B": case "b": return 1L;
-            case "KiB": case "K": case "k": case "Ki": return 1L << 10;
-            case "MiB": case "M": case "m": case "Mi": return 1L << 20;
-            case "GiB": case "G": case "g": case "Gi": return 1L << 30;
-            case "TiB": case "T": case "t": case "Ti": return 1L << 40;
-            case "KB": case "kB": case "kb": return 1_000L;
-            case "MB": case "mb": return 1_000_000L;
-            case "GB": case "gb": return 1_000_000_000L;
-            case "TB": case "tb": return 1_000_000_000_000L;
-            default:
-                throw new IllegalArgumentException("unknown size unit '" + unit + "' in '" + text
-                        + "' (B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB)");
-        }
+        return switch (unit) {
+            case "", "B", "b" -> 1L;
+            case "KiB", "K", "k", "Ki" -> 1L << 10;
+            case "MiB", "M", "m", "Mi" -> 1L << 20;
+            case "GiB", "G", "g", "Gi" -> 1L << 30;
+            case "TiB", "T", "t", "Ti" -> 1L << 40;
+            case "KB", "kB", "kb" -> 1_000L;
+            case "MB", "mb" -> 1_000_000L;
+            case "GB", "gb" -> 1_000_000_000L;
+            case "TB", "tb" -> 1_000_000_000_000L;
+            default -> throw new IllegalArgumentException("unknown size unit '" + unit + "' in '" + text
+                    + "' (B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB)");
+        };
     }
 
     /** A duration the shortest way it can be written back: {@code 30s}, {@code 500ms}, {@code 5m}. */

@@ -1,6 +1,5 @@
 package io.sluice.core.config;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,11 +22,7 @@ final class Val {
             return new Val(m, 0);
         }
         if (v instanceof List) {
-            List<Val> l = new ArrayList<>();
-            for (Object x : (List<?>) v) {
-                l.add(ofJava(x));
-            }
-            return new Val(l, 0);
+            return new Val(((List<?>) v).stream().map(Val::ofJava).toList(), 0);
         }
         return new Val(v == null ? null : String.valueOf(v), 0);
     }
@@ -40,11 +35,7 @@ final class Val {
             return m;
         }
         if (raw instanceof List) {
-            List<Object> l = new ArrayList<>();
-            for (Object v : (List<?>) raw) {
-                l.add(((Val) v).toJava());
-            }
-            return l;
+            return ((List<?>) raw).stream().map(v -> ((Val) v).toJava()).toList();
         }
         return raw;
     }

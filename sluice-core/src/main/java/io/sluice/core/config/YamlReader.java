@@ -1,6 +1,5 @@
 package io.sluice.core.config;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,11 +101,7 @@ final class YamlReader {
             return new Val(substitute(value, line), line);
         }
         if (node instanceof SequenceNode) {
-            List<Val> items = new ArrayList<>();
-            for (Node n : ((SequenceNode) node).getValue()) {
-                items.add(toVal(n, depth + 1));
-            }
-            return new Val(items, line);
+            return new Val(((SequenceNode) node).getValue().stream().map(n -> toVal(n, depth + 1)).toList(), line);
         }
         MappingNode m = (MappingNode) node;
         Map<String, Val> map = new LinkedHashMap<>();

@@ -10,6 +10,7 @@ import io.sluice.core.message.Message;
 import io.sluice.core.pipeline.Consumer;
 import io.sluice.core.pipeline.ConsumerContext;
 import io.sluice.core.pipeline.Numbers;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -58,11 +59,9 @@ public final class Profiler extends Consumer {
         if (chars.isEmpty()) {
             throw config.error(CHARACTERS, "must not be empty");
         }
-        this.templates = new byte[count][];
         ProfilerTemplate template = new ProfilerTemplate(config.get(MESSAGE), chars);
-        for (int i = 0; i < count; i++) {
-            templates[i] = template.generate();
-        }
+        this.templates = new byte[count][];
+        Arrays.setAll(templates, i -> template.generate());
     }
 
     @Override

@@ -48,38 +48,23 @@ final class ProfilerTemplate {
 
     private void appendValue(StringBuilder out, char verb, int width, int precision, ThreadLocalRandom rnd) {
         int size = Math.max(1, width);
-        String value;
-        switch (verb) {
-            case '%':
-                out.append('%');
-                return;
-            case 'd':
-            case 'b':
-            case 'o':
-            case 'x':
-            case 'X':
-                value = Long.toString(rnd.nextLong((long) Math.pow(10, Math.min(size, 18))));
-                break;
-            case 'e':
-            case 'E':
-            case 'f':
-            case 'F':
-            case 'g':
-            case 'G':
-                value = String.format(Locale.ROOT, "%." + (precision < 0 ? 6 : precision) + "f",
-                        rnd.nextDouble() * Math.pow(10, size));
-                break;
-            default:
+        if (verb == '%') {
+            out.append('%');
+            return;
+        }
+        String value = switch (verb) {
+            case 'd', 'b', 'o', 'x', 'X' -> Long.toString(rnd.nextLong((long) Math.pow(10, Math.min(size, 18))));
+            case 'e', 'E', 'f', 'F', 'g', 'G' ->
+                    String.format(Locale.ROOT, "%." + (precision < 0 ? 6 : precision) + "f",
+                            rnd.nextDouble() * Math.pow(10, size));
+            default -> {
                 StringBuilder s = new StringBuilder(size);
                 for (int k = 0; k < size; k++) {
                     s.append(chars.charAt(rnd.nextInt(chars.length())));
                 }
-                value = s.toString();
-                break;
-        }
-        for (int pad = value.length(); pad < width; pad++) {
-            out.append(' ');
-        }
-        out.append(value);
+                yield s.toString();
+            }
+        };
+        out.append(" ".repeat(Math.max(0, width - value.length()))).append(value);
     }
 }

@@ -24,11 +24,7 @@ public final class Any extends SimpleFilter {
 
     public Any(PluginConfig config) {
         super(config);
-        List<PluginConfig> list = config.get(ANY_FILTERS);
-        this.filters = new Modulator[list.size()];
-        for (int i = 0; i < filters.length; i++) {
-            filters[i] = (Modulator) list.get(i).spec().create(list.get(i));
-        }
+        this.filters = Modulator.of(config.get(ANY_FILTERS));
     }
 
     @Override

@@ -31,11 +31,7 @@ public final class Stream extends SimpleFilter {
     }
 
     static int[] ids(List<String> names) {
-        int[] ids = new int[names.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = Streams.id(names.get(i));
-        }
-        return ids;
+        return names.stream().mapToInt(Streams::id).toArray();
     }
 
     static boolean contains(int[] ids, int id) {

@@ -7,6 +7,7 @@ import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -79,9 +80,7 @@ public final class Copy extends SimpleFormatter {
 
     private void ensure(int n) {
         if (scratch.length < n) {
-            byte[] next = new byte[Math.max(n, scratch.length * 2)];
-            System.arraycopy(scratch, 0, next, 0, scratch.length);
-            scratch = next;
+            scratch = Arrays.copyOf(scratch, Math.max(n, scratch.length * 2));
         }
     }
 }

@@ -82,9 +82,7 @@ final class Directive {
     /** Parses {@code key:action:params}, with {@code \:} standing for a colon, as Gollum does. */
     static Directive parse(String text) {
         String[] parts = text.replace("\\:", "\r").split(":", -1);
-        for (int i = 0; i < parts.length; i++) {
-            parts[i] = parts[i].replace('\r', ':');
-        }
+        Arrays.setAll(parts, i -> parts[i].replace('\r', ':'));
         if (parts.length < 2) {
             throw new IllegalArgumentException("expected key:action[:parameters]");
         }
@@ -95,10 +93,7 @@ final class Directive {
             throw new IllegalArgumentException("unknown action '" + parts[1] + "' (known: "
                     + Arrays.toString(Action.values()).toLowerCase(Locale.ROOT) + ")");
         }
-        String[] params = new String[parts.length - 2];
-        for (int i = 0; i < params.length; i++) {
-            params[i] = Escapes.expand(parts[i + 2]);
-        }
+        String[] params = Arrays.stream(parts, 2, parts.length).map(Escapes::expand).toArray(String[]::new);
         Directive d = new Directive(parts[0], action, params);
         d.check();
         return d;
@@ -107,43 +102,26 @@ final class Directive {
     /** Rejects at start-up what Gollum would have panicked on or silently ignored. */
     private void check() {
         int n = params.length;
-        boolean ok;
-        switch (action) {
-            case RENAME:
-            case REPLACE:
-                ok = n == (action == Action.RENAME ? 1 : 2);
-                break;
-            case SPLIT:
-                ok = n >= 2 && !params[0].isEmpty();
-                break;
-            case PICK:
-                ok = n == 2 && params[0].matches("-?\\d+");
-                break;
-            case TIME:
-                ok = n == 2;
-                if (ok) {
-                    GoLayout layout = GoLayout.parse(params[0]);
-                    from = DateTimeFormatter.ofPattern(layout.javaPattern(), Locale.ENGLISH);
-                    fromLength = params[0].getBytes(StandardCharsets.UTF_8).length;
-                    to = DateTimeFormatter.ofPattern(GoLayout.parse(params[1]).javaPattern(), Locale.ENGLISH);
-                }
-                break;
-            case UNIXTIMESTAMP:
-                ok = n == 2 && (params[0].equals("s") || params[0].equals("ms") || params[0].equals("ns"));
-                if (ok) {
-                    to = DateTimeFormatter.ofPattern(GoLayout.parse(params[1]).javaPattern(), Locale.ENGLISH)
-                            .withZone(ZoneId.systemDefault());
-                }
-                break;
-            case TRIM:
-            case FLATTEN:
-                ok = n <= 1;
-                break;
-            default:
-                ok = true;
-        }
+        boolean ok = switch (action) {
+            case RENAME -> n == 1;
+            case REPLACE -> n == 2;
+            case SPLIT -> n >= 2 && !params[0].isEmpty();
+            case PICK -> n == 2 && params[0].matches("-?\\d+");
+            case TIME -> n == 2;
+            case UNIXTIMESTAMP -> n == 2 && (params[0].equals("s") || params[0].equals("ms") || params[0].equals("ns"));
+            case TRIM, FLATTEN -> n <= 1;
+            default -> true;
+        };
         if (!ok) {
             throw new IllegalArgumentException("wrong parameters for " + action.name().toLowerCase(Locale.ROOT));
+        }
+        if (action == Action.TIME) {
+            from = DateTimeFormatter.ofPattern(GoLayout.parse(params[0]).javaPattern(), Locale.ENGLISH);
+            fromLength = paramBytes[0].length;
+            to = DateTimeFormatter.ofPattern(GoLayout.parse(params[1]).javaPattern(), Locale.ENGLISH);
+        } else if (action == Action.UNIXTIMESTAMP) {
+            to = DateTimeFormatter.ofPattern(GoLayout.parse(params[1]).javaPattern(), Locale.ENGLISH)
+                    .withZone(ZoneId.systemDefault());
         }
     }
 
@@ -153,31 +131,15 @@ final class Directive {
             return;
         }
         switch (action) {
-            case RENAME:
-                w.values.rename(i, paramKeys[0]);
-                return;
-            case REMOVE:
-                remove(w, i);
-                return;
-            case SPLIT:
-                split(w, i);
-                return;
-            case PICK:
-                pick(w, i);
-                return;
-            case FLATTEN:
-                flatten(w, i);
-                return;
-            case IP:
-                ip(w, i);
-                return;
-            case GEOIP:
-                return; // no database: Gollum does nothing either
-            case AGENT:
-                agent(w, i);
-                return;
-            default:
-                text(w, i);
+            case RENAME -> w.values.rename(i, paramKeys[0]);
+            case REMOVE -> remove(w, i);
+            case SPLIT -> split(w, i);
+            case PICK -> pick(w, i);
+            case FLATTEN -> flatten(w, i);
+            case IP -> ip(w, i);
+            case GEOIP -> { } // no database: Gollum does nothing either
+            case AGENT -> agent(w, i);
+            default -> text(w, i);
         }
     }
 
@@ -400,18 +362,11 @@ final class Directive {
         } catch (NumberFormatException e) {
             return null;
         }
-        Instant t;
-        switch (params[0]) {
-            case "s":
-                t = Instant.ofEpochSecond(n);
-                break;
-            case "ms":
-                t = Instant.ofEpochMilli(n);
-                break;
-            default:
-                t = Instant.ofEpochSecond(0, n);
-        }
-        return to.format(t);
+        return to.format(switch (params[0]) {
+            case "s" -> Instant.ofEpochSecond(n);
+            case "ms" -> Instant.ofEpochMilli(n);
+            default -> Instant.ofEpochSecond(0, n);
+        });
     }
 
     /** Go's strings.Trim: removes every leading and trailing code point found in the cutset. */

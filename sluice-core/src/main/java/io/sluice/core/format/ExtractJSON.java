@@ -12,6 +12,7 @@ import io.sluice.core.message.Metadata;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * {@code format.ExtractJSON}: replaces a JSON object with the value of one of its fields, as text. Field may be
@@ -50,10 +51,7 @@ public final class ExtractJSON extends SimpleFormatter {
     public ExtractJSON(PluginConfig config) {
         super(config);
         String[] parts = config.get(FIELD).split("/", -1);
-        this.path = new byte[parts.length][];
-        for (int i = 0; i < parts.length; i++) {
-            path[i] = parts[i].getBytes(StandardCharsets.UTF_8);
-        }
+        this.path = Arrays.stream(parts).map(p -> p.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
         this.pendingKey = path.length == 1 && JsonStrings.isPlain(path[0], 0, path[0].length)
                 ? new Metadata.Key(parts[0]) : null;
         this.trim = config.get(TRIM_VALUES);

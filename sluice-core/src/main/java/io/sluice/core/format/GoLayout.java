@@ -3,25 +3,11 @@ package io.sluice.core.format;
 /**
  * Translates a Go time layout ("2006-01-02 15:04:05 MST") into a {@link java.time.format.DateTimeFormatter}
  * pattern, recognising the same chunks as Go's {@code time.Format}; everything else is literal text.
+ *
+ * @param javaPattern the DateTimeFormatter pattern
+ * @param fractionDigits digits of sub-second precision the layout shows (0 if none)
  */
-public final class GoLayout {
-    private final String javaPattern;
-    private final int fractionDigits;
-
-    private GoLayout(String javaPattern, int fractionDigits) {
-        this.javaPattern = javaPattern;
-        this.fractionDigits = fractionDigits;
-    }
-
-    /** The DateTimeFormatter pattern. */
-    public String javaPattern() {
-        return javaPattern;
-    }
-
-    /** Digits of sub-second precision the layout shows (0 if none). */
-    public int fractionDigits() {
-        return fractionDigits;
-    }
+public record GoLayout(String javaPattern, int fractionDigits) {
 
     /** Parses a Go layout. */
     public static GoLayout parse(String layout) {

@@ -6,6 +6,7 @@ import io.sluice.core.json.JsonStrings;
 import io.sluice.core.message.Message;
 import io.sluice.core.message.Metadata;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * One place a formatter reads from or writes to, as Gollum's Source and Target name it: the payload (empty
@@ -43,12 +44,7 @@ final class Slot {
     }
 
     private static byte[][] splitPath(String name) {
-        String[] parts = name.split("/");
-        byte[][] out = new byte[parts.length][];
-        for (int i = 0; i < parts.length; i++) {
-            out[i] = parts[i].getBytes(StandardCharsets.UTF_8);
-        }
-        return out;
+        return Arrays.stream(name.split("/")).map(p -> p.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
     }
 
     String name() {

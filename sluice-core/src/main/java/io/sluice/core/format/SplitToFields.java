@@ -32,11 +32,7 @@ public final class SplitToFields extends SimpleFormatter {
     public SplitToFields(PluginConfig config) {
         super(config);
         this.delimiter = config.get(DELIMITER).getBytes(StandardCharsets.UTF_8);
-        List<String> names = config.get(FIELDS);
-        this.fields = new Metadata.Key[names.size()];
-        for (int i = 0; i < fields.length; i++) {
-            fields[i] = new Metadata.Key(names.get(i));
-        }
+        this.fields = config.get(FIELDS).stream().map(Metadata.Key::new).toArray(Metadata.Key[]::new);
     }
 
     @Override

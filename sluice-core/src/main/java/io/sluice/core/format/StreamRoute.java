@@ -38,11 +38,7 @@ public final class StreamRoute extends SimpleFormatter {
         if (delimiter.length == 0) {
             throw config.error(DELIMITER, "must not be empty");
         }
-        List<PluginConfig> mods = config.get(STREAM_MODULATOR);
-        this.nameModulators = new Modulator[mods.size()];
-        for (int i = 0; i < nameModulators.length; i++) {
-            nameModulators[i] = (Modulator) mods.get(i).spec().create(mods.get(i));
-        }
+        this.nameModulators = Modulator.of(config.get(STREAM_MODULATOR));
         this.name = new BatchPool(1).acquire().add(); // a private scratch message for the name
     }
 

@@ -41,11 +41,7 @@ public final class ToJSON extends SimpleFormatter {
         super(config);
         String r = config.get(ROOT);
         this.root = r.isEmpty() ? null : r.getBytes(StandardCharsets.UTF_8);
-        List<String> ig = config.get(IGNORE);
-        this.ignore = new byte[ig.size()][];
-        for (int i = 0; i < ignore.length; i++) {
-            ignore[i] = ig.get(i).getBytes(StandardCharsets.UTF_8);
-        }
+        this.ignore = config.get(IGNORE).stream().map(s -> s.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.sluice.core.message;
 
+
+import java.util.Arrays;
 /**
  * A group of messages that moves through the pipeline as one: consumers fill batches, queues hold
  * batches, producers deliver batches. Batches come from a {@link BatchPool} and go back to it with
@@ -16,9 +18,7 @@ public final class Batch {
     Batch(BatchPool pool, int capacity) {
         this.pool = pool;
         this.messages = new Message[capacity];
-        for (int i = 0; i < capacity; i++) {
-            messages[i] = new Message();
-        }
+        Arrays.setAll(messages, i -> new Message());
     }
 
     /** Number of messages. */

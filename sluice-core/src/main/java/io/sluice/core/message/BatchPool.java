@@ -81,9 +81,4 @@ public final class BatchPool {
     public long freeBytes() {
         return freeBytes.get();
     }
-
-    /** Messages per batch. */
-    public int batchSize() {
-        return batchSize;
-    }
 }

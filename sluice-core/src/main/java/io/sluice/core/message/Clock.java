@@ -1,5 +1,7 @@
 package io.sluice.core.message;
 
+import io.sluice.core.Daemon;
+
 /**
  * Wall-clock time in nanoseconds since the epoch, cheap enough to read per event: one {@link System#nanoTime()}
  * added to an offset taken from the wall clock, which a daemon thread refreshes every second so that it follows
@@ -11,9 +13,7 @@ public final class Clock {
     private static volatile long offset = computeOffset();
 
     static {
-        Thread resync = new Thread(Clock::resyncForever, "clock-resync");
-        resync.setDaemon(true);
-        resync.start();
+        Daemon.start("clock-resync", Clock::resyncForever);
     }
 
     private Clock() {

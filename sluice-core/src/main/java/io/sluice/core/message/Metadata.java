@@ -171,8 +171,7 @@ public final class Metadata extends FieldStore {
 
     /**
      * Points field {@code i}'s value at a range already in the arena (a sub-range of its own value, say, when
-     * trimming or splitting); nothing is copied. {@code rawJson} as in {@link #setKeyRange(byte[], int, int, int,
-     * int, byte, boolean)}.
+     * trimming or splitting); nothing is copied. {@code rawJson} as in {@link #setKeyRange}.
      */
     public void setValueRange(int i, int valueOffset, int valueLength, byte kind, boolean rawJson) {
         valueSlot(i, valueOffset, valueLength, kind, rawJson && kind == STRING ? RAW : DECODED);
@@ -288,15 +287,9 @@ public final class Metadata extends FieldStore {
      * A string value given this way is taken as raw JSON string contents (it is what a parser found between
      * the quotes): written back to JSON as it is, and decoded on first read if {@code escaped}.
      *
+     * @param keyRawJson true if the key range holds JSON string contents without escapes (as a parser found it),
+     *                   so writers may copy it as it is
      * @param escaped true if the value is a string still holding JSON escapes (decoded on first read)
-     */
-    public void setRange(int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind, boolean escaped) {
-        setRange(keyOffset, keyLength, false, valueOffset, valueLength, kind, escaped);
-    }
-
-    /**
-     * Like {@link #setRange(int, int, int, int, byte, boolean)}; {@code keyRawJson} says the key range holds
-     * JSON string contents without escapes (as a parser found it), so writers may copy it as it is.
      */
     public void setRange(int keyOffset, int keyLength, boolean keyRawJson, int valueOffset, int valueLength, byte kind,
                          boolean escaped) {
@@ -372,34 +365,15 @@ public final class Metadata extends FieldStore {
 
     /**
      * Sets a field named {@code key} whose value is a range already in the arena; only the key is copied.
-     * Returns the field's index.
+     * {@code rawJson} says the range holds JSON string contents without escapes (a piece of a {@link #isRawJson}
+     * value), so writers may copy it as is. Returns the field's index.
      */
-    public int setKeyRange(byte[] key, int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind) {
-        return setKeyRange(key, keyOffset, keyLength, valueOffset, valueLength, kind, false);
-    }
-
-    /**
-     * Like {@link #setKeyRange(byte[], int, int, int, int, byte)}; {@code rawJson} says the range holds JSON
-     * string contents without escapes (a piece of a {@link #isRawJson} value), so writers may copy it as is.
-     */
-    public int setKeyRange(byte[] key, int keyOffset, int keyLength, int valueOffset, int valueLength, byte kind,
-                           boolean rawJson) {
-        return setKeyRange(key, keyOffset, keyLength, hash(key, keyOffset, keyLength), false, valueOffset, valueLength,
-                kind, rawJson);
-    }
-
-    /** Like {@link #setKeyRange(byte[], int, int, int, int, byte, boolean)} for a prepared key. */
     public int setKeyRange(Key key, int valueOffset, int valueLength, byte kind, boolean rawJson) {
-        return setKeyRange(key.bytes, 0, key.bytes.length, key.hash, key.plain, valueOffset, valueLength, kind, rawJson);
-    }
-
-    private int setKeyRange(byte[] key, int keyOffset, int keyLength, int h, boolean plainKey, int valueOffset,
-                            int valueLength, byte kind, boolean rawJson) {
-        int i = indexOf(key, keyOffset, keyLength, h);
+        int i = indexOf(key);
         if (i < 0) {
-            int at = appendToArena(key, keyOffset, keyLength);
+            int at = appendToArena(key.bytes, 0, key.bytes.length);
             i = addField();
-            keySlot(i, at, keyLength, h, plainKey);
+            keySlot(i, at, key.bytes.length, key.hash, key.plain);
         }
         valueSlot(i, valueOffset, valueLength, kind, rawJson && kind == STRING ? RAW : DECODED);
         return i;

@@ -2,33 +2,22 @@ package io.sluice.core.net;
 
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
-import java.net.UnknownHostException;
 import java.util.Locale;
 
 /**
  * A listen or connect address as Gollum and Fluent Bit users write it: {@code host:port}, {@code :port} (every
  * interface), {@code [::1]:port}, optionally behind a transport scheme ({@code tcp://}, {@code udp://},
  * {@code unix:///path}). The one parser of addresses for every network plugin.
+ *
+ * @param host the host name or literal, without IPv6 brackets; {@code 0.0.0.0} for {@code :port}. Null for unix.
+ * @param path the socket file of a unix address, else null
  */
-public final class HostPort {
+public record HostPort(HostPort.Transport transport, String host, int port, String path) {
     /** Transport of an address. */
     public enum Transport { TCP, UDP, UNIX }
-
-    private final Transport transport;
-    private final String host;
-    private final int port;
-    private final String path;
-
-    private HostPort(Transport transport, String host, int port, String path) {
-        this.transport = transport;
-        this.host = host;
-        this.port = port;
-        this.path = path;
-    }
 
     /**
      * Parses a TCP address ({@code host:port}, {@code :port}, {@code [v6]:port}, {@code tcp://…}).
@@ -94,47 +83,17 @@ public final class HostPort {
     }
 
     private static Transport transport(String name) {
-        switch (name) {
-            case "tcp": case "tcp4": case "tcp6": return Transport.TCP;
-            case "udp": case "udp4": case "udp6": return Transport.UDP;
-            case "unix": return Transport.UNIX;
-            default: throw new IllegalArgumentException("unknown protocol '" + name + "' (tcp, udp or unix)");
-        }
-    }
-
-    public Transport transport() {
-        return transport;
-    }
-
-    /** The host name or literal, without IPv6 brackets; {@code 0.0.0.0} for {@code :port}. Null for unix. */
-    public String host() {
-        return host;
-    }
-
-    public int port() {
-        return port;
-    }
-
-    /** The socket file of a unix address, else null. */
-    public String path() {
-        return path;
+        return switch (name) {
+            case "tcp", "tcp4", "tcp6" -> Transport.TCP;
+            case "udp", "udp4", "udp6" -> Transport.UDP;
+            case "unix" -> Transport.UNIX;
+            default -> throw new IllegalArgumentException("unknown protocol '" + name + "' (tcp, udp or unix)");
+        };
     }
 
     /** The address to bind or connect to (resolves the host name). */
     public SocketAddress socketAddress() {
         return transport == Transport.UNIX ? UnixDomainSocketAddress.of(path) : new InetSocketAddress(host, port);
-    }
-
-    /** Whether the host is a loopback address (a unix socket counts as local too). Unresolvable names are not. */
-    public boolean isLoopback() {
-        if (transport == Transport.UNIX) {
-            return true;
-        }
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
     }
 
     /** {@code host:port} with IPv6 brackets, as a URL authority or a log line wants it. */

@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginSpec;
 import io.sluice.core.message.Batch;
@@ -61,15 +62,10 @@ final class ConsumerRunner implements ConsumerContext {
         if (modulatorQueue != null) {
             for (int i = 0; i < routines; i++) {
                 ModulatorChain chain = new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream);
-                Thread t = new Thread(() -> routine(chain), "modulator-" + config.id() + "-" + i);
-                t.setDaemon(true);
-                routineThreads.add(t);
-                t.start();
+                routineThreads.add(Daemon.start("modulator-" + config.id() + "-" + i, () -> routine(chain)));
             }
         }
-        thread = new Thread(this::run, "consumer-" + config.id());
-        thread.setDaemon(true);
-        thread.start();
+        thread = Daemon.start("consumer-" + config.id(), this::run);
     }
 
     private void run() {

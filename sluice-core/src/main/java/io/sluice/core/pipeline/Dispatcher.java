@@ -197,14 +197,8 @@ final class Dispatcher {
 
     /** Producers subscribed to a stream; wildcard producers read every stream whose name does not start with '_'. */
     private static List<ProducerRunner> readersOf(int stream, List<ProducerRunner> producers) {
-        List<ProducerRunner> out = new ArrayList<>();
         boolean internal = Streams.isInternal(Streams.name(stream));
-        for (ProducerRunner p : producers) {
-            if (p.reads(stream) || (!internal && p.readsWildcard())) {
-                out.add(p);
-            }
-        }
-        return out;
+        return producers.stream().filter(p -> p.reads(stream) || (!internal && p.readsWildcard())).toList();
     }
 
     /** Whether a batch routed to {@code stream} reaches a producer (or a router that forwards it on). */

@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -9,13 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class LatencyHistogram {
     /** Upper bounds in seconds; the last bucket is +Inf. */
     public static final double[] BOUNDS = {0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5};
-    private static final long[] BOUNDS_NANOS = new long[BOUNDS.length];
-
-    static {
-        for (int i = 0; i < BOUNDS.length; i++) {
-            BOUNDS_NANOS[i] = (long) (BOUNDS[i] * 1e9);
-        }
-    }
+    private static final long[] BOUNDS_NANOS = Arrays.stream(BOUNDS).mapToLong(b -> (long) (b * 1e9)).toArray();
 
     private final AtomicLongArray counts = new AtomicLongArray(BOUNDS.length + 1);
     private final java.util.concurrent.atomic.AtomicLong sumNanos = new java.util.concurrent.atomic.AtomicLong();

@@ -48,10 +48,6 @@ public final class Log {
         return new Log(System.err, INFO);
     }
 
-    public int level() {
-        return level;
-    }
-
     public void setLevel(int level) {
         this.level = level;
     }

@@ -1,6 +1,8 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.config.PluginConfig;
 import io.sluice.core.message.Message;
+import java.util.List;
 
 /**
  * A formatter (changes a message) or filter (decides whether it goes on), as in Gollum. Each modulator
@@ -21,4 +23,9 @@ public interface Modulator {
 
     /** Changes or judges one message. Runs on a hot path: must not allocate per message. */
     Result modulate(Message message);
+
+    /** Builds the modulators {@code configs} declare, in order. */
+    static Modulator[] of(List<PluginConfig> configs) {
+        return configs.stream().map(c -> (Modulator) c.spec().create(c)).toArray(Modulator[]::new);
+    }
 }

@@ -17,10 +17,7 @@ final class ModulatorChain {
     private final int fallbackStream;
 
     ModulatorChain(List<PluginConfig> configs, int fallbackStream) {
-        this.modulators = new Modulator[configs.size()];
-        for (int i = 0; i < modulators.length; i++) {
-            modulators[i] = (Modulator) configs.get(i).spec().create(configs.get(i));
-        }
+        this.modulators = Modulator.of(configs);
         this.fallbackStream = fallbackStream;
     }
 

@@ -23,13 +23,17 @@ public final class Numbers {
     public static StringBuilder appendGrouped(StringBuilder b, long v) {
         String digits = Long.toString(v);
         int start = v < 0 ? 1 : 0;
-        b.append(digits, 0, start);
-        int n = digits.length() - start;
+        return group(b.append(digits, 0, start), digits.substring(start));
+    }
+
+    /** Appends the digits of a whole number with a comma between thousands. */
+    private static StringBuilder group(StringBuilder b, String digits) {
+        int n = digits.length();
         for (int i = 0; i < n; i++) {
             if (i > 0 && (n - i) % 3 == 0) {
                 b.append(',');
             }
-            b.append(digits.charAt(start + i));
+            b.append(digits.charAt(i));
         }
         return b;
     }
@@ -43,15 +47,7 @@ public final class Numbers {
         if (Double.doubleToRawLongBits(v) < 0) {
             b.append('-'); // as Formatter: -0.4 is "-0"
         }
-        String digits = rounded(Math.abs(v), 0);
-        int n = digits.length();
-        for (int i = 0; i < n; i++) {
-            if (i > 0 && (n - i) % 3 == 0) {
-                b.append(',');
-            }
-            b.append(digits.charAt(i));
-        }
-        return b.toString();
+        return group(b, rounded(Math.abs(v), 0)).toString();
     }
 
     /** {@code %.Nf}: {@code fixed(0.4361, 3)} is "0.436". */
@@ -70,23 +66,12 @@ public final class Numbers {
 
     /** {@code %-Ns}: {@code s} padded with spaces on the right to {@code width}. */
     public static StringBuilder appendPadded(StringBuilder b, String s, int width) {
-        b.append(s);
-        for (int i = s.length(); i < width; i++) {
-            b.append(' ');
-        }
-        return b;
+        return b.append(s).append(" ".repeat(Math.max(0, width - s.length())));
     }
 
     /** {@code %0Nd} for a value of at least 0: {@code zeroPadded(42, 6)} is "000042". */
     public static String zeroPadded(long v, int width) {
         String s = Long.toString(v);
-        if (v < 0 || s.length() >= width) {
-            return s;
-        }
-        StringBuilder b = new StringBuilder(width);
-        for (int i = s.length(); i < width; i++) {
-            b.append('0');
-        }
-        return b.append(s).toString();
+        return v < 0 || s.length() >= width ? s : "0".repeat(width - s.length()) + s;
     }
 }

@@ -10,8 +10,4 @@ public class PermanentDeliveryException extends Exception {
     public PermanentDeliveryException(String message) {
         super(message);
     }
-
-    public PermanentDeliveryException(String message, Throwable cause) {
-        super(message, cause);
-    }
 }

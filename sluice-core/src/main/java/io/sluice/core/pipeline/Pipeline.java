@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -65,46 +66,28 @@ public final class Pipeline {
         this.registry = registry;
         this.dispatcher = new Dispatcher(registry, log);
         this.configs = List.copyOf(configs);
-        for (PluginConfig c : configs) {
-            c.deprecations().forEach(log::warn);
-        }
-        List<ProducerRunner> ps = new ArrayList<>();
-        List<ConsumerRunner> cs = new ArrayList<>();
-        List<Dispatcher.RouteEntry> rs = new ArrayList<>();
-        for (PluginConfig c : enabled(configs, PluginKind.PRODUCER)) {
-            ps.add(newProducer(c, new PluginStats(c.id(), c.type())));
-        }
-        for (PluginConfig c : enabled(configs, PluginKind.ROUTER)) {
-            rs.add(dispatcher.newRoute((Router) c.spec().create(c), null, new PluginStats(c.id(), c.type()), ps));
-        }
-        for (PluginConfig c : enabled(configs, PluginKind.CONSUMER)) {
-            cs.add(newConsumer(c, new PluginStats(c.id(), c.type())));
-        }
+        configs.forEach(c -> c.deprecations().forEach(log::warn));
+        List<ProducerRunner> ps = enabled(configs, PluginKind.PRODUCER).stream()
+                .map(c -> newProducer(c, new PluginStats(c.id(), c.type()))).toList();
+        this.routers = enabled(configs, PluginKind.ROUTER).stream()
+                .map(c -> dispatcher.newRoute((Router) c.spec().create(c), null, new PluginStats(c.id(), c.type()), ps))
+                .toList();
+        this.consumers = enabled(configs, PluginKind.CONSUMER).stream()
+                .map(c -> newConsumer(c, new PluginStats(c.id(), c.type()))).toList();
         validateChains(configs);
-        this.producers = List.copyOf(ps);
-        this.consumers = List.copyOf(cs);
-        this.routers = List.copyOf(rs);
+        this.producers = ps;
         dispatcher.install(producers, routers);
     }
 
     /** The enabled plugins of one kind, in config order. */
     static List<PluginConfig> enabled(List<PluginConfig> configs, PluginKind kind) {
-        List<PluginConfig> out = new ArrayList<>();
-        for (PluginConfig c : configs) {
-            if (c.get(PluginSpec.ENABLE) && c.spec().kind() == kind) {
-                out.add(c);
-            }
-        }
-        return out;
+        return configs.stream().filter(c -> c.get(PluginSpec.ENABLE) && c.spec().kind() == kind).toList();
     }
 
     /** Builds each modulator chain once, so that a bad modulator setting fails before anything starts. */
     static void validateChains(List<PluginConfig> configs) {
-        for (PluginConfig c : configs) {
-            if (c.get(PluginSpec.ENABLE) && c.spec().kind() != PluginKind.MODULATOR) {
-                new ModulatorChain(c.get(PluginSpec.MODULATORS), Streams.DROPPED);
-            }
-        }
+        configs.stream().filter(c -> c.get(PluginSpec.ENABLE) && c.spec().kind() != PluginKind.MODULATOR)
+                .forEach(c -> new ModulatorChain(c.get(PluginSpec.MODULATORS), Streams.DROPPED));
     }
 
     ProducerRunner newProducer(PluginConfig c, PluginStats stats) {
@@ -125,26 +108,14 @@ public final class Pipeline {
         active.set(true);
         startedNanos = System.nanoTime();
         try {
-            for (ProducerRunner p : producers) {
-                startProducer(p);
-            }
-            for (ConsumerRunner c : consumers) {
-                c.open();
-            }
+            producers.forEach(this::startProducer);
+            consumers.forEach(ConsumerRunner::open);
         } catch (StartException e) {
             stop();
             throw e;
         }
-        int ending = 0;
-        for (ConsumerRunner c : consumers) {
-            if (c.endsPipeline()) {
-                ending++;
-            }
-        }
-        endingConsumersLeft.set(ending);
-        for (ConsumerRunner c : consumers) {
-            c.start();
-        }
+        endingConsumersLeft.set((int) consumers.stream().filter(ConsumerRunner::endsPipeline).count());
+        consumers.forEach(ConsumerRunner::start);
     }
 
     void startProducer(ProducerRunner p) {
@@ -173,9 +144,7 @@ public final class Pipeline {
     void consumerDone(ConsumerRunner c) {
         if (c.endsPipeline() && !c.retired() && endingConsumersLeft.decrementAndGet() == 0) {
             log.info("every message was generated; shutting down");
-            Thread t = new Thread(this::stop, "shutdown");
-            t.setDaemon(true);
-            t.start();
+            Daemon.start("shutdown", this::stop);
         }
     }
 
@@ -185,7 +154,11 @@ public final class Pipeline {
      */
     public void stop() {
         if (!stopping.compareAndSet(false, true)) {
-            awaitQuietly();
+            try {
+                terminated.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return;
         }
         active.set(false);
@@ -225,32 +198,15 @@ public final class Pipeline {
      * by the longest ShutdownTimeoutMs. A stop that takes longer is stuck, and the command line halts the process.
      */
     public long stopDeadlineMillis() {
-        long producersTotal = 0;
-        for (ProducerRunner p : producers) {
-            producersTotal += p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + 1000;
-        }
+        long producersTotal = producers.stream()
+                .mapToLong(p -> p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS) + 1000).sum();
         return 3 * maxShutdownTimeout() + producersTotal + 5000;
     }
 
-    /** How long a reload waits for a consumer it replaces to stop. */
-    long consumerStopMillis() {
-        return maxShutdownTimeout();
-    }
-
-    private long maxShutdownTimeout() {
-        long max = 1000;
-        for (ProducerRunner p : producers) {
-            max = Math.max(max, p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS));
-        }
-        return max;
-    }
-
-    private void awaitQuietly() {
-        try {
-            terminated.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** The longest ShutdownTimeoutMs, at least a second; also how long a reload waits for a replaced consumer. */
+    long maxShutdownTimeout() {
+        return producers.stream().mapToLong(p -> p.producer().config().get(PluginSpec.SHUTDOWN_TIMEOUT_MS))
+                .reduce(1000, Math::max);
     }
 
     /**
@@ -394,9 +350,7 @@ public final class Pipeline {
 
     /** The consumers' counters. */
     public List<PluginStats> consumerStats() {
-        List<PluginStats> all = new ArrayList<>();
-        consumers.forEach(c -> all.add(c.stats()));
-        return all;
+        return consumers.stream().map(ConsumerRunner::stats).toList();
     }
 
     /** Every consumer and producer with its counters, for the admin API and graphs. */
@@ -413,15 +367,7 @@ public final class Pipeline {
 
     /** Whether every consumer accepts input and every producer can deliver. */
     public boolean isReady() {
-        if (!active.get() || failure != null) {
-            return false;
-        }
-        for (PluginInfo p : plugins()) {
-            if (!p.ready()) {
-                return false;
-            }
-        }
-        return true;
+        return active.get() && failure == null && plugins().stream().allMatch(PluginInfo::ready);
     }
 
     /**

@@ -6,19 +6,13 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
-/** A running consumer or producer as operators see it: config, counters, queue and readiness. */
-public final class PluginInfo {
-    private final PluginConfig config;
-    private final PluginStats stats;
-    private final io.sluice.core.buffer.ProducerBuffer queue;
-    private final BooleanSupplier ready;
-
-    PluginInfo(PluginConfig config, PluginStats stats, io.sluice.core.buffer.ProducerBuffer queue, BooleanSupplier ready) {
-        this.config = config;
-        this.stats = stats;
-        this.queue = queue;
-        this.ready = ready;
-    }
+/**
+ * A running consumer or producer as operators see it: config, counters, queue and readiness.
+ *
+ * @param queue the producer's buffer (queue depth in messages, or disk bytes), or null for a consumer
+ */
+public record PluginInfo(PluginConfig config, PluginStats stats, io.sluice.core.buffer.ProducerBuffer queue,
+                         BooleanSupplier readiness) {
 
     public String id() {
         return config.id();
@@ -42,16 +36,7 @@ public final class PluginInfo {
         return config.get(PluginSpec.MODULATORS).stream().map(PluginConfig::type).collect(Collectors.toList());
     }
 
-    public PluginStats stats() {
-        return stats;
-    }
-
-    /** The producer's buffer (queue depth in messages, or disk bytes), or null for a consumer. */
-    public io.sluice.core.buffer.ProducerBuffer queue() {
-        return queue;
-    }
-
     public boolean ready() {
-        return ready.getAsBoolean();
+        return readiness.getAsBoolean();
     }
 }

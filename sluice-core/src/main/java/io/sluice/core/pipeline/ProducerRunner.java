@@ -1,5 +1,6 @@
 package io.sluice.core.pipeline;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.buffer.BufferSettings;
 import io.sluice.core.buffer.MemoryBuffer;
 import io.sluice.core.buffer.ProducerBuffer;
@@ -135,10 +136,7 @@ public final class ProducerRunner {
         int n = Math.max(Math.max(1, config.get(PluginSpec.MODULATOR_ROUTINES)), producer.concurrent() ? producer.workers() : 1);
         for (int i = 0; i < n; i++) {
             ModulatorChain chain = new ModulatorChain(config.get(PluginSpec.MODULATORS), fallbackStream);
-            Thread t = new Thread(() -> work(chain), "producer-" + config.id() + "-" + i);
-            t.setDaemon(true);
-            workers.add(t);
-            t.start();
+            workers.add(Daemon.start("producer-" + config.id() + "-" + i, () -> work(chain)));
         }
     }
 

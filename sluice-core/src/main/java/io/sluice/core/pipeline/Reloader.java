@@ -67,9 +67,7 @@ final class Reloader {
                     fresh.add(p);
                 }
             }
-            for (PluginConfig c : Pipeline.enabled(next, PluginKind.ROUTER)) {
-                routers.add((Router) c.spec().create(c));
-            }
+            Pipeline.enabled(next, PluginKind.ROUTER).forEach(c -> routers.add((Router) c.spec().create(c)));
             for (PluginConfig c : Pipeline.enabled(next, PluginKind.CONSUMER)) {
                 ConsumerRunner old = oldConsumers.get(c.id());
                 if (old != null && old.consumer().config().sameSettings(c)) {
@@ -127,13 +125,7 @@ final class Reloader {
 
     /** What ran before and does not run on: the replaced and the removed. */
     private static <T> List<T> retiring(java.util.Collection<T> old, List<T> next) {
-        List<T> out = new ArrayList<>();
-        for (T p : old) {
-            if (!next.contains(p)) {
-                out.add(p);
-            }
-        }
-        return out;
+        return old.stream().filter(p -> !next.contains(p)).toList();
     }
 
     /**
@@ -154,9 +146,7 @@ final class Reloader {
                 }
             }
         } catch (StartException e) {
-            for (ProducerRunner p : started) {
-                stopQuietly(p);
-            }
+            started.forEach(this::stopQuietly);
             throw e;
         }
     }
@@ -182,7 +172,7 @@ final class Reloader {
 
     private void swapConsumers(List<ConsumerRunner> consumers, List<ConsumerRunner> fresh, List<ConsumerRunner> retiring,
             Map<String, ConsumerRunner> old) {
-        long timeout = pipeline.consumerStopMillis();
+        long timeout = pipeline.maxShutdownTimeout();
         // Under the hold, a retiring consumer's listener stays bound (connections wait in its backlog) for the new
         // consumer on the same address to take: no connection is refused across the swap.
         try (ListenerHold hold = ListenerHandover.hold()) {
@@ -255,9 +245,7 @@ final class Reloader {
     }
 
     private static <T> List<String> ids(List<T> items, java.util.function.Function<T, String> id) {
-        List<String> out = new ArrayList<>();
-        items.forEach(i -> out.add(id.apply(i)));
-        return out;
+        return items.stream().map(id).toList();
     }
 
     private void count(java.util.Set<String> before, List<String> after, List<String> fresh) {
@@ -270,11 +258,7 @@ final class Reloader {
                 added.add(id);
             }
         }
-        for (String id : before) {
-            if (!after.contains(id)) {
-                removed.add(id);
-            }
-        }
+        before.stream().filter(id -> !after.contains(id)).forEach(removed::add);
     }
 
     private void countRoutes(Map<String, Dispatcher.RouteEntry> before, List<Dispatcher.RouteEntry> after) {
@@ -290,10 +274,6 @@ final class Reloader {
                 added.add(id);
             }
         }
-        for (String id : before.keySet()) {
-            if (!ids.contains(id)) {
-                removed.add(id);
-            }
-        }
+        before.keySet().stream().filter(id -> !ids.contains(id)).forEach(removed::add);
     }
 }

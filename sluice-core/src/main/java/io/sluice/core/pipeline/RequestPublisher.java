@@ -53,9 +53,7 @@ public final class RequestPublisher {
         try {
             thread.execute(() -> publish(batches, done));
         } catch (RejectedExecutionException stopped) {
-            for (Batch b : batches) {
-                b.fail();
-            }
+            batches.forEach(Batch::fail);
         }
     }
 
@@ -95,11 +93,6 @@ public final class RequestPublisher {
     /** Events accepted and not delivered yet. */
     public int pending() {
         return pending.get();
-    }
-
-    /** Requests submitted and not answered yet. */
-    public int unanswered() {
-        return unanswered.get();
     }
 
     /** Waits up to {@code millis} for every request submitted to be answered (a stop, before closing connections). */

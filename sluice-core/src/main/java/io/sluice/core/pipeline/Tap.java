@@ -8,7 +8,6 @@ import io.sluice.core.message.Streams;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A sample of the messages passing a plugin, for {@code sluice tap}. A plugin checks one volatile field per
@@ -41,19 +40,9 @@ public final class Tap {
         closed = true;
     }
 
-    /** The next sampled message as a JSON line, or null after the timeout. */
-    public String poll(long timeout, TimeUnit unit) throws InterruptedException {
-        return lines.poll(timeout, unit);
-    }
-
     /** The next sampled message as a JSON line, or null at once when none is waiting (never blocks: the admin event loop polls). */
     public String poll() {
         return lines.poll();
-    }
-
-    /** Whether every wanted message was sampled. */
-    public synchronized boolean full() {
-        return taken >= limit;
     }
 
     static String toJson(Message m) {

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -14,16 +15,12 @@ import java.util.List;
 final class FileStamp {
     static final long CHECK_INTERVAL_NANOS = 1_000_000_000L;
 
-    private final List<Path> files = new ArrayList<>();
+    private final List<Path> files;
     private volatile List<Long> seen;
     private volatile long nextCheck;
 
     FileStamp(String... names) {
-        for (String n : names) {
-            if (n != null && !n.isEmpty()) {
-                files.add(Path.of(n));
-            }
-        }
+        this.files = Arrays.stream(names).filter(n -> n != null && !n.isEmpty()).map(Path::of).toList();
         this.seen = read();
         this.nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
     }

@@ -16,6 +16,7 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
@@ -55,7 +56,7 @@ final class KeyMaterial {
                     Key k = ks.getKey(alias, password.toCharArray());
                     Certificate[] chain = ks.getCertificateChain(alias);
                     if (k instanceof PrivateKey pk && chain != null && chain.length > 0) {
-                        return new Identity(pk, x509(chain));
+                        return new Identity(pk, Arrays.copyOf(chain, chain.length, X509Certificate[].class));
                     }
                 }
             }
@@ -160,14 +161,6 @@ final class KeyMaterial {
             }
             out.add(Base64.getMimeDecoder().decode(pem.substring(at + begin.length(), stop)));
             at = pem.indexOf(begin, stop);
-        }
-        return out;
-    }
-
-    private static X509Certificate[] x509(Certificate[] chain) {
-        X509Certificate[] out = new X509Certificate[chain.length];
-        for (int i = 0; i < chain.length; i++) {
-            out[i] = (X509Certificate) chain[i];
         }
         return out;
     }

@@ -5,6 +5,7 @@ import java.security.KeyStore;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
@@ -139,13 +140,6 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
     }
 
     private String[] tagAll(Generation g, String[] aliases) {
-        if (aliases == null) {
-            return null;
-        }
-        String[] out = new String[aliases.length];
-        for (int i = 0; i < aliases.length; i++) {
-            out[i] = tag(g, aliases[i]);
-        }
-        return out;
+        return aliases == null ? null : Arrays.stream(aliases).map(a -> tag(g, a)).toArray(String[]::new);
     }
 }

@@ -100,7 +100,6 @@ public final class TlsSettings {
     private final String[] cipherSuites;
     private final String serverName;
     private final boolean verify;
-    private final boolean clientCertificate;
     private final TlsEvents events = new TlsEvents();
     /** Set once by {@link #from} before the settings are handed out; null when TLS is off. */
     private SSLContext context;
@@ -108,7 +107,7 @@ public final class TlsSettings {
     private TrustManager trustManager;
 
     private TlsSettings(Role role, boolean enabled, ClientAuth clientAuth, String[] protocols, String[] cipherSuites,
-                        String serverName, boolean verify, boolean clientCertificate) {
+                        String serverName, boolean verify) {
         this.role = role;
         this.enabled = enabled;
         this.clientAuth = clientAuth;
@@ -116,7 +115,6 @@ public final class TlsSettings {
         this.cipherSuites = cipherSuites;
         this.serverName = serverName;
         this.verify = verify;
-        this.clientCertificate = clientCertificate;
     }
 
     /**
@@ -184,8 +182,7 @@ public final class TlsSettings {
         List<String> suites = v.strings(CIPHER_SUITES);
         boolean insecure = v.bool(INSECURE_SKIP_VERIFY);
         TlsSettings s = new TlsSettings(role, enabled, auth, protocols,
-                suites.isEmpty() ? null : suites.toArray(new String[0]), v.string(SERVER_NAME), !insecure,
-                !cert.isEmpty());
+                suites.isEmpty() ? null : suites.toArray(new String[0]), v.string(SERVER_NAME), !insecure);
         if (!enabled) {
             return s;
         }
@@ -283,11 +280,6 @@ public final class TlsSettings {
     /** Whether a client checks the server's certificate and name. */
     public boolean verifies() {
         return verify;
-    }
-
-    /** Whether a client presents a certificate (mutual TLS). */
-    public boolean presentsCertificate() {
-        return clientCertificate;
     }
 
     /** The name a client checks and sends: TLS/ServerName, else {@code host}. */

@@ -49,18 +49,20 @@ class AdminServerTest {
     }
 
     private void start(String yaml) throws Exception {
-        pipeline = PipelineHarness.pipeline(yaml);
-        pipeline.start();
-        admin = AdminServer.start(pipeline, "127.0.0.1", 0, PipelineHarness.quietLog());
+        start(yaml, false);
     }
 
     /** Like {@link #start(String)} with /api/tap turned on (--admin-tap). */
     private void startWithTap(String yaml) throws Exception {
+        start(yaml, true);
+    }
+
+    private void start(String yaml, boolean tap) throws Exception {
         pipeline = PipelineHarness.pipeline(yaml);
         pipeline.start();
         AdminServer.Settings s = new AdminServer.Settings();
         s.port = 0;
-        s.tap = true;
+        s.tap = tap;
         admin = AdminServer.start(pipeline, s, null, PipelineHarness.quietLog());
     }
 

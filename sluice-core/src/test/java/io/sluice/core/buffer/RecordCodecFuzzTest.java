@@ -64,7 +64,7 @@ class RecordCodecFuzzTest {
         while (at < data.length) {
             int len = Math.min(data[at] & 0xFF, data.length - at - 1);
             at++;
-            segment.putInt(DiskBuffer.MAGIC).putInt(len);
+            segment.putInt(RecordCodec.MAGIC).putInt(len);
             CRC32C crc = new CRC32C();
             crc.update(data, at, len);
             segment.putInt((int) crc.getValue()).put(data, at, len);

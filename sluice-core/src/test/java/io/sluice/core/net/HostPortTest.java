@@ -19,7 +19,6 @@ class HostPortTest {
         HostPort v6 = HostPort.parse("[::1]:4317");
         assertThat(v6.host()).isEqualTo("::1");
         assertThat(v6.authority()).isEqualTo("[::1]:4317");
-        assertThat(v6.isLoopback()).isTrue();
         assertThat(HostPort.parse("tcp6://[::1]:5").toString()).isEqualTo("tcp://[::1]:5");
         HostPort udp = HostPort.parse("udp://0.0.0.0:514", Transport.TCP);
         assertThat(udp.transport()).isEqualTo(Transport.UDP);
@@ -28,7 +27,6 @@ class HostPortTest {
         assertThat(unix.path()).isEqualTo("/run/s.sock");
         assertThat(unix.socketAddress()).isEqualTo(UnixDomainSocketAddress.of("/run/s.sock"));
         assertThat(HostPort.parse("localhost:1", Transport.UDP).transport()).isEqualTo(Transport.UDP);
-        assertThat(HostPort.parse("10.1.2.3:80").isLoopback()).isFalse();
     }
 
     @Test

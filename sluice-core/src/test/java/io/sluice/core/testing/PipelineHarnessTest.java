@@ -124,6 +124,7 @@ class PipelineHarnessTest {
         PipelineHarness.MemoryLog log = new PipelineHarness.MemoryLog();
         log.log.warn("something to read");
         assertThat(log.text()).contains("something to read");
-        assertThat(PipelineHarness.quietLog().level()).isEqualTo(Log.ERROR);
+        assertThat(PipelineHarness.quietLog().enabled(Log.ERROR)).isTrue();
+        assertThat(PipelineHarness.quietLog().enabled(Log.WARNING)).isFalse();
     }
 }

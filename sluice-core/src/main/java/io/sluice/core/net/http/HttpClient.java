@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.zip.GZIPInputStream;
@@ -172,20 +173,15 @@ public final class HttpClient implements AutoCloseable {
             if (colon < 0) {
                 continue;
             }
-            String name = l.substring(0, colon).trim();
             String value = l.substring(colon + 1).trim();
-            if (name.equalsIgnoreCase("Content-Length")) {
-                contentLength = Long.parseLong(value);
-            } else if (name.equalsIgnoreCase("Transfer-Encoding")) {
-                chunked = value.toLowerCase().contains("chunked");
-            } else if (name.equalsIgnoreCase("Connection")) {
-                close = value.equalsIgnoreCase("close");
-            } else if (name.equalsIgnoreCase("Retry-After")) {
-                retryAfter = retryAfterMillis(value);
-            } else if (name.equalsIgnoreCase("Content-Type")) {
-                type = value;
-            } else if (name.equalsIgnoreCase("Content-Encoding")) {
-                gzipped = value.equalsIgnoreCase("gzip");
+            switch (l.substring(0, colon).trim().toLowerCase(Locale.ROOT)) {
+                case "content-length" -> contentLength = Long.parseLong(value);
+                case "transfer-encoding" -> chunked = value.toLowerCase().contains("chunked");
+                case "connection" -> close = value.equalsIgnoreCase("close");
+                case "retry-after" -> retryAfter = retryAfterMillis(value);
+                case "content-type" -> type = value;
+                case "content-encoding" -> gzipped = value.equalsIgnoreCase("gzip");
+                default -> { }
             }
         }
         Body body = new Body(maxBody);
