@@ -278,8 +278,12 @@ class GrpcExportTest {
         OtlpProducer p = producer(Map.of("TimeoutMs", 300));
         receiver.script.add(GrpcReceiver.Answer.hang());
         long t0 = System.nanoTime();
+        // grpc-java's server enforces the grpc-timeout it is sent and resets the stream at that deadline, which
+        // can reach the client just before its own timer fires on a loaded machine: either way the call ended
+        // unanswered at the deadline.
         assertThatThrownBy(() -> p.deliver(oneLog())).isInstanceOf(IOException.class)
-                .isNotInstanceOf(PermanentDeliveryException.class).hasMessageContaining("no answer");
+                .isNotInstanceOf(PermanentDeliveryException.class)
+                .hasMessageMatching(".*(no answer from .* within 300 ms|stream closed before the answer)");
         assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(300_000_000L);
         assertThat(receiver.headers.get(0).get(io.grpc.Metadata.Key.of("grpc-timeout", io.grpc.Metadata.ASCII_STRING_MARSHALLER)))
                 .isNotNull();
