@@ -1,5 +1,6 @@
 package io.sluice.io.file;
 
+import io.sluice.core.Daemon;
 import io.sluice.core.config.Param;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.config.PluginKind;
@@ -215,9 +216,7 @@ public final class FileProducer extends Producer {
             targets.add(t);
             t.openNow();
         }
-        maintainer = new Thread(this::maintainLoop, "producer-" + config.id() + "-rotate");
-        maintainer.setDaemon(true);
-        maintainer.start();
+        maintainer = Daemon.start("producer-" + config.id() + "-rotate", this::maintainLoop);
     }
 
     /** The deepest folder of the path without a stream name in it: created if missing, and a file written there. */
