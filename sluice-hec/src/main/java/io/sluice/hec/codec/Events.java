@@ -28,12 +28,6 @@ final class Events {
     private int[] failCode = new int[512];
     private int failed;
 
-    /** Forgets the events (not the failures, which {@link #reset} clears). */
-    void clear() {
-        count = 0;
-        failed = 0;
-    }
-
     /** Forgets everything, with room for {@code messages} messages' failures. */
     void reset(int messages) {
         count = 0;
@@ -78,11 +72,6 @@ final class Events {
         return nodes++;
     }
 
-    /** Marks message {@code mi} failed before sending, unless it failed already. */
-    void fail(int mi, String reason) {
-        fail(mi, 0, -1, reason);
-    }
-
     /** Marks message {@code mi} failed with an HTTP status and HEC code, unless it failed already. */
     void fail(int mi, int status, int code, String reason) {
         if (failure[mi] == null) {
@@ -109,7 +98,7 @@ final class Events {
 
     /** Fails message {@code mi} for an event of {@code len} bytes, over {@code MaxEventSize} ({@code max}). */
     void failTooLarge(int mi, int len, int max) {
-        fail(mi, "event of " + len + " bytes exceeds MaxEventSize (" + max + ")");
+        fail(mi, 0, -1, "event of " + len + " bytes exceeds MaxEventSize (" + max + ")");
     }
 
     /** Marks every message of event {@code e} failed. */

@@ -73,7 +73,7 @@ public final class HecEncoder {
     /** Forgets the batches added and what was encoded from them. */
     public void clear() {
         messages = 0;
-        ev.clear();
+        ev.reset(0);
         planner.clear();
         raw.clear();
     }

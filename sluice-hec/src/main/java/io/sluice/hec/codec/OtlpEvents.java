@@ -83,8 +83,7 @@ final class OtlpEvents {
     }
 
     static boolean is(Metadata md, int i, byte[] v) {
-        int off = md.valueOffset(i);
-        return md.valueLength(i) == v.length && eq(md.arena(), off, v);
+        return equal(md.arena(), md.valueOffset(i), md.valueLength(i), v);
     }
 
     static boolean equal(byte[] a, int off, int len, byte[] k) {

@@ -107,13 +107,9 @@ final class ReservedKeys {
                 && (int) INTS.get(a, off + 8) == W_AME;
     }
 
-    private boolean reserved(int i) {
-        return i == iHost || i == iSource || i == iSourcetype || i == iIndex;
-    }
-
     /** Whether metadata field i goes into {@code fields} (measurements are handled by the caller). */
     boolean selected(Metadata md, int i) {
-        if (reserved(i)) {
+        if (i == iHost || i == iSource || i == iSourcetype || i == iIndex) {
             return false;
         }
         byte[][] keys = fieldKeys;

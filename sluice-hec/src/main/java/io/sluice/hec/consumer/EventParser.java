@@ -232,9 +232,12 @@ final class EventParser {
                 iIndex = 0;
             }
         }
-        if (indexes != null && iIndex >= 0 && !allowedIndex(m)) {
-            String why = "index '" + shown(m.metadata().value(m.metadata().indexOf(K_INDEX))) + "' is not allowed";
-            return drop(out, HecStatus.INCORRECT_INDEX, n, why);
+        if (indexes != null && iIndex >= 0) {
+            Metadata md = m.metadata();
+            int i = md.indexOf(K_INDEX);
+            if (i >= 0 && !allowed(md.arena(), md.valueOffset(i), md.valueLength(i))) {
+                return drop(out, HecStatus.INCORRECT_INDEX, n, "index '" + shown(md.value(i)) + "' is not allowed");
+            }
         }
         return p;
     }
@@ -258,12 +261,6 @@ final class EventParser {
 
     private static boolean is(byte[] b, int off, int len, byte[] key) {
         return len == key.length && Arrays.equals(b, off, off + len, key, 0, len);
-    }
-
-    private boolean allowedIndex(Message m) {
-        Metadata md = m.metadata();
-        int i = md.indexOf(K_INDEX);
-        return i < 0 || allowed(md.arena(), md.valueOffset(i), md.valueLength(i));
     }
 
     /** Whether the index name in {@code b[off, off + len)} is one of {@link #indexes}. */

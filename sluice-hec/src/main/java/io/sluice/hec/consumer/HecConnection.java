@@ -296,15 +296,10 @@ final class HecConnection extends HttpConnection {
 
     /** Copies a piece of the body into the request's buffer; over the limit: 413, budget spent: 503 (or 413). */
     private void append(HecRequest q, ByteBuf b, int n) {
-        if ((long) q.length + n > q.max) {
-            ctx.reject(Rejection.TOO_LARGE, peer, "body over " + limitName(q) + q.max + ")");
-            q.skipped += n;
-            answerNowAndLinger(q, HecStatus.TOO_LARGE, HecStatus.TOO_LARGE.body());
-            return;
-        }
-        if (!q.append(b, n, server.state())) {
-            HecStatus s = HecStatus.of(q.memory.refusal());
-            ctx.reject(s.rejection(), peer, q.memory.detail());
+        boolean over = (long) q.length + n > q.max;
+        if (over || !q.append(b, n, server.state())) {
+            HecStatus s = over ? HecStatus.TOO_LARGE : HecStatus.of(q.memory.refusal());
+            ctx.reject(s.rejection(), peer, over ? "body over " + limitName(q) + q.max + ")" : q.memory.detail());
             q.skipped += n;
             answerNowAndLinger(q, s, s.body());
         }

@@ -24,14 +24,12 @@ import java.util.Map;
  */
 final class HecIngest {
     private final HecServer.Settings settings;
-    private final ConsumerContext ctx;
     private final Log log;
     private final MemoryBudget budget;
     private final RequestPublisher publisher;
 
     HecIngest(HecServer.Settings settings, ConsumerContext ctx) {
         this.settings = settings;
-        this.ctx = ctx;
         this.log = ctx.log();
         this.budget = ctx.memory();
         this.publisher = new RequestPublisher(ctx, settings.id, "hec-publish-", "the events of a request failed; answered 503");
