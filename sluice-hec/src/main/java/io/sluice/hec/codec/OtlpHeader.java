@@ -154,6 +154,9 @@ final class OtlpHeader {
                 long x = (long) LONGS.get(v, off) ^ (long) LONGS.get(last, 0);
                 return x << ((8 - n) << 3) == 0; // little-endian: the bytes past n are the high ones
             }
+        } else if (n <= 16) {
+            return (long) LONGS.get(v, off) == (long) LONGS.get(last, 0)
+                    && (long) LONGS.get(v, off + n - 8) == (long) LONGS.get(last, n - 8);
         }
         return eq(v, off, last, n);
     }

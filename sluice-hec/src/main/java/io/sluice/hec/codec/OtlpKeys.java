@@ -134,7 +134,7 @@ final class OtlpKeys {
                     return false;
                 }
                 if (len > 16 && (len <= 24 ? (long) LONGS.get(a, off + 8) != lMidWord[i]
-                        : !Arrays.equals(a, off + 8, off + len - 8, lMidBytes.array(), lMid[i], lMid[i] + len - 16))) {
+                        : !eqRange(a, off + 8, lMidBytes.array(), lMid[i], len - 16))) {
                     return false; // up to 24 bytes: three words cover the key
                 }
             } else if (shortWord(a, off, len) != lFirst[i]) {
@@ -180,8 +180,30 @@ final class OtlpKeys {
 
     /** A key of fewer than 8 bytes as a word, its bytes little-endian and zeros above. */
     private static long shortWord(byte[] a, int off, int len) {
-        long w = off + 8 <= a.length ? (long) LONGS.get(a, off) : ByteOut.word(a, off);
-        return len == 0 ? 0 : w & (-1L >>> ((8 - len) << 3));
+        if (off + 8 <= a.length) {
+            return len == 0 ? 0 : (long) LONGS.get(a, off) & (-1L >>> ((8 - len) << 3));
+        }
+        long w = 0;
+        for (int i = len - 1; i >= 0; i--) {
+            w = (w << 8) | (a[off + i] & 0xFF);
+        }
+        return w;
+    }
+
+    /** Whether {@code a[ao, ao+n)} equals {@code b[bo, bo+n)}, eight bytes at a time. */
+    private static boolean eqRange(byte[] a, int ao, byte[] b, int bo, int n) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if ((long) LONGS.get(a, ao + i) != (long) LONGS.get(b, bo + i)) {
+                return false;
+            }
+        }
+        for (; i < n; i++) {
+            if (a[ao + i] != b[bo + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@link #classify} without the layout check. */
