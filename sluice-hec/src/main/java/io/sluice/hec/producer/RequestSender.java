@@ -8,6 +8,7 @@ import io.sluice.core.pipeline.RetryPolicy;
 import io.sluice.hec.codec.HecEncoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -57,14 +58,36 @@ final class RequestSender {
     /** Plans the encoded events into requests and sends them all (and awaits indexer acks when on). */
     void sendAll(HecEncoder enc) throws InterruptedException {
         enc.plan();
-        long[] ackIds = useAck ? new long[enc.requests()] : null;
-        // requests() grows when a 413 splits a request into halves appended at the end.
-        for (int r = 0; r < enc.requests(); r++) {
-            ackIds = send(enc, r, ackIds);
-        }
+        long[] ackIds = useAck ? room(new long[0], enc.requests()) : null;
+        ackIds = sendFrom(enc, 0, ackIds);
         if (useAck) {
             awaitAcks(enc, ackIds);
         }
+    }
+
+    /**
+     * Sends requests {@code from} onwards, the halves a 413 appends at the end included; each accepted one's ackId
+     * lands in {@code ackIds}, which is returned grown to {@link HecEncoder#requests()}.
+     */
+    private long[] sendFrom(HecEncoder enc, int from, long[] ackIds) throws InterruptedException {
+        for (int r = from; r < enc.requests(); r++) {
+            ackIds = send(enc, r, room(ackIds, enc.requests()));
+        }
+        return room(ackIds, enc.requests());
+    }
+
+    /**
+     * {@code ackIds} with room for n requests, the new ones -1: nothing to await until a request is accepted, so
+     * a request that failed or was split is neither polled nor resent.
+     */
+    private static long[] room(long[] ackIds, int n) {
+        if (ackIds == null || ackIds.length >= n) {
+            return ackIds;
+        }
+        int old = ackIds.length;
+        long[] grown = Arrays.copyOf(ackIds, n);
+        Arrays.fill(grown, old, n, -1);
+        return grown;
     }
 
     /**
@@ -93,9 +116,6 @@ final class RequestSender {
                 int s = reply.status();
                 if (s >= 200 && s < 300) {
                     if (ackIds != null) {
-                        if (ackIds.length <= r) {
-                            ackIds = java.util.Arrays.copyOf(ackIds, Math.max(r + 1, ackIds.length * 2));
-                        }
                         ackIds[r] = HecHttp.longField(reply.body(), "ackId", -1);
                     }
                     return ackIds;
@@ -137,8 +157,8 @@ final class RequestSender {
      * AckTimeoutMs, at most {@value #ACK_ROUNDS} times, then fail them.
      */
     private void awaitAcks(HecEncoder enc, long[] ackIds) throws InterruptedException {
-        int n = enc.requests();
         for (int round = 0; round < ACK_ROUNDS; round++) {
+            int n = enc.requests();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ackTimeout);
             while (true) {
                 StringBuilder body = new StringBuilder("{\"acks\":[");
@@ -183,6 +203,8 @@ final class RequestSender {
                     }
                 }
             }
+            // A resend a 413 split appended its halves: they are sent, then awaited with the rest.
+            ackIds = sendFrom(enc, n, ackIds);
         }
     }
 

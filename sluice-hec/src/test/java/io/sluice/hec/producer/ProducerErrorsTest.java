@@ -184,4 +184,89 @@ class ProducerErrorsTest {
         assertThat(channels).hasSize(1).doesNotContain("null", "");
         assertThat(b.size()).isEqualTo(2);
     }
+
+    /**
+     * A collector with indexer acks: the n-th post gets {@code answers[n]}, an ack poll is answered true for the
+     * ids in {@code acked} and false for the others, and each poll's ids are kept.
+     */
+    private static final class AckingCollector extends mockwebserver3.Dispatcher {
+        private final MockResponse[] answers;
+        private final java.util.Set<Long> acked;
+        final java.util.List<RecordedRequest> posts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.Set<Long> polled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        AckingCollector(java.util.Set<Long> acked, MockResponse... answers) {
+            this.acked = acked;
+            this.answers = answers;
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest r) {
+            if (r.getUrl().encodedPath().endsWith("/ack")) {
+                StringBuilder b = new StringBuilder("{\"acks\":{");
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\d+").matcher(r.getBody().utf8());
+                while (m.find()) {
+                    long id = Long.parseLong(m.group());
+                    polled.add(id);
+                    b.append(b.length() > 9 ? "," : "").append('"').append(id).append("\":").append(acked.contains(id));
+                }
+                return answer(200, b.append("}}").toString());
+            }
+            posts.add(r);
+            return answers[Math.min(posts.size(), answers.length) - 1];
+        }
+    }
+
+    private static MockResponse accepted(long ackId) {
+        return answer(200, "{\"text\":\"Success\",\"code\":0,\"ackId\":" + ackId + "}");
+    }
+
+    private static final MockResponse TOO_LARGE =
+            answer(413, "{\"text\":\"Content-Length of request is too large\",\"code\":27}");
+
+    private HecProducer ackingProducer(Map<String, Object> extra) throws Exception {
+        Map<String, Object> s = new HashMap<>(extra);
+        s.putAll(Map.of("UseAck", true, "AckTimeoutMs", 100, "AckPollMs", 20, "Gzip", false));
+        return producer(s);
+    }
+
+    @Test
+    void withAcksARequestSplitBy413IsNeitherPolledNorResentOnlyItsHalvesAre() throws Exception {
+        HecProducer p = ackingProducer(Map.of());
+        AckingCollector c = new AckingCollector(java.util.Set.of(1L, 2L), TOO_LARGE, accepted(1), accepted(2));
+        server.setDispatcher(c);
+        Batch b = batch(10);
+        p.deliver(b);
+        assertThat(c.posts).hasSize(3);
+        assertThat(c.polled).containsExactlyInAnyOrder(1L, 2L);
+        assertThat(b.size()).isEqualTo(10);
+    }
+
+    @Test
+    void withAcksARequestRefusedForGoodIsNeitherPolledNorResent() throws Exception {
+        HecProducer p = ackingProducer(Map.of("MaxContentLength", 1024));
+        AckingCollector c = new AckingCollector(java.util.Set.of(5L, 6L),
+                answer(400, "{\"text\":\"Invalid data format\",\"code\":6}"), accepted(5), accepted(6));
+        server.setDispatcher(c);
+        assertThatThrownBy(() -> p.deliver(batch(24))).isInstanceOf(PermanentDeliveryException.class);
+        assertThat(c.posts).hasSize(3);
+        assertThat(c.polled).containsExactlyInAnyOrder(5L, 6L);
+    }
+
+    @Test
+    void withAcksAResendSplitBy413SendsBothHalvesAndAwaitsTheirAcks() throws Exception {
+        HecProducer p = ackingProducer(Map.of());
+        // ackId 1 is never acked; its resend is too large and split; the halves are acked.
+        AckingCollector c =
+                new AckingCollector(java.util.Set.of(3L, 4L), accepted(1), TOO_LARGE, accepted(3), accepted(4));
+        server.setDispatcher(c);
+        Batch b = batch(10);
+        p.deliver(b);
+        assertThat(c.posts).hasSize(4);
+        assertThat(events(c.posts.get(2)) + events(c.posts.get(3))).isEqualTo(10);
+        assertThat(c.posts.get(2).getBody().utf8() + c.posts.get(3).getBody().utf8())
+                .isEqualTo(c.posts.get(0).getBody().utf8());
+        assertThat(c.polled).containsExactlyInAnyOrder(1L, 3L, 4L);
+        assertThat(b.size()).isEqualTo(10);
+    }
 }
