@@ -29,8 +29,8 @@ final class ListCommand implements Callable<Integer> {
         for (PluginSpec spec : types.isEmpty() ? PluginRegistry.defaultRegistry().all() : specs) {
             b.append(spec.type()).append("  (").append(spec.kind().name().toLowerCase()).append(")\n");
             b.append("    ").append(spec.doc()).append('\n');
-            spec.params().values().forEach(p -> b.append(String.format("    %-20s %-14s %s%n", p.name(), p.defaultText(),
-                    p.doc())));
+            spec.params().values().forEach(p -> b.append(
+                    String.format("    %-20s %-14s %s%n", p.name(), p.defaultText(), p.doc())));
             b.append('\n');
         }
         Main.stdout.print(b);

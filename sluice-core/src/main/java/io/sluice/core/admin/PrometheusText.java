@@ -57,7 +57,8 @@ final class PrometheusText {
     }
 
     /** One value per plugin; a name ending in {@code _total} is a counter, as Prometheus names them, else a gauge. */
-    private static void series(StringBuilder b, List<PluginInfo> plugins, String name, String help, ToLongFunction<PluginStats> f) {
+    private static void series(StringBuilder b, List<PluginInfo> plugins, String name, String help,
+                               ToLongFunction<PluginStats> f) {
         header(b, name, name.endsWith("_total") ? "counter" : "gauge", help);
         for (PluginInfo p : plugins) {
             b.append(name).append(labels(p)).append(' ').append(f.applyAsLong(p.stats())).append('\n');

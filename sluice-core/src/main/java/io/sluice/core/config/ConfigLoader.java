@@ -164,7 +164,8 @@ public final class ConfigLoader {
         Map<String, Val> settings = e.getValue().asMap(this, id, null);
         Val type = settings.get(TYPE);
         if (type == null) {
-            throw ConfigException.at(file, e.getValue().line, id, TYPE, "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
+            throw ConfigException.at(file, e.getValue().line, id, TYPE,
+                    "missing: every plugin needs a Type, e.g. Type: consumer.Profiler");
         }
         String typeName = type.asString(this, id, TYPE);
         if (AGGREGATE.equals(typeName)) {

@@ -1,7 +1,7 @@
 package io.sluice.core.message;
 
-
 import java.util.Arrays;
+
 /**
  * A group of messages that moves through the pipeline as one: consumers fill batches, queues hold
  * batches, producers deliver batches. Batches come from a {@link BatchPool} and go back to it with

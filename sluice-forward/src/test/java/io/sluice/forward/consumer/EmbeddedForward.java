@@ -50,7 +50,8 @@ final class EmbeddedForward {
 
     /** The value of the plugin's own counter {@code name}, as /metrics exports it. */
     long counter(String name) {
-        return ctx.stats().counters().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow().value().get();
+        return ctx.stats().counters().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow()
+                .value().get();
     }
 
     /** Feeds bytes as one read. */
