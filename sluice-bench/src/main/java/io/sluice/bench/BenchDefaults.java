@@ -47,22 +47,7 @@ public abstract class BenchDefaults {
 
     /** A producer's context with this log and these counters (null: none). */
     public static ProducerContext producerContext(Log log, PluginStats stats) {
-        return new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return log;
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-        };
+        return ProducerContext.of(log, stats, () -> 0);
     }
 
     /** {@code n} characters of {@code chars} drawn by {@code r}. */

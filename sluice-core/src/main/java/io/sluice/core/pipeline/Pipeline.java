@@ -123,22 +123,7 @@ public final class Pipeline {
     }
 
     private ProducerContext producerContext(PluginStats stats) {
-        return new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return firstGenerated.get();
-            }
-
-            @Override
-            public Log log() {
-                return log;
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-        };
+        return ProducerContext.of(log, stats, firstGenerated::get);
     }
 
     void consumerDone(ConsumerRunner c) {

@@ -45,22 +45,7 @@ class OtlpProducerTest {
             return HecResponse.SUCCESS;
         });
         PrintStream out = new PrintStream(logged, true, StandardCharsets.UTF_8);
-        p.start(new ProducerContext() {
-            @Override
-            public long firstGeneratedNanos() {
-                return 0;
-            }
-
-            @Override
-            public Log log() {
-                return new Log(out, Log.INFO);
-            }
-
-            @Override
-            public PluginStats stats() {
-                return stats;
-            }
-        });
+        p.start(ProducerContext.of(new Log(out, Log.INFO), stats, () -> 0));
         return p;
     }
 
