@@ -7,6 +7,7 @@ import io.sluice.core.message.Batch;
 import io.sluice.core.message.MemoryBudget;
 import io.sluice.core.message.Metadata;
 import io.sluice.core.pipeline.Log;
+import io.sluice.core.pipeline.ProducerContext;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -111,7 +112,7 @@ class PipelineHarnessTest {
     @Test
     void directProducerContextHasRealCountersAndTheGivenLog() {
         Log log = PipelineHarness.quietLog();
-        DirectProducerContext ctx = new DirectProducerContext("out", "test.Collect", log);
+        ProducerContext ctx = DirectProducerContext.of("out", "test.Collect", log);
         ctx.stats().counter("x_total", "x").incrementAndGet();
         assertThat(ctx.stats().id()).isEqualTo("out");
         assertThat(ctx.stats().counters()).singleElement().satisfies(c -> assertThat(c.value().get()).isEqualTo(1));

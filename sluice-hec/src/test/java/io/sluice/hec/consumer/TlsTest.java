@@ -130,7 +130,7 @@ class TlsTest {
             s.put("Token", "tok");
             PluginConfig config = PluginConfig.of("out" + sent, "producer.SplunkHEC", s);
             HecProducer p = new HecProducer(config);
-            p.start(new DirectProducerContext(config.id(), "producer.SplunkHEC", PipelineHarness.stderrLog()));
+            p.start(DirectProducerContext.of(config.id(), "producer.SplunkHEC", PipelineHarness.stderrLog()));
             Batch b = new BatchPool(16).acquire();
             for (int i = 0; i < 10; i++) {
                 b.add().setPayload("event " + (sent + i));

@@ -44,7 +44,7 @@ class ProducerErrorsTest {
         s.put("HealthCheck", false);
         s.put("RetryInitialMs", 10);
         HecProducer p = new HecProducer(PluginConfig.of("p", "producer.SplunkHEC", s));
-        p.start(new DirectProducerContext("p", "producer.SplunkHEC", PipelineHarness.stderrLog()));
+        p.start(DirectProducerContext.of("p", "producer.SplunkHEC", PipelineHarness.stderrLog()));
         return p;
     }
 

@@ -46,7 +46,7 @@ class RoundTripTest {
         s.put("Endpoint", "http://127.0.0.1:" + port);
         s.put("Token", "tok");
         HecProducer p = new HecProducer(PluginConfig.of(id, "producer.SplunkHEC", s));
-        p.start(new DirectProducerContext(id, "producer.SplunkHEC", PipelineHarness.stderrLog()));
+        p.start(DirectProducerContext.of(id, "producer.SplunkHEC", PipelineHarness.stderrLog()));
         return p;
     }
 

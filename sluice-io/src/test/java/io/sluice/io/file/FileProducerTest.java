@@ -130,7 +130,7 @@ class FileProducerTest {
 
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
     private final Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8), Log.INFO);
-    private final DirectProducerContext context = new DirectProducerContext("Out", "producer.File", log);
+    private final ProducerContext context = DirectProducerContext.of("Out", "producer.File", log);
     private final PluginStats stats = context.stats();
     private final BatchPool pool = new BatchPool(64);
 

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** producer.Socket to a real server socket on 127.0.0.1: what arrives is read back frame by frame. */
 @Timeout(60)
 class SocketProducerTest {
-    private final DirectProducerContext context = new DirectProducerContext("Out", "producer.Socket",
+    private final ProducerContext context = DirectProducerContext.of("Out", "producer.Socket",
             new Log(new PrintStream(OutputStream.nullOutputStream()), Log.ERROR));
     private final PluginStats stats = context.stats();
     private final BatchPool pool = new BatchPool(64);

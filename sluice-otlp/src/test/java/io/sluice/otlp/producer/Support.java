@@ -3,6 +3,7 @@ package io.sluice.otlp.producer;
 import io.sluice.core.config.PluginConfig;
 import io.sluice.core.pipeline.Log;
 import io.sluice.core.pipeline.PluginStats;
+import io.sluice.core.pipeline.ProducerContext;
 import io.sluice.core.testing.DirectProducerContext;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,7 +22,7 @@ final class Support {
     /** producer.OTLP with these settings, started with real counters and the given log. */
     static OtlpProducer producer(Map<String, Object> settings, Log log) throws Exception {
         OtlpProducer p = new OtlpProducer(PluginConfig.of("otlp", "producer.OTLP", new HashMap<>(settings)));
-        DirectProducerContext ctx = new DirectProducerContext("otlp", "producer.OTLP", log);
+        ProducerContext ctx = DirectProducerContext.of("otlp", "producer.OTLP", log);
         lastStats = ctx.stats();
         p.start(ctx);
         return p;
